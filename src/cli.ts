@@ -1,0 +1,198 @@
+import { accessSync, constants, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, ExpectationError, UsageError } from './errors.js';
+import { PROVIDER_NAMES } from './providers/names.js';
+
+/*
+ * The CLI only turns flags into typed options and hands them to a command module, loaded on
+ * demand: `hookdrill --help` must not pay for undici, SQLite or the providers. Every error ends
+ * here and becomes one exit code: usage/input 2, a failed expectation 1, a bug 70.
+ */
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('hookdrill')
+    .description('Test and replay webhooks: signed deliveries with each provider\'s real timeout and retry profile.')
+    .version(version(), '-V, --version')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'hookdrill: ')) });
+
+  program
+    .command('send')
+    .description('sign fixture events as the provider does and deliver them with its timeout and retry profile')
+    .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
+    .requiredOption('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks')
+    .addOption(new Option('--provider <name>', 'whose signing and timing to use').choices(PROVIDER_NAMES))
+    .option('--secret <secret>', 'signing secret; repeat for rotation (stripe, standard) [env: HOOKDRILL_SECRET]', collect)
+    .option('--profile <name>', 'timing profile (default: the provider\'s own; e.g. stripe-test, github-enterprise)')
+    .option('--timeout <duration>', 'per-attempt timeout, replacing the profile\'s (3s, 500ms)')
+    .option('--retry-delays <list>', 'delays before each retry, replacing the profile\'s (0,1m,5m; none)')
+    .option('--time-scale <factor>', 'multiply every timeout and delay (0.01 turns Slack\'s 3s into 30ms)')
+    .option('--no-retry', 'one attempt per delivery')
+    .option('--count <n>', 'events to send, taking the fixtures in turn (default: one per fixture)')
+    .option('--concurrency <n>', 'requests in flight at most', '16')
+    .option('--rate <r>', 'new events per second at most (50, 50/s, 600/m)')
+    .option('--duplicates <k>', 'send each event K times at once: same id, same body', '1')
+    .option('--shuffle', 'deliver in a random order (events are made in order first)')
+    .option('--seed <n>', 'with --shuffle: the order to replay')
+    .option('--header <name:value>', 'add or replace a request header (repeatable)', collect)
+    .option('--set <path=value>', 'override a fixture field, e.g. data.object.amount_paid=5000 (repeatable)', collect)
+    .option('--event <name>', 'event name for a fixture file not named after it (GitHub X-GitHub-Event, Shopify topic)')
+    .option('--expect <status>', 'what every delivery must end with: 2xx, 401, 4xx, 401,403', '2xx')
+    .option('--json', 'print the result as one JSON object')
+    .option('--junit <file>', 'write a JUnit XML report, one test case per delivery')
+    .option('--quiet', 'print only failed deliveries and the summary')
+    .action(async (fixtures: string[], flags: SendFlags) => {
+      const [{ run }, { renderSend }, { createProgressBar }] = await Promise.all([
+        import('./commands/send.js'),
+        import('./render/send.js'),
+        import('./render/progress.js'),
+      ]);
+      if (flags.junit) checkWritable(flags.junit);
+      const bar = createProgressBar();
+      const stop = interruptOnSigint();
+      const envSecret = process.env.HOOKDRILL_SECRET;
+      const result = await run({
+        fixtures,
+        url: flags.url,
+        ...(flags.provider ? { provider: flags.provider } : {}),
+        secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+        ...pick(flags, ['profile', 'timeout', 'retryDelays', 'timeScale', 'count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event']),
+        noRetry: flags.retry === false,
+        shuffle: flags.shuffle === true,
+        headers: flags.header ?? [],
+        sets: flags.set ?? [],
+        signal: stop.signal,
+        ...(bar ? { onProgress: (p) => bar.update(p) } : {}),
+      }).finally(() => {
+        bar?.stop();
+        stop.dispose();
+      });
+      if (flags.junit) {
+        const { renderJunit } = await import('./render/junit.js');
+        writeAtomically(flags.junit, renderJunit(result));
+      }
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderSend(result, { quiet: flags.quiet === true }));
+      process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
+    });
+
+  program
+    .command('fixtures')
+    .description('list the fixtures hookdrill ships')
+    .addOption(new Option('--provider <name>', 'only this provider\'s').choices(PROVIDER_NAMES))
+    .option('--json', 'print the list as JSON')
+    .action(async (flags: { provider?: string; json?: boolean }) => {
+      const [{ run }, { renderFixtures }] = await Promise.all([import('./commands/fixtures.js'), import('./render/fixtures.js')]);
+      const result = await run(flags.provider ? { provider: flags.provider } : {});
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderFixtures(result));
+    });
+
+  program
+    .command('demo')
+    .description('show, side by side, why a receiver must store before it answers (coming soon)')
+    .action(() => {
+      process.stdout.write(
+        'The demo is not built yet. Meanwhile, these are the commands:\n\n' + program.helpInformation(),
+      );
+    });
+
+  return program;
+}
+
+interface SendFlags {
+  url: string;
+  provider?: string;
+  secret?: string[];
+  profile?: string;
+  timeout?: string;
+  retryDelays?: string;
+  timeScale?: string;
+  retry?: boolean;
+  count?: string;
+  concurrency?: string;
+  rate?: string;
+  duplicates?: string;
+  shuffle?: boolean;
+  seed?: string;
+  header?: string[];
+  set?: string[];
+  event?: string;
+  expect?: string;
+  json?: boolean;
+  junit?: string;
+  quiet?: boolean;
+}
+
+function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+/** The first Ctrl-C stops sending and reports what happened; a second one leaves at once. */
+function interruptOnSigint(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write('\nhookdrill: interrupted; finishing requests in flight (Ctrl-C again to quit now)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
+}
+
+/** Fail before sending anything, not after a long run, when a report cannot be written. */
+function checkWritable(file: string): void {
+  try {
+    accessSync(dirname(file), constants.W_OK);
+    if (existsSync(file) && statSync(file).isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+/** Write to a temporary name, then rename: a report is whole or absent, never half-written. */
+function writeAtomically(file: string, text: string): void {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    process.exitCode = exitCodeFor(err);
+  }
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // Commander has printed its own message already; help and version are not errors.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return EXIT.ok;
+    }
+    return EXIT.usage;
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`hookdrill: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof ExpectationError) {
+    process.stderr.write(`hookdrill: ${err.message}\n`);
+    return EXIT.expectationFailed;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`);
+  if (process.env.HOOKDRILL_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return EXIT.bug;
+}

@@ -1,0 +1,189 @@
+import { UsageError } from '../errors.js';
+import { applyOverrides, parseOverride, resolveFixtures } from '../fixtures.js';
+import type { Fixture } from '../fixtures.js';
+import { getProfile, getProvider, isProviderName } from '../providers/index.js';
+import type { ProviderName } from '../providers/index.js';
+import { parseExpectation } from '../delivery/expect.js';
+import { resolveTiming } from '../delivery/timing.js';
+import type { Timing } from '../delivery/timing.js';
+import { runDeliveries } from '../delivery/run.js';
+import type { DeliveryRecord } from '../delivery/deliver.js';
+import type { Progress } from '../delivery/run.js';
+import { parseDuration } from '../duration.js';
+import {
+  displayUrl,
+  parseDelays,
+  parseHeader,
+  parseIntFlag,
+  parsePositiveNumber,
+  parseRate,
+  parseUrl,
+} from '../options.js';
+import { percentile, round } from '../stats.js';
+
+/** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
+export interface SendOptions {
+  fixtures?: string[];
+  url?: string;
+  provider?: string;
+  /** From --secret (repeatable); the CLI falls back to HOOKDRILL_SECRET. */
+  secrets?: string[];
+  profile?: string;
+  timeout?: string;
+  retryDelays?: string;
+  timeScale?: string | number;
+  noRetry?: boolean;
+  count?: string | number;
+  concurrency?: string | number;
+  rate?: string;
+  duplicates?: string | number;
+  shuffle?: boolean;
+  seed?: string | number;
+  headers?: string[];
+  expect?: string;
+  sets?: string[];
+  event?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface SendSummary {
+  events: number;
+  deliveries: number;
+  /** Deliveries answered 2xx by some attempt. */
+  delivered: number;
+  /** Deliveries whose last answer did not match --expect. */
+  failed: number;
+  attempts: number;
+  retries: number;
+  transportErrors: number;
+  latencyMs: { p50?: number; p99?: number; max?: number };
+  elapsedMs: number;
+  deliveriesPerSec: number;
+}
+
+/** The result of `send`, printed as-is by --json. It never holds a secret. */
+export interface SendResult {
+  command: 'send';
+  ok: boolean;
+  provider: ProviderName;
+  url: string;
+  expect: string;
+  timing: Timing;
+  duplicates: number;
+  /** Present with --shuffle: pass it back as --seed to send in the same order again. */
+  seed?: number;
+  /** Event seqs in the order they were sent. */
+  order?: number[];
+  interrupted: boolean;
+  summary: SendSummary;
+  deliveries: DeliveryRecord[];
+}
+
+const MAX_COUNT = 10_000_000;
+
+export async function run(o: SendOptions): Promise<SendResult> {
+  const url = parseUrl(o.url, '--url');
+  const providerName = o.provider ?? inferProvider(o.fixtures ?? []);
+  if (providerName === undefined) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
+  const provider = getProvider(providerName);
+  const secrets = o.secrets ?? [];
+  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
+  if (secrets.length > 1 && !provider.rotation) {
+    throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
+  }
+  for (const s of secrets) provider.checkSecret(s);
+
+  const profile = o.profile ? getProfile(o.profile) : (provider.profiles[provider.defaultProfile] as NonNullable<(typeof provider.profiles)[string]>);
+  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
+  const timing = resolveTiming(profile, {
+    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', 1),
+    ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {}),
+    ...(retryDelaysMs ? { retryDelaysMs } : {}),
+    noRetry: o.noRetry === true,
+  });
+
+  const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
+  const overrides = (o.sets ?? []).map(parseOverride);
+  checkOverrides(fixtures, overrides);
+
+  const count = parseIntFlag(o.count, '--count', 1, MAX_COUNT, fixtures.length);
+  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 16);
+  const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, 1);
+  const ratePerSec = parseRate(o.rate);
+  const expectation = parseExpectation(o.expect ?? '2xx');
+  const extraHeaders = (o.headers ?? []).map(parseHeader);
+  const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
+  if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
+
+  const out = await runDeliveries({
+    provider,
+    secrets,
+    url,
+    timing,
+    expectation,
+    fixtures,
+    overrides,
+    count,
+    concurrency,
+    duplicates,
+    extraHeaders,
+    ...(ratePerSec !== undefined ? { ratePerSec } : {}),
+    ...(seed !== undefined ? { shuffleSeed: seed } : {}),
+    ...(o.event ? { eventName: o.event } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
+
+  const interrupted = out.deliveries.length < count * duplicates || out.deliveries.some((d) => d.outcome === 'interrupted');
+  const summary = summarize(count, out.deliveries, out.elapsedMs);
+  return {
+    command: 'send',
+    ok: summary.failed === 0 && !interrupted,
+    provider: provider.name,
+    url: displayUrl(url),
+    expect: expectation.text,
+    timing,
+    duplicates,
+    ...(seed !== undefined ? { seed, order: out.order } : {}),
+    interrupted,
+    summary,
+    deliveries: out.deliveries,
+  };
+}
+
+function inferProvider(fixtures: readonly string[]): ProviderName | undefined {
+  const heads = new Set(fixtures.map((f) => f.split('/')[0] as string));
+  const [only] = heads;
+  return heads.size === 1 && only !== undefined && isProviderName(only) ? only : undefined;
+}
+
+/** Try every --set on every fixture before anything is sent: a typo fails the run up front. */
+function checkOverrides(fixtures: readonly Fixture[], overrides: ReturnType<typeof parseOverride>[]): void {
+  if (overrides.length === 0) return;
+  for (const f of fixtures) applyOverrides(structuredClone(f.body), overrides, f.path);
+}
+
+export function summarize(events: number, deliveries: readonly DeliveryRecord[], elapsedMs: number): SendSummary {
+  const latencies = deliveries.flatMap((d) => d.attempts.map((a) => a.latencyMs));
+  const attempts = latencies.length;
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  const max = percentile(latencies, 100);
+  return {
+    events,
+    deliveries: deliveries.length,
+    delivered: deliveries.filter((d) => d.outcome === 'acknowledged').length,
+    failed: deliveries.filter((d) => !d.met).length,
+    attempts,
+    retries: attempts - deliveries.length,
+    transportErrors: deliveries.reduce((n, d) => n + d.attempts.filter((a) => a.error).length, 0),
+    latencyMs: {
+      ...(p50 !== undefined ? { p50: round(p50) } : {}),
+      ...(p99 !== undefined ? { p99: round(p99) } : {}),
+      ...(max !== undefined ? { max: round(max) } : {}),
+    },
+    elapsedMs: round(elapsedMs),
+    deliveriesPerSec: elapsedMs > 0 ? round((deliveries.length * 1000) / elapsedMs) : 0,
+  };
+}

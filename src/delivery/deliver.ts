@@ -1,0 +1,178 @@
+import type { Dispatcher } from 'undici';
+import type { PreparedEvent } from '../fixtures.js';
+import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
+import { attempt, retryReason } from './attempt.js';
+import type { TransportError } from './attempt.js';
+import type { Expectation } from './expect.js';
+import type { Semaphore } from './semaphore.js';
+import type { Timing } from './timing.js';
+import { parseRetryAfter } from './timing.js';
+
+export interface AttemptRecord {
+  /** 1 for the first attempt. */
+  n: number;
+  /** When it started, in ms since the run began. */
+  atMs: number;
+  latencyMs: number;
+  status?: number;
+  error?: TransportError;
+  detail?: string;
+  /** Why this attempt counts as failed, in Slack's vocabulary; absent when it succeeded. */
+  reason?: RetryReason;
+  /** Headers this attempt carried because it was a retry (e.g. X-Slack-Retry-Num). */
+  retryHeaders?: OutgoingHeaders;
+  redirects?: number;
+  /** The wait before the next attempt, when there is one (after Retry-After and the time scale). */
+  nextDelayMs?: number;
+  bodySnippet?: string;
+}
+
+/**
+ * How a delivery ended: `acknowledged` (a 2xx), `expected` (a non-2xx the user asked for with
+ * --expect), `stopped` (the receiver said stop: 410, X-Slack-No-Retry), `exhausted` (no retries
+ * left), `interrupted` (the run was cancelled).
+ */
+export type DeliveryOutcome = 'acknowledged' | 'expected' | 'stopped' | 'exhausted' | 'interrupted';
+
+export interface DeliveryRecord {
+  /** The event's place in generation order (0-based). */
+  seq: number;
+  /** Which copy of the event, 1..K with --duplicates K. */
+  copy: number;
+  deliveryId: string;
+  eventType: string;
+  fixture: string;
+  attempts: AttemptRecord[];
+  outcome: DeliveryOutcome;
+  /** The last HTTP status received, if any. */
+  finalStatus?: number;
+  /** Whether the last attempt matched --expect. */
+  met: boolean;
+}
+
+export interface DeliveryContext {
+  provider: Provider;
+  secrets: readonly string[];
+  url: URL;
+  timing: Timing;
+  expectation: Expectation;
+  /** User headers (--header), set after signing so they can deliberately override. */
+  extraHeaders: readonly (readonly [string, string])[];
+  dispatcher: Dispatcher;
+  slots: Semaphore;
+  runStartMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Deliver one event as the provider would: sign every attempt anew (fresh timestamp, same delivery
+ * id), add the provider's retry headers, wait out its schedule, and stop where it would stop.
+ * The caller holds a slot for the first attempt; later attempts take their own.
+ */
+export async function deliver(
+  event: PreparedEvent,
+  meta: { seq: number; copy: number; fixture: string },
+  ctx: DeliveryContext,
+): Promise<DeliveryRecord> {
+  const attempts: AttemptRecord[] = [];
+  const { timing, provider } = ctx;
+  let lastReason: RetryReason = 'unknown_error';
+  let outcome: DeliveryOutcome | undefined;
+  let finalStatus: number | undefined;
+
+  for (let n = 1; outcome === undefined; n++) {
+    if (n > 1) await ctx.slots.acquire();
+    const headers = provider.sign(event.rawBody, ctx.secrets, {
+      nowMs: Date.now(),
+      deliveryId: event.deliveryId,
+      eventType: event.eventType,
+    });
+    const retryHeaders = n > 1 && provider.retryHeaders ? provider.retryHeaders(n - 1, lastReason) : undefined;
+    if (retryHeaders) Object.assign(headers, retryHeaders);
+    applyExtraHeaders(headers, ctx.extraHeaders);
+
+    const atMs = performance.now() - ctx.runStartMs;
+    let result;
+    try {
+      result = await attempt({
+        url: ctx.url,
+        headers,
+        body: event.rawBody,
+        timeoutMs: timing.timeoutMs,
+        maxRedirects: timing.maxRedirects,
+        dispatcher: ctx.dispatcher,
+      });
+    } finally {
+      ctx.slots.release();
+    }
+
+    const record: AttemptRecord = { n, atMs, latencyMs: result.latencyMs };
+    if (result.status !== undefined) record.status = result.status;
+    if (result.error) record.error = result.error;
+    if (result.detail) record.detail = result.detail;
+    if (retryHeaders) record.retryHeaders = retryHeaders;
+    if (result.redirects > 0) record.redirects = result.redirects;
+    if (result.bodySnippet) record.bodySnippet = result.bodySnippet;
+    attempts.push(record);
+    if (result.status !== undefined) finalStatus = result.status;
+
+    const status = result.status;
+    const ok = status !== undefined && status >= 200 && status < 300;
+    if (!ok) record.reason = lastReason = retryReason(result);
+
+    if (status !== undefined && ctx.expectation.matches(status)) {
+      outcome = ok ? 'acknowledged' : 'expected';
+    } else if (ok) {
+      outcome = 'acknowledged';
+    } else if (status !== undefined && timing.stopStatuses.includes(status)) {
+      outcome = 'stopped';
+    } else if (timing.stopHeader && result.headers[timing.stopHeader.name] === timing.stopHeader.value) {
+      outcome = 'stopped';
+    } else if (n > timing.retryDelaysMs.length) {
+      outcome = 'exhausted';
+    } else {
+      let delay = timing.retryDelaysMs[n - 1] as number;
+      if (status !== undefined && timing.retryAfterStatuses.includes(status)) {
+        const asked = parseRetryAfter(result.headers['retry-after'], Date.now());
+        if (asked !== undefined) delay = asked * timing.timeScale;
+      }
+      record.nextDelayMs = delay;
+      if (!(await sleep(delay, ctx.signal))) outcome = 'interrupted';
+    }
+  }
+
+  return {
+    ...meta,
+    deliveryId: event.deliveryId,
+    eventType: event.eventType,
+    attempts,
+    outcome,
+    ...(finalStatus !== undefined ? { finalStatus } : {}),
+    met: finalStatus !== undefined && ctx.expectation.matches(finalStatus) && attempts.at(-1)?.status === finalStatus,
+  };
+}
+
+/** Replace any header of the same name, whatever its case, so exactly one value is sent. */
+function applyExtraHeaders(headers: OutgoingHeaders, extra: DeliveryContext['extraHeaders']): void {
+  for (const [name, value] of extra) {
+    const lower = name.toLowerCase();
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) delete headers[key];
+    headers[name] = value;
+  }
+}
+
+/** Wait, unless the run is cancelled first; resolves false when cancelled. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,132 @@
+import { Agent } from 'undici';
+import type { Fixture, FieldOverride, PreparedEvent } from '../fixtures.js';
+import { prepareEvent } from '../fixtures.js';
+import type { Provider } from '../providers/index.js';
+import { deliver } from './deliver.js';
+import type { DeliveryContext, DeliveryRecord } from './deliver.js';
+import type { Expectation } from './expect.js';
+import { Semaphore } from './semaphore.js';
+import type { Timing } from './timing.js';
+
+export interface RunPlan {
+  provider: Provider;
+  secrets: readonly string[];
+  url: URL;
+  timing: Timing;
+  expectation: Expectation;
+  fixtures: readonly Fixture[];
+  overrides: readonly FieldOverride[];
+  /** Events in all; fixtures are taken in turn. */
+  count: number;
+  /** Requests in flight at most; waits between retries hold no slot. */
+  concurrency: number;
+  /** New events started per second at most (retries keep their own schedule). */
+  ratePerSec?: number;
+  /** Copies of each event, sent at the same moment (the same id and body). */
+  duplicates: number;
+  /** Deliver in a random order, seeded so that a failing order can be replayed. */
+  shuffleSeed?: number;
+  extraHeaders: readonly (readonly [string, string])[];
+  /** The event name for fixtures whose file name is not it (GitHub's X-GitHub-Event). */
+  eventName?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  failed: number;
+}
+
+export interface RunOutput {
+  deliveries: DeliveryRecord[];
+  /** Event seqs in the order they were sent (differs from 0..n-1 only with --shuffle). */
+  order: number[];
+  elapsedMs: number;
+}
+
+/** Send every event of the plan and collect one record per delivered copy, in seq order. */
+export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
+  const copies = plan.duplicates;
+  // All copies of an event go out together, so there must be room for them at once.
+  const slots = new Semaphore(Math.max(plan.concurrency, copies));
+  const dispatcher = new Agent({ connections: Math.max(plan.concurrency, copies), pipelining: 1 });
+  const runStartMs = performance.now();
+  const ctx: DeliveryContext = {
+    provider: plan.provider,
+    secrets: plan.secrets,
+    url: plan.url,
+    timing: plan.timing,
+    expectation: plan.expectation,
+    extraHeaders: plan.extraHeaders,
+    dispatcher,
+    slots,
+    runStartMs,
+    ...(plan.signal ? { signal: plan.signal } : {}),
+  };
+
+  const order = Array.from({ length: plan.count }, (_, i) => i);
+  // Out-of-order delivery means events made in one order arrive in another, so with --shuffle the
+  // events are made first, in order (ids and timestamps ascending), and only then sent shuffled.
+  let premade: PreparedEvent[] | undefined;
+  if (plan.shuffleSeed !== undefined) {
+    premade = order.map((seq) => makeEvent(plan, seq));
+    shuffle(order, plan.shuffleSeed);
+  }
+
+  const total = plan.count * copies;
+  const progress: Progress = { done: 0, total, failed: 0 };
+  const running: Promise<DeliveryRecord>[] = [];
+  const intervalMs = plan.ratePerSec ? 1000 / plan.ratePerSec : 0;
+  let nextStart = performance.now();
+
+  try {
+    for (const seq of order) {
+      if (plan.signal?.aborted) break;
+      if (intervalMs > 0) {
+        const wait = nextStart - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        nextStart = Math.max(nextStart + intervalMs, performance.now());
+      }
+      await slots.acquire(copies);
+      const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(plan, seq);
+      const fixture = (plan.fixtures[seq % plan.fixtures.length] as Fixture).name;
+      for (let copy = 1; copy <= copies; copy++) {
+        const p = deliver(event, { seq, copy, fixture }, ctx).then((record) => {
+          progress.done++;
+          if (!record.met) progress.failed++;
+          plan.onProgress?.(progress);
+          return record;
+        });
+        running.push(p);
+      }
+    }
+    const deliveries = await Promise.all(running);
+    deliveries.sort((a, b) => a.seq - b.seq || a.copy - b.copy);
+    return { deliveries, order, elapsedMs: performance.now() - runStartMs };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+function makeEvent(plan: RunPlan, seq: number): PreparedEvent {
+  const fixture = plan.fixtures[seq % plan.fixtures.length] as Fixture;
+  return prepareEvent(plan.provider, fixture, plan.overrides, Date.now(), plan.eventName);
+}
+
+/** Fisher–Yates with mulberry32: the same seed gives the same order on every machine. */
+export function shuffle<T>(items: T[], seed: number): void {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
+  }
+}

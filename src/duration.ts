@@ -1,0 +1,36 @@
+import { UsageError } from './errors.js';
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * Parse a human duration: `250ms`, `3s`, `1.5m`, `2h`, `3d`. A bare number is seconds, because
+ * every provider documents its timeouts and retry intervals in seconds or larger.
+ */
+export function parseDuration(text: string, what: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) {
+    throw new UsageError(`${what}: "${text}" is not a duration (examples: 500ms, 3s, 1m, 2h)`);
+  }
+  const value = Number(match[1]);
+  const unit = match[2] ?? 's';
+  return value * (UNIT_MS[unit] as number);
+}
+
+/** Format milliseconds for people: 30ms, 3s, 1m, 2h30m. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${trim(ms / 1_000)}s`;
+  if (ms < 3_600_000) return `${trim(ms / 60_000)}m`;
+  if (ms < 86_400_000) return `${trim(ms / 3_600_000)}h`;
+  return `${trim(ms / 86_400_000)}d`;
+}
+
+function trim(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1).replace(/\.0$/, '');
+}

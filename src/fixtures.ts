@@ -1,0 +1,207 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from './errors.js';
+import { isProviderName, providerNames } from './providers/index.js';
+import type { JsonObject, JsonValue, Provider, ProviderName } from './providers/index.js';
+
+/** Where the shipped fixtures live: beside `dist/`, in the package root. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+/** What `send --provider X` sends when no fixture is named. */
+export const DEFAULT_FIXTURE: Readonly<Record<ProviderName, string>> = {
+  stripe: 'invoice.paid',
+  github: 'push',
+  slack: 'message',
+  standard: 'invoice.paid',
+  shopify: 'orders.create',
+};
+
+export interface Fixture {
+  /** The event name, from the file name: `invoice.paid`, `issues.opened`, `orders.create`. */
+  name: string;
+  /** Where it was read from, for messages. */
+  path: string;
+  /** The provider it belongs to, when it is one of ours (`fixtures/<provider>/`). */
+  provider?: ProviderName;
+  body: JsonObject;
+}
+
+export interface ShippedFixture {
+  provider: ProviderName;
+  name: string;
+  path: string;
+}
+
+export function listShippedFixtures(): ShippedFixture[] {
+  const out: ShippedFixture[] = [];
+  for (const provider of providerNames) {
+    const dir = join(FIXTURES_DIR, provider);
+    let files: string[];
+    try {
+      files = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const file of files.filter((f) => f.endsWith('.json')).sort()) {
+      out.push({ provider, name: file.slice(0, -'.json'.length), path: join(dir, file) });
+    }
+  }
+  return out;
+}
+
+export function loadFixtureFile(path: string, provider?: ProviderName): Fixture {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read fixture ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let body: JsonValue;
+  try {
+    body = JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new UsageError(`fixture ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new UsageError(`fixture ${path} must hold one JSON object (the event body)`);
+  }
+  const name = basename(path).replace(/\.json$/, '');
+  return { name, path, body, ...(provider ? { provider } : {}) };
+}
+
+/**
+ * Turn command-line fixture arguments into fixtures. Each argument is a file, a directory of
+ * `.json` files, `provider/event` (a shipped fixture), or `event` (a shipped fixture of the
+ * provider given). With no argument, the provider's default fixture.
+ */
+export function resolveFixtures(args: readonly string[], provider: ProviderName | undefined): Fixture[] {
+  if (args.length === 0) {
+    if (!provider) throw new UsageError('--provider is required (or name a fixture as provider/event)');
+    return [loadShipped(provider, DEFAULT_FIXTURE[provider])];
+  }
+  const out: Fixture[] = [];
+  for (const arg of args) out.push(...resolveOne(arg, provider));
+  return out;
+}
+
+function resolveOne(arg: string, provider: ProviderName | undefined): Fixture[] {
+  const stat = statOrUndefined(arg);
+  if (stat?.isDirectory()) {
+    const files = readdirSync(arg).filter((f) => f.endsWith('.json')).sort();
+    if (files.length === 0) throw new UsageError(`fixture directory ${arg} holds no .json files`);
+    return files.map((f) => loadFixtureFile(join(arg, f)));
+  }
+  if (stat?.isFile()) return [loadFixtureFile(arg)];
+
+  const slash = arg.indexOf('/');
+  const head = arg.slice(0, slash);
+  if (slash > 0 && isProviderName(head)) {
+    if (provider && provider !== head) {
+      throw new UsageError(`fixture ${arg} is a ${head} fixture, but --provider is ${provider}`);
+    }
+    return [loadShipped(head, arg.slice(slash + 1))];
+  }
+  if (!provider) {
+    throw new UsageError(`no fixture file "${arg}"; name a shipped one as provider/event (see: hookdrill fixtures)`);
+  }
+  return [loadShipped(provider, arg)];
+}
+
+function loadShipped(provider: ProviderName, name: string): Fixture {
+  const shipped = listShippedFixtures().find((f) => f.provider === provider && f.name === name.replace('/', '.'));
+  if (!shipped) {
+    const names = listShippedFixtures().filter((f) => f.provider === provider).map((f) => f.name);
+    throw new UsageError(`no ${provider} fixture "${name}" and no such file (${provider} ships: ${names.join(', ')})`);
+  }
+  return loadFixtureFile(shipped.path, provider);
+}
+
+function statOrUndefined(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One `--set path=value`: the value is JSON when it parses as JSON, a string otherwise. */
+export interface FieldOverride {
+  path: string[];
+  value: JsonValue;
+  /** As the user wrote it, for messages. */
+  text: string;
+}
+
+export function parseOverride(text: string): FieldOverride {
+  const eq = text.indexOf('=');
+  if (eq < 1) throw new UsageError(`--set ${text}: expected path=value, e.g. data.object.amount_paid=5000`);
+  const pathText = text.slice(0, eq);
+  const raw = text.slice(eq + 1);
+  let value: JsonValue;
+  try {
+    value = JSON.parse(raw) as JsonValue;
+  } catch {
+    value = raw;
+  }
+  const path = pathText.split('.');
+  if (path.some((p) => p === '')) throw new UsageError(`--set ${pathText}: empty segment in the path`);
+  return { path, value, text: pathText };
+}
+
+/**
+ * Apply overrides in place. Only fields that exist may be set: a typo in a path must fail loudly,
+ * not quietly add a field the receiver never reads.
+ */
+export function applyOverrides(body: JsonObject, overrides: readonly FieldOverride[], fixturePath: string): void {
+  for (const o of overrides) {
+    let node: JsonValue = body;
+    for (let i = 0; i < o.path.length; i++) {
+      const key = o.path[i] as string;
+      const last = i === o.path.length - 1;
+      const container: JsonValue = node;
+      if (Array.isArray(container)) {
+        const index = /^\d+$/.test(key) ? Number(key) : -1;
+        if (index < 0 || index >= container.length) throw unknownPath(o, i, fixturePath);
+        if (last) container[index] = o.value;
+        else node = container[index] as JsonValue;
+      } else if (typeof container === 'object' && container !== null && Object.hasOwn(container, key)) {
+        if (last) container[key] = o.value;
+        else node = container[key] as JsonValue;
+      } else {
+        throw unknownPath(o, i, fixturePath);
+      }
+    }
+  }
+}
+
+function unknownPath(o: FieldOverride, depth: number, fixturePath: string): UsageError {
+  const known = o.path.slice(0, depth).join('.') || '(top level)';
+  return new UsageError(`--set ${o.text}: fixture ${fixturePath} has no "${o.path[depth]}" under ${known}`);
+}
+
+/** A ready-to-send event: the exact bytes, and the ids the sender reports and the receiver dedupes on. */
+export interface PreparedEvent {
+  rawBody: Buffer;
+  deliveryId: string;
+  eventType: string;
+}
+
+/** Fresh ids and timestamps, then the user's overrides (so `--set id=evt_x` pins the id on purpose). */
+export function prepareEvent(
+  provider: Provider,
+  fixture: Fixture,
+  overrides: readonly FieldOverride[],
+  nowMs: number,
+  eventName?: string,
+): PreparedEvent {
+  const body = structuredClone(fixture.body);
+  provider.freshen(body, nowMs);
+  applyOverrides(body, overrides, fixture.path);
+  const described = provider.describe(body, eventName ?? fixture.name);
+  return {
+    rawBody: Buffer.from(JSON.stringify(body)),
+    deliveryId: described.deliveryId ?? provider.newDeliveryId(),
+    eventType: described.eventType,
+  };
+}

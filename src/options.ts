@@ -1,0 +1,66 @@
+import { UsageError } from './errors.js';
+import { parseDuration } from './duration.js';
+
+/** Flag-value parsers shared by commands: each throws a UsageError that names the flag. */
+
+export function parseIntFlag(text: string | number | undefined, flag: string, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = typeof text === 'number' ? text : /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag} ${text}: expected a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export function parsePositiveNumber(text: string | number | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = typeof text === 'number' ? text : /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} ${text}: expected a number above 0`);
+  return value;
+}
+
+/** `50`, `50/s`, `600/m`, `1000/h` → events per second. */
+export function parseRate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^\s*(\d*\.?\d+)\s*(?:\/\s*(s|m|h))?\s*$/.exec(text);
+  const per = { s: 1, m: 60, h: 3600 } as const;
+  const value = match ? Number(match[1]) / per[(match[2] ?? 's') as keyof typeof per] : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--rate ${text}: expected a rate such as 50/s or 600/m`);
+  return value;
+}
+
+/** `0,1m,5m` → milliseconds; `none` or an empty list → no retries. */
+export function parseDelays(text: string | undefined, flag: string): number[] | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === '' || text.trim() === 'none') return [];
+  return text.split(',').map((part) => parseDuration(part, flag));
+}
+
+export function parseUrl(text: string | undefined, flag: string): URL {
+  if (!text) throw new UsageError(`${flag} is required`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag} "${text}" is not a URL (example: http://127.0.0.1:3000/webhooks)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${flag} "${text}" must be http:// or https://`);
+  }
+  return url;
+}
+
+/** A URL as it may be shown: a password in it is a secret like any other. */
+export function displayUrl(url: URL): string {
+  if (!url.password) return url.href;
+  const copy = new URL(url.href);
+  copy.password = '***';
+  return copy.href;
+}
+
+/** `Name: value` (or `Name=value`) → a header pair; the name must be an HTTP token. */
+export function parseHeader(text: string): [string, string] {
+  const match = /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*[:=]\s?(.*)$/.exec(text);
+  if (!match) throw new UsageError(`--header ${text}: expected "Name: value"`);
+  return [match[1] as string, (match[2] as string).trim()];
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { JsonValue, Provider, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import { header, hmac, requireHeader, requireSecrets, safeEqual, stringField } from './util.js';
+
+const HEADER = 'X-Hub-Signature-256';
+
+const cloud: TimingProfile = {
+  name: 'github',
+  summary: 'github.com: 10s timeout, no automatic retries (redelivery is manual)',
+  published: true,
+  timeoutMs: 10_000,
+  retryDelaysMs: [],
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+const enterprise: TimingProfile = {
+  ...cloud,
+  name: 'github-enterprise',
+  summary: 'GitHub Enterprise Server: 30s timeout, no automatic retries',
+  timeoutMs: 30_000,
+};
+
+/** The id of the hook that sends; GitHub's is a property of the hook, so any stable number will do. */
+const HOOK_ID = '481516234';
+
+export const github: Provider = {
+  name: 'github',
+  title: 'GitHub',
+  signatureHeader: HEADER,
+  timestamped: false,
+  rotation: false,
+  profiles: { github: cloud, 'github-enterprise': enterprise },
+  defaultProfile: 'github',
+
+  checkSecret(secret) {
+    if (secret.length === 0) throw new UsageError('github: the secret is empty');
+  },
+
+  sign(rawBody, secrets, ctx) {
+    const secret = secrets[0] ?? '';
+    return {
+      'Content-Type': 'application/json',
+      'User-Agent': 'GitHub-Hookshot/7d1a3b5',
+      'X-GitHub-Event': ctx.eventType.split('.')[0] as string,
+      'X-GitHub-Delivery': ctx.deliveryId,
+      'X-GitHub-Hook-ID': HOOK_ID,
+      'X-Hub-Signature': `sha1=${hmac('sha1', secret, rawBody).toString('hex')}`,
+      [HEADER]: `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`,
+    };
+  },
+
+  verify(rawBody, headers, secrets) {
+    requireSecrets(secrets);
+    // Only the SHA-256 header counts: the SHA-1 one is legacy and GitHub advises against it.
+    const value = requireHeader(headers, HEADER);
+    if (!/^sha256=[0-9a-f]{64}$/.test(value)) {
+      throw new SignatureError('malformed_header', `${HEADER} must be "sha256=" and 64 hex digits`);
+    }
+    for (const secret of secrets) {
+      if (safeEqual(value, `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`)) return;
+    }
+    throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
+  },
+
+  deliveryId(headers) {
+    return header(headers, 'X-GitHub-Delivery');
+  },
+
+  freshen() {
+    // GitHub's delivery id lives in a header, made fresh by newDeliveryId; the body stays as it is.
+  },
+
+  describe(body: JsonValue, fixtureName: string) {
+    // The event name lives only in X-GitHub-Event; `issues.opened` is event `issues`, action `opened`.
+    const event = fixtureName.split('.')[0] as string;
+    const action = stringField(body, 'action');
+    return { eventType: action ? `${event}.${action}` : event };
+  },
+
+  newDeliveryId() {
+    return randomUUID();
+  },
+};

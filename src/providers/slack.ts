@@ -1,0 +1,112 @@
+import { UsageError } from '../errors.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import {
+  MINUTE,
+  checkTimestamp,
+  hmac,
+  isObject,
+  parseJson,
+  randomAlnum,
+  requireHeader,
+  requireSecrets,
+  safeEqual,
+  stringField,
+  unixSeconds,
+} from './util.js';
+
+const HEADER = 'X-Slack-Signature';
+const TS_HEADER = 'X-Slack-Request-Timestamp';
+
+const events: TimingProfile = {
+  name: 'slack',
+  summary: 'Events API: answer within 3s; 3 retries: at once, after 1m, after 5m; follows 2 redirects',
+  published: true,
+  timeoutMs: 3_000,
+  retryDelaysMs: [0, MINUTE, 5 * MINUTE],
+  maxRedirects: 2,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+  stopHeader: { name: 'x-slack-no-retry', value: '1' },
+};
+
+function signature(rawBody: Buffer, secret: string, ts: number): string {
+  return `v0=${hmac('sha256', secret, `v0:${ts}:`, rawBody).toString('hex')}`;
+}
+
+export const slack: Provider = {
+  name: 'slack',
+  title: 'Slack',
+  signatureHeader: HEADER,
+  timestamped: true,
+  rotation: false,
+  profiles: { slack: events },
+  defaultProfile: 'slack',
+
+  checkSecret(secret) {
+    if (secret.length === 0) throw new UsageError('slack: the signing secret is empty');
+  },
+
+  sign(rawBody, secrets, ctx) {
+    const ts = unixSeconds(ctx.nowMs);
+    return {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      [TS_HEADER]: String(ts),
+      [HEADER]: signature(rawBody, secrets[0] ?? '', ts),
+    };
+  },
+
+  verify(rawBody, headers, secrets, opts = {}) {
+    requireSecrets(secrets);
+    const tsText = requireHeader(headers, TS_HEADER);
+    const value = requireHeader(headers, HEADER);
+    if (!/^v0=[0-9a-f]{64}$/.test(value)) {
+      throw new SignatureError('malformed_header', `${HEADER} must be "v0=" and 64 hex digits`);
+    }
+    const ts = checkTimestamp(tsText, TS_HEADER, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+    for (const secret of secrets) {
+      if (safeEqual(value, signature(rawBody, secret, ts))) return;
+    }
+    throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
+  },
+
+  deliveryId(_headers, rawBody) {
+    return stringField(parseJson(rawBody), 'event_id');
+  },
+
+  retryHeaders(retryNum, reason) {
+    return { 'X-Slack-Retry-Num': String(retryNum), 'X-Slack-Retry-Reason': reason };
+  },
+
+  freshen(body: JsonObject, nowMs: number) {
+    const s = unixSeconds(nowMs);
+    if (body.type === 'url_verification') {
+      body.challenge = randomAlnum(48);
+      return;
+    }
+    if (typeof body.event_id === 'string') body.event_id = `Ev${randomAlnum(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
+    if (typeof body.event_time === 'number') body.event_time = s;
+    const event = body.event;
+    if (isObject(event)) {
+      const micros = String(nowMs % 1000).padStart(3, '0') + randomAlnum(3, '0123456789');
+      const ts = `${s}.${micros}`;
+      if (typeof event.event_ts === 'string') event.event_ts = ts;
+      if (typeof event.ts === 'string') event.ts = ts;
+    }
+  },
+
+  describe(body: JsonValue, fixtureName: string) {
+    const type = stringField(body, 'type');
+    const inner = isObject(body) ? stringField(body.event, 'type') : undefined;
+    const id = stringField(body, 'event_id');
+    return {
+      eventType: type === 'event_callback' && inner ? inner : (type ?? fixtureName),
+      ...(id ? { deliveryId: id } : {}),
+    };
+  },
+
+  newDeliveryId() {
+    return `Ev${randomAlnum(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
+  },
+};

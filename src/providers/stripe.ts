@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import {
+  HOUR,
+  MINUTE,
+  checkTimestamp,
+  hmac,
+  isObject,
+  parseJson,
+  randomAlnum,
+  requireHeader,
+  requireSecrets,
+  safeEqual,
+  stringField,
+  unixSeconds,
+} from './util.js';
+
+const HEADER = 'Stripe-Signature';
+
+/**
+ * Stripe publishes only "exponential back off for up to three days" (live) and "three times over a
+ * few hours" (test mode); the intervals and the per-attempt timeout are not published. hookdrill
+ * doubles from one minute: 12 retries, the last 34 h after the one before, 68 h in all. The 20 s
+ * timeout is our choice too. Override with --retry-delays and --timeout.
+ */
+const liveDelays = Array.from({ length: 12 }, (_, i) => MINUTE * 2 ** i);
+
+const live: TimingProfile = {
+  name: 'stripe',
+  summary: 'live mode: 20s timeout (chosen), 12 retries doubling from 1m over ~3 days (chosen; Stripe publishes no intervals)',
+  published: false,
+  timeoutMs: 20_000,
+  retryDelaysMs: liveDelays,
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+const testMode: TimingProfile = {
+  ...live,
+  name: 'stripe-test',
+  summary: 'test mode: 20s timeout (chosen), 3 retries after 1h, 2h, 4h (chosen; Stripe says "three times over a few hours")',
+  retryDelaysMs: [HOUR, 2 * HOUR, 4 * HOUR],
+};
+
+function signature(rawBody: Buffer, secret: string, t: number): string {
+  // The key is the whole secret, `whsec_` prefix included, as UTF-8 — not base64-decoded.
+  return hmac('sha256', secret, `${t}.`, rawBody).toString('hex');
+}
+
+export const stripe: Provider = {
+  name: 'stripe',
+  title: 'Stripe',
+  signatureHeader: HEADER,
+  timestamped: true,
+  rotation: true,
+  profiles: { stripe: live, 'stripe-test': testMode },
+  defaultProfile: 'stripe',
+
+  checkSecret(secret) {
+    if (secret.length === 0) throw new UsageError('stripe: the secret is empty');
+  },
+
+  sign(rawBody, secrets, ctx) {
+    const t = unixSeconds(ctx.nowMs);
+    const v1 = secrets.map((s) => `v1=${signature(rawBody, s, t)}`).join(',');
+    return {
+      'Content-Type': 'application/json; charset=utf-8',
+      'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      Accept: '*/*; q=0.5, application/xml',
+      'Cache-Control': 'no-cache',
+      [HEADER]: `t=${t},${v1}`,
+    };
+  },
+
+  verify(rawBody, headers, secrets, opts = {}) {
+    requireSecrets(secrets);
+    const value = requireHeader(headers, HEADER);
+    let t: string | undefined;
+    const candidates: string[] = [];
+    for (const item of value.split(',')) {
+      const eq = item.indexOf('=');
+      if (eq < 1) throw new SignatureError('malformed_header', `${HEADER} has an item without "=": "${item.trim()}"`);
+      const key = item.slice(0, eq).trim();
+      const val = item.slice(eq + 1).trim();
+      if (key === 't') t = val;
+      else if (key === 'v1') candidates.push(val); // every other scheme is ignored, as Stripe's libraries do
+    }
+    if (t === undefined) throw new SignatureError('malformed_header', `${HEADER} has no t= timestamp`);
+    if (candidates.length === 0) throw new SignatureError('malformed_header', `${HEADER} has no v1= signature`);
+    const ts = checkTimestamp(t, HEADER, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+    for (const secret of secrets) {
+      const expected = signature(rawBody, secret, ts);
+      if (candidates.some((c) => safeEqual(c, expected))) return;
+    }
+    throw new SignatureError('no_match', `no ${HEADER} v1 signature matches the body for any secret`);
+  },
+
+  deliveryId(_headers, rawBody) {
+    return stringField(parseJson(rawBody), 'id');
+  },
+
+  freshen(body: JsonObject, nowMs: number) {
+    body.id = `evt_${randomAlnum(24)}`;
+    body.created = unixSeconds(nowMs);
+    const request = body.request;
+    if (isObject(request)) {
+      if (typeof request.id === 'string') request.id = `req_${randomAlnum(14)}`;
+      if (typeof request.idempotency_key === 'string') request.idempotency_key = randomUUID();
+    }
+  },
+
+  describe(body: JsonValue, fixtureName: string) {
+    const id = stringField(body, 'id');
+    return { eventType: stringField(body, 'type') ?? fixtureName, ...(id ? { deliveryId: id } : {}) };
+  },
+
+  newDeliveryId() {
+    return `evt_${randomAlnum(24)}`;
+  },
+};

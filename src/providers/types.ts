@@ -1,0 +1,111 @@
+/** What every provider module exports: data (names, a timing profile) plus sign and verify. */
+
+export type ProviderName = 'stripe' | 'github' | 'slack' | 'standard' | 'shopify';
+
+/** Headers as a sender writes them: name → value. */
+export type OutgoingHeaders = Record<string, string>;
+
+/** Headers as Node's http module hands them to a receiver: lowercased names. */
+export type IncomingHeaders = Record<string, string | string[] | undefined>;
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface SignContext {
+  /** The moment of signing, in Unix milliseconds: every attempt signs anew with its own time. */
+  nowMs: number;
+  /** The delivery id the receiver should dedupe on; header-held for GitHub, Standard, Shopify. */
+  deliveryId: string;
+  /** The provider's event name (header-held for GitHub and Shopify). */
+  eventType: string;
+}
+
+export interface VerifyOptions {
+  /** The receiver's clock, Unix milliseconds (defaults to now). */
+  nowMs?: number;
+  /** How far the signed timestamp may be from now, either way (defaults to the provider's 300 s). */
+  toleranceSec?: number;
+}
+
+export type SignatureFailure =
+  | 'no_secret'
+  | 'missing_header'
+  | 'malformed_header'
+  | 'stale_timestamp'
+  | 'future_timestamp'
+  | 'no_match';
+
+/** Thrown by `verify`: `code` for programs, a message that says exactly what is wrong for people. */
+export class SignatureError extends Error {
+  override readonly name = 'SignatureError';
+  constructor(
+    readonly code: SignatureFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why an attempt failed, in Slack's vocabulary (the only provider that publishes one). */
+export type RetryReason =
+  | 'http_timeout'
+  | 'too_many_redirects'
+  | 'connection_failed'
+  | 'ssl_error'
+  | 'http_error'
+  | 'unknown_error';
+
+/**
+ * How a provider delivers: how long it waits for an answer, when it tries again, and what stops it.
+ * Every duration is before `--time-scale` is applied.
+ */
+export interface TimingProfile {
+  name: string;
+  /** One line for `--help` and the README: where the numbers come from. */
+  summary: string;
+  /** True when the provider publishes these numbers; false when hookdrill chose them. */
+  published: boolean;
+  /** How long one attempt may take, from connect to the last byte of the answer. */
+  timeoutMs: number;
+  /** Delay before each retry, measured from the end of the failed attempt. Empty: no retries. */
+  retryDelaysMs: readonly number[];
+  /** Redirects followed per attempt (Slack follows two); 0 means a 3xx is a failed attempt. */
+  maxRedirects: number;
+  /** Statuses whose `Retry-After` replaces the scheduled delay (Standard Webhooks: 429, 502, 504). */
+  retryAfterStatuses: readonly number[];
+  /** Statuses that end the delivery at once (Standard Webhooks: 410 Gone). */
+  stopStatuses: readonly number[];
+  /** A response header that ends the delivery at once (Slack: `X-Slack-No-Retry: 1`). */
+  stopHeader?: { name: string; value: string };
+}
+
+export interface Provider {
+  name: ProviderName;
+  title: string;
+  /** The header a receiver reads the signature from (for messages and `check`). */
+  signatureHeader: string;
+  /** Whether the signature covers a timestamp (Stripe, Slack, Standard): stale ones are rejected. */
+  timestamped: boolean;
+  /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
+  rotation: boolean;
+  profiles: Readonly<Record<string, TimingProfile>>;
+  defaultProfile: string;
+
+  /** Throws a UsageError when a secret cannot be one of this provider's (e.g. not `whsec_` base64). */
+  checkSecret(secret: string): void;
+  /** The exact headers the provider sends with this body; one signature per secret where rotation exists. */
+  sign(rawBody: Buffer, secrets: readonly string[], ctx: SignContext): OutgoingHeaders;
+  /** Throws SignatureError unless one of the secrets signed exactly these bytes in time. */
+  verify(rawBody: Buffer, headers: IncomingHeaders, secrets: readonly string[], opts?: VerifyOptions): void;
+  /** The id a receiver should dedupe on, or undefined when the request carries none. */
+  deliveryId(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
+  /** Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1. */
+  retryHeaders?(retryNum: number, reason: RetryReason): OutgoingHeaders;
+
+  /** Fill a fixture with fresh ids and timestamps, in place, so that every send is a new event. */
+  freshen(body: JsonObject, nowMs: number): void;
+  /** The event type and, where the body holds it, the delivery id of a (freshened) fixture. */
+  describe(body: JsonValue, fixtureName: string): { eventType: string; deliveryId?: string };
+  /** A new delivery id for providers that carry it in a header. */
+  newDeliveryId(): string;
+}

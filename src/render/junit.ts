@@ -1,0 +1,40 @@
+import type { DeliveryRecord } from '../delivery/deliver.js';
+import type { SendResult } from '../commands/send.js';
+
+/** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */
+export function renderJunit(result: SendResult, suiteName = 'hookdrill send'): string {
+  const cases = result.deliveries.map((d) => testCase(d, result));
+  const failures = result.deliveries.filter((d) => !d.met).length;
+  const seconds = (result.summary.elapsedMs / 1000).toFixed(3);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="hookdrill" tests="${cases.length}" failures="${failures}" time="${seconds}">`,
+    `  <testsuite name="${xml(suiteName)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+function testCase(d: DeliveryRecord, r: SendResult): string {
+  const name = `${d.eventType} ${d.deliveryId}${r.duplicates > 1 ? ` copy ${d.copy}` : ''}`;
+  const time = (d.attempts.reduce((s, a) => s + a.latencyMs, 0) / 1000).toFixed(3);
+  const trail = d.attempts
+    .map((a) => `attempt ${a.n}: ${a.status ?? a.error}${a.detail ? ` (${a.detail})` : ''} in ${Math.round(a.latencyMs)}ms`)
+    .join('\n');
+  const open = `    <testcase classname="${xml(`${r.provider}.${d.fixture}`)}" name="${xml(name)}" time="${time}"`;
+  if (d.met) return `${open}/>`;
+  const message = `expected ${r.expect}, got ${d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing'} (${d.outcome})`;
+  return `${open}>\n      <failure message="${xml(message)}" type="expectation">${xml(trail)}</failure>\n    </testcase>`;
+}
+
+function xml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // XML 1.0 forbids most control characters outright, even escaped.
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+}

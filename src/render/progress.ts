@@ -1,0 +1,35 @@
+import type { Progress } from '../delivery/run.js';
+
+export interface ProgressBar {
+  update(p: Progress): void;
+  stop(): void;
+}
+
+/**
+ * A one-line progress bar on stderr, only for a person watching: not when stderr is piped or
+ * captured, and not under CI (where a redrawn line turns into thousands of log lines).
+ */
+export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): ProgressBar | undefined {
+  if (!stream.isTTY || process.env.CI) return undefined;
+  let last = 0;
+  let drawn = false;
+  const draw = (p: Progress) => {
+    const width = 30;
+    const filled = Math.round((p.done / Math.max(1, p.total)) * width);
+    const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
+    const failed = p.failed > 0 ? `  ${p.failed} failed` : '';
+    stream.write(`\r${bar} ${p.done}/${p.total}${failed}\u001b[K`);
+    drawn = true;
+  };
+  return {
+    update(p) {
+      const now = Date.now();
+      if (now - last < 100 && p.done < p.total) return; // ten redraws a second are plenty
+      last = now;
+      draw(p);
+    },
+    stop() {
+      if (drawn) stream.write('\r\u001b[K');
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import chalk from 'chalk';
+import type { AttemptRecord, DeliveryRecord } from '../delivery/deliver.js';
+import type { SendResult } from '../commands/send.js';
+import { formatDuration } from '../duration.js';
+
+/** Human output of `send`: one line per delivery, then the timing used and a summary. */
+export function renderSend(result: SendResult, opts: { quiet?: boolean } = {}): string {
+  const lines: string[] = [];
+  for (const d of result.deliveries) {
+    if (opts.quiet && d.met) continue;
+    lines.push(deliveryLine(d, result.duplicates > 1, result.expect));
+  }
+  if (lines.length > 0) lines.push('');
+  lines.push(timingLine(result));
+  lines.push(summaryLine(result));
+  return lines.join('\n') + '\n';
+}
+
+function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): string {
+  const mark = d.met ? chalk.green('✓') : chalk.red('✗');
+  const copy = showCopy ? chalk.dim(` copy ${d.copy}`) : '';
+  const attempts = d.attempts.map(attemptText).join(chalk.dim(' → '));
+  const end = d.met ? '' : chalk.red(`  ${outcomeText(d)}, expected ${expect}`);
+  return `${mark} ${d.deliveryId}${copy}  ${chalk.cyan(d.eventType)}  ${attempts}${end}`;
+}
+
+function attemptText(a: AttemptRecord): string {
+  const what = a.status !== undefined ? statusText(a.status) : chalk.red(a.error ?? 'error');
+  const retry = a.retryHeaders
+    ? chalk.dim(` [${Object.entries(a.retryHeaders).map(([k, v]) => `${k}: ${v}`).join(', ')}]`)
+    : a.n > 1
+      ? chalk.dim(` [retry ${a.n - 1}]`)
+      : '';
+  const redirects = a.redirects ? chalk.dim(` (${a.redirects} redirect${a.redirects > 1 ? 's' : ''})`) : '';
+  const why = a.status !== undefined && a.bodySnippet && a.status >= 400 ? chalk.dim(` "${truncate(a.bodySnippet, 60)}"`) : '';
+  const wait = a.nextDelayMs !== undefined ? chalk.dim(` · wait ${formatDuration(a.nextDelayMs)}`) : '';
+  return `${what} ${formatDuration(a.latencyMs)}${redirects}${retry}${why}${wait}`;
+}
+
+function statusText(status: number): string {
+  if (status >= 200 && status < 300) return chalk.green(String(status));
+  if (status >= 500) return chalk.red(String(status));
+  return chalk.yellow(String(status));
+}
+
+function outcomeText(d: DeliveryRecord): string {
+  switch (d.outcome) {
+    case 'exhausted':
+      return d.attempts.length === 1 ? 'no retries' : `gave up after ${d.attempts.length} attempts`;
+    case 'stopped':
+      return 'receiver said stop';
+    case 'interrupted':
+      return 'interrupted';
+    case 'acknowledged':
+      return 'acknowledged';
+    case 'expected':
+      return `answered ${d.finalStatus}`;
+  }
+}
+
+function timingLine(r: SendResult): string {
+  const t = r.timing;
+  const scale = t.timeScale !== 1 ? ` ×${t.timeScale}` : '';
+  const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
+  return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
+}
+
+function summaryLine(r: SendResult): string {
+  const s = r.summary;
+  const parts = [
+    `${s.events} event${s.events === 1 ? '' : 's'}` + (r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''),
+    `${s.delivered} delivered`,
+    s.failed > 0 ? chalk.red(`${s.failed} failed`) : `${s.failed} failed`,
+    `${s.attempts} attempts (${s.retries} retries)`,
+  ];
+  if (s.transportErrors > 0) parts.push(`${s.transportErrors} transport errors`);
+  if (s.latencyMs.p50 !== undefined) {
+    parts.push(`latency p50 ${formatDuration(s.latencyMs.p50)} p99 ${formatDuration(s.latencyMs.p99 ?? 0)}`);
+  }
+  parts.push(`${formatDuration(s.elapsedMs)}`);
+  if (r.seed !== undefined) parts.push(`shuffled, --seed ${r.seed}`);
+  if (r.interrupted) parts.push(chalk.yellow('interrupted'));
+  const head = r.ok ? chalk.green('PASS') : chalk.red('FAIL');
+  return `${head} ${parts.join(' · ')}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

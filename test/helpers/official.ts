@@ -1,0 +1,71 @@
+import { verify as githubVerify } from '@octokit/webhooks-methods';
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * Each provider's own verification code, as a receiver would call it. Stripe, GitHub and Standard
+ * Webhooks publish libraries; Slack and Shopify document the algorithm, written out here from the
+ * docs independently of src/ so a shared mistake cannot hide.
+ */
+export async function verifyWithOfficialCode(
+  provider: string,
+  rawBody: Buffer,
+  headers: IncomingHttpHeaders,
+  secret: string,
+): Promise<void> {
+  const h = (name: string) => {
+    const v = headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  switch (provider) {
+    case 'stripe': {
+      const stripe = new Stripe('sk_test_hookdrill');
+      stripe.webhooks.constructEvent(rawBody, h('stripe-signature') ?? '', secret);
+      return;
+    }
+    case 'github': {
+      const ok = await githubVerify(secret, rawBody.toString('utf8'), h('x-hub-signature-256') ?? '');
+      if (!ok) throw new Error('@octokit/webhooks-methods rejected the signature');
+      return;
+    }
+    case 'standard': {
+      new Webhook(secret).verify(rawBody.toString('utf8'), {
+        'webhook-id': h('webhook-id') ?? '',
+        'webhook-timestamp': h('webhook-timestamp') ?? '',
+        'webhook-signature': h('webhook-signature') ?? '',
+      });
+      return;
+    }
+    case 'slack': {
+      const ts = h('x-slack-request-timestamp') ?? '';
+      if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) throw new Error('slack: stale timestamp');
+      const expected = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${rawBody.toString('utf8')}`).digest('hex')}`;
+      if (!equal(expected, h('x-slack-signature') ?? '')) throw new Error('slack: signature mismatch');
+      return;
+    }
+    case 'shopify': {
+      const expected = createHmac('sha256', secret).update(rawBody).digest('base64');
+      if (!equal(expected, h('x-shopify-hmac-sha256') ?? '')) throw new Error('shopify: signature mismatch');
+      return;
+    }
+    default:
+      throw new Error(`no official verifier for ${provider}`);
+  }
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Secrets shaped as each provider issues them. */
+export const SECRETS: Record<string, string> = {
+  stripe: 'whsec_test_4eC39HqLyjWDarjtT1zdp7dc',
+  github: "It's a Secret to Everybody",
+  slack: '8f742231b10e8888abcd99yyyzzz85a5',
+  standard: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  shopify: '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',
+};

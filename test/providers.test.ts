@@ -1,0 +1,143 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getProvider, providers, SignatureError } from '../src/providers/index.js';
+import type { ProviderName } from '../src/providers/index.js';
+import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
+
+function lower(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+test('github: the known answer from GitHub\'s docs', () => {
+  const headers = providers.github.sign(Buffer.from('Hello, World!'), ["It's a Secret to Everybody"], {
+    nowMs: NOW,
+    deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+    eventType: 'push',
+  });
+  assert.equal(headers['X-Hub-Signature-256'], 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17');
+  assert.equal(headers['X-GitHub-Delivery'], '72d3162e-cc78-11e3-81ab-4c9367dc0958');
+  assert.equal(headers['X-GitHub-Event'], 'push');
+  assert.match(headers['User-Agent'] ?? '', /^GitHub-Hookshot\//);
+});
+
+test('standard: the known answer from the standard-webhooks test suite', () => {
+  const headers = providers.standard.sign(Buffer.from('{"test": 2432232314}'), ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], {
+    nowMs: 1614265330 * 1000,
+    deliveryId: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    eventType: 'test',
+  });
+  assert.equal(headers['webhook-signature'], 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  assert.equal(headers['webhook-timestamp'], '1614265330');
+  assert.equal(headers['webhook-id'], 'msg_p5jXN8AQM9LWM0D4loKWxJek');
+});
+
+test('slack: the known answer from Slack\'s "verifying requests" docs', () => {
+  const slackBody = Buffer.from(
+    'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c',
+  );
+  const headers = providers.slack.sign(slackBody, ['8f742231b10e8888abcd99yyyzzz85a5'], {
+    nowMs: 1531420618 * 1000,
+    deliveryId: 'Ev1',
+    eventType: 'message',
+  });
+  assert.equal(headers['X-Slack-Signature'], 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
+  assert.equal(headers['X-Slack-Request-Timestamp'], '1531420618');
+});
+
+test('stripe: the header is t=<seconds>,v1=<hex> and one v1 per secret during rotation', () => {
+  const headers = providers.stripe.sign(body, ['whsec_old', 'whsec_new'], { nowMs: NOW, deliveryId: 'evt_1', eventType: 'invoice.paid' });
+  const value = headers['Stripe-Signature'] ?? '';
+  assert.match(value, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+  assert.ok(value.startsWith(`t=${Math.floor(NOW / 1000)},`));
+  // Each secret alone verifies: a receiver mid-rotation accepts with either.
+  for (const secret of ['whsec_old', 'whsec_new']) {
+    providers.stripe.verify(body, lower(headers), [secret], { nowMs: NOW });
+  }
+});
+
+for (const name of Object.keys(providers) as ProviderName[]) {
+  test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
+    const p = getProvider(name);
+    const headers = p.sign(body, [SECRETS[name] as string], { nowMs: Date.now(), deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' });
+    await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string);
+    // ...and the official verifier refuses a different secret, so the check above can fail.
+    const other = name === 'standard' ? 'whsec_' + Buffer.from('another key of some length').toString('base64') : 'wrong';
+    await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other));
+  });
+
+  test(`${name}: verify accepts its own signature and names each failure`, () => {
+    const p = getProvider(name);
+    const secret = SECRETS[name] as string;
+    const headers = lower(p.sign(body, [secret], { nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
+    p.verify(body, headers, [secret], { nowMs: NOW });
+    // Rotation on the receiving side: any of the secrets may match.
+    const notIt = name === 'standard' ? 'whsec_' + Buffer.from('a retired key, not this one').toString('base64') : 'not-it';
+    p.verify(body, headers, [notIt, secret], { nowMs: NOW });
+
+    const code = (fn: () => void) => {
+      try {
+        fn();
+      } catch (err) {
+        assert.ok(err instanceof SignatureError, String(err));
+        return err.code;
+      }
+      return 'accepted';
+    };
+    const sigHeader = p.signatureHeader.toLowerCase();
+    const flipped = Buffer.from(body);
+    flipped[10] = (flipped[10] as number) ^ 1;
+    assert.equal(code(() => p.verify(flipped, headers, [secret], { nowMs: NOW })), 'no_match');
+    const wrongSecret = name === 'standard' ? 'whsec_' + Buffer.from('another key entirely!!').toString('base64') : 'wrong';
+    assert.equal(code(() => p.verify(body, headers, [wrongSecret], { nowMs: NOW })), 'no_match');
+    const missing = { ...headers };
+    delete missing[sigHeader];
+    assert.equal(code(() => p.verify(body, missing, [secret], { nowMs: NOW })), 'missing_header');
+    assert.equal(code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { nowMs: NOW })), 'malformed_header');
+    assert.equal(code(() => p.verify(body, headers, [], { nowMs: NOW })), 'no_secret');
+    if (p.timestamped) {
+      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 301_000 })), 'stale_timestamp');
+      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW - 301_000 })), 'future_timestamp');
+      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 299_000 })), 'accepted');
+      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 61_000, toleranceSec: 60 })), 'stale_timestamp');
+    } else {
+      // No timestamp is signed, so no clock can make it stale (GitHub, Shopify).
+      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 86_400_000 })), 'accepted');
+    }
+  });
+}
+
+test('stripe: only v1 counts; a v0 entry cannot stand in for it', () => {
+  const secret = SECRETS.stripe as string;
+  const headers = lower(providers.stripe.sign(body, [secret], { nowMs: NOW, deliveryId: 'evt_1', eventType: 'x' }));
+  const v1 = (headers['stripe-signature'] ?? '').split(',')[1]?.slice(3);
+  const spoof = { 'stripe-signature': `t=${Math.floor(NOW / 1000)},v0=${v1}` };
+  assert.throws(() => providers.stripe.verify(body, spoof, [secret], { nowMs: NOW }), /no v1= signature/);
+});
+
+test('every retry re-signs with a fresh timestamp but keeps the delivery id', () => {
+  for (const name of ['stripe', 'slack', 'standard'] as const) {
+    const p = providers[name];
+    const ctx = { deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' };
+    const first = p.sign(body, [SECRETS[name] as string], { ...ctx, nowMs: NOW });
+    const retry = p.sign(body, [SECRETS[name] as string], { ...ctx, nowMs: NOW + 60_000 });
+    assert.notEqual(first[p.signatureHeader], retry[p.signatureHeader], name);
+    assert.equal(p.deliveryId(lower(retry), body) ?? ctx.deliveryId, p.deliveryId(lower(first), body) ?? ctx.deliveryId);
+  }
+});
+
+test('deliveryId reads the id each provider dedupes on', () => {
+  assert.equal(providers.stripe.deliveryId({}, Buffer.from('{"id":"evt_9"}')), 'evt_9');
+  assert.equal(providers.slack.deliveryId({}, Buffer.from('{"event_id":"Ev9"}')), 'Ev9');
+  assert.equal(providers.github.deliveryId({ 'x-github-delivery': 'g-1' }, body), 'g-1');
+  assert.equal(providers.standard.deliveryId({ 'webhook-id': 'msg_1' }, body), 'msg_1');
+  assert.equal(providers.shopify.deliveryId({ 'x-shopify-webhook-id': 's-1' }, body), 's-1');
+  assert.equal(providers.stripe.deliveryId({}, Buffer.from('not json')), undefined);
+});
+
+test('standard: a secret that is not whsec_ base64 is refused up front', () => {
+  assert.throws(() => providers.standard.checkSecret('whsec_not base64!'), /must be "whsec_" followed by base64/);
+  providers.standard.checkSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+});
