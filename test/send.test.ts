@@ -1,0 +1,330 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { run } from '../src/commands/send.js';
+import { UsageError } from '../src/errors.js';
+import { providers } from '../src/providers/index.js';
+import type { ProviderName } from '../src/providers/index.js';
+import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+import { reply, startServer } from './helpers/server.js';
+
+const header = (h: Record<string, string | string[] | undefined>, name: string) => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+for (const name of Object.keys(providers) as ProviderName[]) {
+  test(`${name}: every shipped fixture is accepted by the official verifier, with fresh ids`, async () => {
+    const secret = SECRETS[name] as string;
+    const rejected: string[] = [];
+    const server = await startServer(async (req, res) => {
+      try {
+        await verifyWithOfficialCode(name, req.rawBody, req.headers, secret);
+        reply(res, 200);
+      } catch (err) {
+        rejected.push((err as Error).message);
+        reply(res, 401);
+      }
+    });
+    try {
+      const fixtures = (await import('../src/fixtures.js')).listShippedFixtures().filter((f) => f.provider === name);
+      const result = await run({
+        provider: name,
+        url: server.url,
+        secrets: [secret],
+        fixtures: fixtures.map((f) => `${name}/${f.name}`),
+        count: fixtures.length * 3,
+        noRetry: true,
+      });
+      assert.deepEqual(rejected, []);
+      assert.equal(result.ok, true);
+      assert.equal(result.summary.delivered, fixtures.length * 3);
+      // What the receiver dedupes on is what send reports, and no two events share it.
+      const seen = server.requests.map((r) => providers[name].deliveryId(r.headers, r.rawBody) ?? '');
+      const url = server.requests.filter((r) => r.rawBody.includes('url_verification')).length;
+      assert.equal(new Set(seen.filter(Boolean)).size, fixtures.length * 3 - url);
+      for (const d of result.deliveries) {
+        if (d.eventType !== 'url_verification') assert.ok(seen.includes(d.deliveryId), `${d.deliveryId} was not received`);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+test('github: the event name goes in X-GitHub-Event, the action stays in the body', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    const result = await run({ url: server.url, secrets: ['s'], fixtures: ['github/issues.opened'] });
+    assert.equal(header(server.requests[0]?.headers ?? {}, 'x-github-event'), 'issues');
+    assert.equal(result.deliveries[0]?.eventType, 'issues.opened');
+    assert.equal(result.provider, 'github'); // inferred from provider/event
+  } finally {
+    await server.close();
+  }
+});
+
+test('shopify: the topic header keeps its slash', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    await run({ url: server.url, provider: 'shopify', secrets: ['s'] });
+    assert.equal(header(server.requests[0]?.headers ?? {}, 'x-shopify-topic'), 'orders/create');
+    assert.ok(header(server.requests[0]?.headers ?? {}, 'x-shopify-webhook-id'));
+  } finally {
+    await server.close();
+  }
+});
+
+test('slack: a receiver slower than the timeout gets Slack\'s retries, each with its retry headers', async () => {
+  const server = await startServer(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 300));
+    if (!res.destroyed) reply(res, 200);
+  });
+  try {
+    // ×0.002: a 6 ms timeout, retries after 0, 120 ms and 600 ms.
+    const result = await run({ url: server.url, provider: 'slack', secrets: [SECRETS.slack as string], timeScale: 0.002 });
+    const d = result.deliveries[0];
+    assert.ok(d);
+    assert.equal(d.attempts.length, 4);
+    assert.ok(d.attempts.every((a) => a.error === 'timeout' && a.reason === 'http_timeout'));
+    assert.equal(d.outcome, 'exhausted');
+    assert.equal(result.ok, false);
+    assert.deepEqual(
+      d.attempts.map((a) => a.retryHeaders),
+      [undefined, ...[1, 2, 3].map((n) => ({ 'X-Slack-Retry-Num': String(n), 'X-Slack-Retry-Reason': 'http_timeout' }))],
+    );
+    assert.deepEqual(d.attempts.slice(0, 3).map((a) => a.nextDelayMs), [0, 120, 600]);
+    // The receiver saw the same event four times, and the retry headers on the wire.
+    const ids = server.requests.map((r) => JSON.parse(r.rawBody.toString()).event_id);
+    assert.equal(new Set(ids).size, 1);
+    assert.deepEqual(server.requests.map((r) => header(r.headers, 'x-slack-retry-num')), [undefined, '1', '2', '3']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('stripe: failures are retried on the schedule and a later 2xx delivers', async () => {
+  const server = await startServer((_req, res, n) => reply(res, n <= 2 ? 500 : 200, n <= 2 ? 'database unavailable' : 'ok'));
+  try {
+    const result = await run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], retryDelays: '10ms,10ms,10ms' });
+    const d = result.deliveries[0];
+    assert.deepEqual(d?.attempts.map((a) => a.status), [500, 500, 200]);
+    assert.equal(d?.attempts[0]?.bodySnippet, 'database unavailable');
+    assert.equal(result.ok, true);
+    assert.equal(result.summary.retries, 2);
+    // Each attempt is signed anew but carries the same event.
+    const ids = server.requests.map((r) => JSON.parse(r.rawBody.toString()).id);
+    assert.equal(new Set(ids).size, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('slack: X-Slack-No-Retry: 1 on an error stops the retries', async () => {
+  const server = await startServer((_req, res) => reply(res, 500, 'no', { 'X-Slack-No-Retry': '1' }));
+  try {
+    const result = await run({ url: server.url, provider: 'slack', secrets: ['s'] });
+    assert.equal(server.requests.length, 1);
+    assert.equal(result.deliveries[0]?.outcome, 'stopped');
+  } finally {
+    await server.close();
+  }
+});
+
+test('standard: 410 Gone stops at once; Retry-After on 429 replaces the scheduled delay', async () => {
+  const gone = await startServer((_req, res) => reply(res, 410));
+  const busy = await startServer((_req, res, n) => (n === 1 ? reply(res, 429, '', { 'Retry-After': '2' }) : reply(res, 200)));
+  try {
+    const secret = SECRETS.standard as string;
+    const r1 = await run({ url: gone.url, provider: 'standard', secrets: [secret] });
+    assert.equal(gone.requests.length, 1);
+    assert.equal(r1.deliveries[0]?.outcome, 'stopped');
+    const r2 = await run({ url: busy.url, provider: 'standard', secrets: [secret], timeScale: 0.01 });
+    // Retry-After: 2 s at ×0.01 is 20 ms, not the schedule's 5 s ×0.01.
+    assert.equal(r2.deliveries[0]?.attempts[0]?.nextDelayMs, 20);
+    assert.equal(r2.ok, true);
+  } finally {
+    await gone.close();
+    await busy.close();
+  }
+});
+
+test('--expect 401: a receiver that rejects a wrong secret passes, one that accepts it fails', async () => {
+  const strict = await startServer(async (req, res) => {
+    try {
+      await verifyWithOfficialCode('stripe', req.rawBody, req.headers, 'whsec_right');
+      reply(res, 200);
+    } catch {
+      reply(res, 401);
+    }
+  });
+  const lax = await startServer((_req, res) => reply(res, 200));
+  try {
+    const ok = await run({ url: strict.url, provider: 'stripe', secrets: ['whsec_wrong'], expect: '401' });
+    assert.equal(ok.ok, true);
+    assert.equal(strict.requests.length, 1, 'a met expectation ends the delivery');
+    const bad = await run({ url: lax.url, provider: 'stripe', secrets: ['whsec_wrong'], expect: '4xx' });
+    assert.equal(bad.ok, false);
+    assert.equal(bad.summary.failed, 1);
+  } finally {
+    await strict.close();
+    await lax.close();
+  }
+});
+
+test('a refused connection is an attempt like any other, recorded with its reason', async () => {
+  const port = await closedPort();
+  const result = await run({ url: `http://127.0.0.1:${port}/`, provider: 'github', secrets: ['s'] });
+  const a = result.deliveries[0]?.attempts[0];
+  assert.equal(a?.error, 'refused');
+  assert.equal(a?.reason, 'connection_failed');
+  assert.equal(result.ok, false);
+  assert.equal(result.summary.transportErrors, 1);
+});
+
+test('--duplicates 3 sends the same event three times at once', async () => {
+  const server = await startServer(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 50));
+    reply(res, 200);
+  });
+  try {
+    const result = await run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], duplicates: 3, count: 2, concurrency: 1 });
+    assert.equal(result.deliveries.length, 6);
+    assert.equal(server.requests.length, 6);
+    const byId = new Map<string, string[]>();
+    for (const r of server.requests) {
+      const id = JSON.parse(r.rawBody.toString()).id as string;
+      byId.set(id, [...(byId.get(id) ?? []), r.rawBody.toString()]);
+    }
+    assert.equal(byId.size, 2);
+    for (const bodies of byId.values()) {
+      assert.equal(bodies.length, 3);
+      assert.equal(new Set(bodies).size, 1, 'copies carry identical bytes');
+    }
+    // Copies were in flight together even at --concurrency 1: the receiver held all three at once.
+    const first = server.requests.slice(0, 3).map((r) => JSON.parse(r.rawBody.toString()).id);
+    assert.equal(new Set(first).size, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('--shuffle sends events in a seeded random order; the same seed gives the same order', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    const opts = {
+      url: server.url,
+      provider: 'stripe',
+      secrets: ['whsec_x'],
+      fixtures: ['customer.created', 'invoice.paid'],
+      count: 8,
+      concurrency: 1,
+      shuffle: true,
+      seed: 7,
+    };
+    const a = await run(opts);
+    const arrived = server.requests.map((r) => JSON.parse(r.rawBody.toString()).type as string);
+    const expected = (a.order ?? []).map((seq) => (seq % 2 === 0 ? 'customer.created' : 'invoice.paid'));
+    assert.deepEqual(arrived, expected);
+    assert.notDeepEqual(a.order, [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual([...(a.order ?? [])].sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    const b = await run(opts);
+    assert.deepEqual(b.order, a.order);
+    assert.equal(a.seed, 7);
+  } finally {
+    await server.close();
+  }
+});
+
+test('--set changes a field in what is sent; an unknown path fails before anything is sent', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    await run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], sets: ['data.object.amount_paid=5000', 'data.object.customer_name=Ada'] });
+    const body = JSON.parse(server.requests[0]?.rawBody.toString() ?? '{}');
+    assert.equal(body.data.object.amount_paid, 5000);
+    assert.equal(body.data.object.customer_name, 'Ada');
+    await assert.rejects(
+      run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], sets: ['data.object.amount_payed=1'] }),
+      (err: unknown) => err instanceof UsageError && /has no "amount_payed" under data.object/.test(err.message),
+    );
+    assert.equal(server.requests.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('slack follows two redirects and no more; stripe treats a 3xx as a failure', async () => {
+  const server = await startServer((req, res) => {
+    const hop = Number(/hop=(\d+)/.exec(req.path)?.[1] ?? 0);
+    const hops = Number(/hops=(\d+)/.exec(req.path)?.[1] ?? 0);
+    if (hop < hops) reply(res, 307, '', { Location: `/webhooks?hops=${hops}&hop=${hop + 1}` });
+    else reply(res, 200);
+  });
+  try {
+    const base = server.url;
+    const two = await run({ url: `${base}?hops=2`, provider: 'slack', secrets: ['s'], noRetry: true });
+    assert.equal(two.ok, true);
+    assert.equal(two.deliveries[0]?.attempts[0]?.redirects, 2);
+    const three = await run({ url: `${base}?hops=3`, provider: 'slack', secrets: ['s'], noRetry: true });
+    assert.equal(three.deliveries[0]?.attempts[0]?.error, 'too_many_redirects');
+    const stripe = await run({ url: `${base}?hops=1`, provider: 'stripe', secrets: ['whsec_x'], noRetry: true });
+    assert.equal(stripe.deliveries[0]?.attempts[0]?.status, 307);
+    assert.equal(stripe.ok, false);
+  } finally {
+    await server.close();
+  }
+});
+
+test('--header replaces a signed header whatever its case', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    await run({ url: server.url, provider: 'github', secrets: ['s'], headers: ['x-hub-signature-256: sha256=forged', 'X-Extra: 1'] });
+    const h = server.requests[0]?.headers ?? {};
+    assert.equal(h['x-hub-signature-256'], 'sha256=forged');
+    assert.equal(h['x-extra'], '1');
+  } finally {
+    await server.close();
+  }
+});
+
+test('--rate spaces the starts of new events', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    await run({ url: server.url, provider: 'github', secrets: ['s'], count: 5, concurrency: 5, rate: '20/s' });
+    const gaps = server.requests.slice(1).map((r, i) => r.at - (server.requests[i]?.at ?? 0));
+    const total = gaps.reduce((a, b) => a + b, 0);
+    // 20/s is one start per 50 ms: four gaps take at least ~200 ms, however fast the machine.
+    assert.ok(total >= 180, `5 events at 20/s arrived within ${total.toFixed(0)} ms`);
+  } finally {
+    await server.close();
+  }
+});
+
+test('bad input is a UsageError naming the problem', async () => {
+  const cases: [Parameters<typeof run>[0], RegExp][] = [
+    [{ url: 'http://127.0.0.1:1/', provider: 'paypal', secrets: ['s'] }, /unknown provider "paypal"/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: [] }, /a secret is required/],
+    [{ url: 'ftp://x/', provider: 'stripe', secrets: ['s'] }, /must be http/],
+    [{ url: 'not a url', provider: 'stripe', secrets: ['s'] }, /is not a URL/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], fixtures: ['nope.json'] }, /no stripe fixture "nope.json"/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'github', secrets: ['a', 'b'] }, /github signs with one secret/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'standard', secrets: ['plain'] }, /whsec_/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], count: '0' }, /--count 0/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], timeScale: '-1' }, /--time-scale/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], expect: '2yy' }, /--expect 2yy/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], retryDelays: '1m,soon' }, /--retry-delays/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], profile: 'fast' }, /unknown profile "fast"/],
+  ];
+  for (const [opts, message] of cases) {
+    await assert.rejects(run(opts), (err: unknown) => err instanceof UsageError && message.test(err.message), String(message));
+  }
+});
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
