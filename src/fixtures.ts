@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './errors.js';
 import { isProviderName, providerNames } from './providers/index.js';
+import { randomAlnum, randomUint32 } from './providers/util.js';
 import type { JsonObject, JsonValue, Provider, ProviderName } from './providers/index.js';
 
 /** Where the shipped fixtures live: beside `dist/`, in the package root. */
@@ -187,7 +188,60 @@ export interface PreparedEvent {
   eventType: string;
 }
 
-/** Fresh ids and timestamps, then the user's overrides (so `--set id=evt_x` pins the id on purpose). */
+/** Makes events from one fixture: compiled once, then cheap per event (see compileFixture). */
+export interface EventFactory {
+  fixture: Fixture;
+  make(nowMs: number): PreparedEvent;
+}
+
+/**
+ * Compile a fixture into a factory. The body is serialised once, with a placeholder where each
+ * fresh field goes (after the user's --set overrides, so `--set id=evt_x` pins the id on purpose);
+ * each event is then the text with new values spliced in. The result is byte-for-byte what
+ * JSON.stringify of the freshened body gives, at a fraction of the cost: `send` makes an event
+ * per delivery, tens of thousands a second.
+ */
+export function compileFixture(
+  provider: Provider,
+  fixture: Fixture,
+  overrides: readonly FieldOverride[],
+  eventName?: string,
+): EventFactory {
+  const body = structuredClone(fixture.body);
+  const fields = provider.freshFields(body);
+  const marker = `__hookdrill_${randomAlnum(12)}_`;
+  const placeholders = fields.map((_, i) => `${marker}${i}__`);
+  fields.forEach((field, i) => setPath(body, field.path, placeholders[i] as string));
+  applyOverrides(body, overrides, fixture.path);
+  const described = provider.describe(body, eventName ?? fixture.name);
+
+  const text = JSON.stringify(body);
+  const pieces: string[] = [];
+  const slots: number[] = [];
+  const pattern = new RegExp(`"${marker}(\\d+)__"`, 'g');
+  let last = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    pieces.push(text.slice(last, m.index));
+    slots.push(Number(m[1]));
+    last = m.index + m[0].length;
+  }
+  pieces.push(text.slice(last));
+  const idSlot = described.deliveryId === undefined ? -1 : placeholders.indexOf(described.deliveryId);
+
+  return {
+    fixture,
+    make(nowMs) {
+      const r = randomUint32();
+      const values = fields.map((f) => f.make(nowMs, r));
+      let out = pieces[0] as string;
+      for (let k = 0; k < slots.length; k++) out += JSON.stringify(values[slots[k] as number]) + (pieces[k + 1] as string);
+      const deliveryId = idSlot >= 0 ? String(values[idSlot]) : (described.deliveryId ?? provider.newDeliveryId());
+      return { rawBody: Buffer.from(out), deliveryId, eventType: described.eventType };
+    },
+  };
+}
+
+/** One event from a fixture: fresh ids and timestamps, then the user's overrides. */
 export function prepareEvent(
   provider: Provider,
   fixture: Fixture,
@@ -195,13 +249,11 @@ export function prepareEvent(
   nowMs: number,
   eventName?: string,
 ): PreparedEvent {
-  const body = structuredClone(fixture.body);
-  provider.freshen(body, nowMs);
-  applyOverrides(body, overrides, fixture.path);
-  const described = provider.describe(body, eventName ?? fixture.name);
-  return {
-    rawBody: Buffer.from(JSON.stringify(body)),
-    deliveryId: described.deliveryId ?? provider.newDeliveryId(),
-    eventType: described.eventType,
-  };
+  return compileFixture(provider, fixture, overrides, eventName).make(nowMs);
+}
+
+function setPath(body: JsonObject, path: readonly (string | number)[], value: JsonValue): void {
+  let node: JsonValue = body;
+  for (let i = 0; i < path.length - 1; i++) node = (node as Record<string | number, JsonValue>)[path[i] as string] as JsonValue;
+  (node as Record<string | number, JsonValue>)[path[path.length - 1] as string] = value;
 }

@@ -1,6 +1,6 @@
-import { Agent } from 'undici';
-import type { Fixture, FieldOverride, PreparedEvent } from '../fixtures.js';
-import { prepareEvent } from '../fixtures.js';
+import { TargetDispatcher } from './dispatcher.js';
+import type { EventFactory, Fixture, FieldOverride, PreparedEvent } from '../fixtures.js';
+import { compileFixture } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
 import type { DeliveryContext, DeliveryRecord } from './deliver.js';
@@ -51,7 +51,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
   const copies = plan.duplicates;
   // All copies of an event go out together, so there must be room for them at once.
   const slots = new Semaphore(Math.max(plan.concurrency, copies));
-  const dispatcher = new Agent({ connections: Math.max(plan.concurrency, copies), pipelining: 1 });
+  const dispatcher = new TargetDispatcher(plan.url.origin, Math.max(plan.concurrency, copies));
   const runStartMs = performance.now();
   const ctx: DeliveryContext = {
     provider: plan.provider,
@@ -66,12 +66,14 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     ...(plan.signal ? { signal: plan.signal } : {}),
   };
 
+  const factories = plan.fixtures.map((f) => compileFixture(plan.provider, f, plan.overrides, plan.eventName));
+  const makeEvent = (seq: number): PreparedEvent => (factories[seq % factories.length] as EventFactory).make(Date.now());
   const order = Array.from({ length: plan.count }, (_, i) => i);
   // Out-of-order delivery means events made in one order arrive in another, so with --shuffle the
   // events are made first, in order (ids and timestamps ascending), and only then sent shuffled.
   let premade: PreparedEvent[] | undefined;
   if (plan.shuffleSeed !== undefined) {
-    premade = order.map((seq) => makeEvent(plan, seq));
+    premade = order.map(makeEvent);
     shuffle(order, plan.shuffleSeed);
   }
 
@@ -90,7 +92,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
         nextStart = Math.max(nextStart + intervalMs, performance.now());
       }
       await slots.acquire(copies);
-      const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(plan, seq);
+      const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(seq);
       const fixture = (plan.fixtures[seq % plan.fixtures.length] as Fixture).name;
       for (let copy = 1; copy <= copies; copy++) {
         const p = deliver(event, { seq, copy, fixture }, ctx).then((record) => {
@@ -108,11 +110,6 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
   } finally {
     await dispatcher.close();
   }
-}
-
-function makeEvent(plan: RunPlan, seq: number): PreparedEvent {
-  const fixture = plan.fixtures[seq % plan.fixtures.length] as Fixture;
-  return prepareEvent(plan.provider, fixture, plan.overrides, Date.now(), plan.eventName);
 }
 
 /** Fisher–Yates with mulberry32: the same seed gives the same order on every machine. */

@@ -70,8 +70,9 @@ export const github: Provider = {
     return header(headers, 'X-GitHub-Delivery');
   },
 
-  freshen() {
+  freshFields() {
     // GitHub's delivery id lives in a header, made fresh by newDeliveryId; the body stays as it is.
+    return [];
   },
 
   describe(body: JsonValue, fixtureName: string) {

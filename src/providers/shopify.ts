@@ -64,10 +64,11 @@ export const shopify: Provider = {
     return header(headers, 'X-Shopify-Webhook-Id');
   },
 
-  freshen(body: JsonObject, nowMs: number) {
-    const iso = new Date(nowMs).toISOString();
-    if (typeof body.created_at === 'string') body.created_at = iso;
-    if (typeof body.updated_at === 'string') body.updated_at = iso;
+  freshFields(body: JsonObject) {
+    const iso = (now: number) => new Date(now).toISOString();
+    return (['created_at', 'updated_at'] as const)
+      .filter((key) => typeof body[key] === 'string')
+      .map((key) => ({ path: [key], make: iso }));
   },
 
   describe(_body: JsonValue, fixtureName: string) {

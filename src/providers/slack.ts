@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import {
   MINUTE,
@@ -79,21 +79,19 @@ export const slack: Provider = {
     return { 'X-Slack-Retry-Num': String(retryNum), 'X-Slack-Retry-Reason': reason };
   },
 
-  freshen(body: JsonObject, nowMs: number) {
-    const s = unixSeconds(nowMs);
-    if (body.type === 'url_verification') {
-      body.challenge = randomAlnum(48);
-      return;
-    }
-    if (typeof body.event_id === 'string') body.event_id = `Ev${randomAlnum(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
-    if (typeof body.event_time === 'number') body.event_time = s;
+  freshFields(body: JsonObject) {
+    if (body.type === 'url_verification') return [{ path: ['challenge'], make: () => randomAlnum(48) }];
+    const fields: FreshField[] = [];
+    if (typeof body.event_id === 'string') fields.push({ path: ['event_id'], make: () => slack.newDeliveryId() });
+    if (typeof body.event_time === 'number') fields.push({ path: ['event_time'], make: (now) => unixSeconds(now) });
     const event = body.event;
     if (isObject(event)) {
-      const micros = String(nowMs % 1000).padStart(3, '0') + randomAlnum(3, '0123456789');
-      const ts = `${s}.${micros}`;
-      if (typeof event.event_ts === 'string') event.event_ts = ts;
-      if (typeof event.ts === 'string') event.ts = ts;
+      // A new message has ts == event_ts: both derive from the event's one random number.
+      const ts = (now: number, r: number) => `${unixSeconds(now)}.${String(r % 1_000_000).padStart(6, '0')}`;
+      if (typeof event.event_ts === 'string') fields.push({ path: ['event', 'event_ts'], make: ts });
+      if (typeof event.ts === 'string') fields.push({ path: ['event', 'ts'], make: ts });
     }
+    return fields;
   },
 
   describe(body: JsonValue, fixtureName: string) {

@@ -92,8 +92,8 @@ export const standard: Provider = {
     return header(headers, 'webhook-id');
   },
 
-  freshen(body: JsonObject, nowMs: number) {
-    if (typeof body.timestamp === 'string') body.timestamp = new Date(nowMs).toISOString();
+  freshFields(body: JsonObject) {
+    return typeof body.timestamp === 'string' ? [{ path: ['timestamp'], make: (now: number) => new Date(now).toISOString() }] : [];
   },
 
   describe(body: JsonValue, fixtureName: string) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import {
   HOUR,
@@ -102,14 +102,18 @@ export const stripe: Provider = {
     return stringField(parseJson(rawBody), 'id');
   },
 
-  freshen(body: JsonObject, nowMs: number) {
-    body.id = `evt_${randomAlnum(24)}`;
-    body.created = unixSeconds(nowMs);
+  freshFields(body: JsonObject) {
+    const fields: FreshField[] = [
+      { path: ['id'], make: () => `evt_${randomAlnum(24)}` },
+      { path: ['created'], make: (now) => unixSeconds(now) },
+    ];
     const request = body.request;
     if (isObject(request)) {
-      if (typeof request.id === 'string') request.id = `req_${randomAlnum(14)}`;
-      if (typeof request.idempotency_key === 'string') request.idempotency_key = randomUUID();
+      // Null in events the Dashboard or Stripe itself caused; only API-caused events carry them.
+      if (typeof request.id === 'string') fields.push({ path: ['request', 'id'], make: () => `req_${randomAlnum(14)}` });
+      if (typeof request.idempotency_key === 'string') fields.push({ path: ['request', 'idempotency_key'], make: () => randomUUID() });
     }
+    return fields;
   },
 
   describe(body: JsonValue, fixtureName: string) {

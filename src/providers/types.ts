@@ -11,6 +11,13 @@ export type IncomingHeaders = Record<string, string | string[] | undefined>;
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+/** A fixture field made new for every event. */
+export interface FreshField {
+  path: readonly (string | number)[];
+  /** The new value; `r` is one random 32-bit number per event, so related fields can agree. */
+  make(nowMs: number, r: number): JsonValue;
+}
+
 export interface SignContext {
   /** The moment of signing, in Unix milliseconds: every attempt signs anew with its own time. */
   nowMs: number;
@@ -102,8 +109,8 @@ export interface Provider {
   /** Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1. */
   retryHeaders?(retryNum: number, reason: RetryReason): OutgoingHeaders;
 
-  /** Fill a fixture with fresh ids and timestamps, in place, so that every send is a new event. */
-  freshen(body: JsonObject, nowMs: number): void;
+  /** The fields of this fixture that every send makes new (ids, timestamps): each send is a new event. */
+  freshFields(body: JsonObject): FreshField[];
   /** The event type and, where the body holds it, the delivery id of a (freshened) fixture. */
   describe(body: JsonValue, fixtureName: string): { eventType: string; deliveryId?: string };
   /** A new delivery id for providers that carry it in a header. */

@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hookdrill } from './helpers/cli.js';
+import { reply, startServer } from './helpers/server.js';
+
+const SECRET = 'whsec_DoNotPrintMe0123456789abcdef';
+
+/** A usage error is one line on stderr, exit 2, and no stack trace. */
+function assertUsageError(r: { code: number | null; stderr: string; stdout: string }, pattern: RegExp): void {
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, pattern);
+  assert.equal(r.stderr.trim().split('\n').length, 1, `expected one line, got:\n${r.stderr}`);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+  assert.equal(r.stdout, '');
+}
+
+test('--help loads neither undici nor SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-trace-'));
+  const trace = join(dir, 'modules.txt');
+  const register = fileURLToPath(new URL('./helpers/trace-register.js', import.meta.url));
+  const r = await hookdrill(['--help'], { HOOKDRILL_TRACE_FILE: trace }, ['--import', register]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /send \[options\]/);
+  const loaded = readFileSync(trace, 'utf8');
+  assert.match(loaded, /commander/, 'the trace records modules (else this test proves nothing)');
+  assert.doesNotMatch(loaded, /undici|better-sqlite3|standardwebhooks/);
+});
+
+test('--version prints the package version', async () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const r = await hookdrill(['--version']);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout.trim(), pkg.version);
+});
+
+test('bad input: one clear line and exit 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-bad-'));
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, '{"id": "evt_1",');
+  const url = 'http://127.0.0.1:9/';
+  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'paypal', '--secret', 's']), /paypal/);
+  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe']), /a secret is required/);
+  assertUsageError(await hookdrill(['send', '--provider', 'stripe', '--secret', 's']), /--url/);
+  assertUsageError(await hookdrill(['send', '--url', 'localhost:3000', '--provider', 'stripe', '--secret', 's']), /must be http/);
+  assertUsageError(await hookdrill(['send', broken, '--url', url, '--provider', 'stripe', '--secret', 's']), /broken.json is not valid JSON/);
+  assertUsageError(await hookdrill(['send', join(dir, 'missing.json'), '--url', url, '--provider', 'stripe', '--secret', 's']), /no stripe fixture/);
+  assertUsageError(
+    await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--set', 'data.object.nope=1']),
+    /--set data.object.nope/,
+  );
+  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--bogus']), /unknown option/);
+  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--junit', join(dir, 'no/such/dir/r.xml')]), /cannot write/);
+});
+
+test('the secret never appears in any output or report, and a password in the URL is masked', async () => {
+  const server = await startServer((_req, res, n) => reply(res, n % 2 ? 200 : 500, 'nope'));
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-secret-'));
+  try {
+    const url = server.url.replace('http://', 'http://user:hunter2@');
+    const junit = join(dir, 'report.xml');
+    const runs = [
+      await hookdrill(['send', '--url', url, '--provider', 'stripe', '--count', '4', '--no-retry', '--junit', junit], { HOOKDRILL_SECRET: SECRET }),
+      await hookdrill(['send', '--url', url, '--provider', 'stripe', '--count', '4', '--no-retry', '--json'], { HOOKDRILL_SECRET: SECRET }),
+      await hookdrill(['send', '--url', url, '--provider', 'standard', '--secret', `${SECRET}!`]),
+    ];
+    const everything = runs.map((r) => r.stdout + r.stderr).join('\n') + readFileSync(junit, 'utf8');
+    assert.ok(everything.includes('stripe'), 'the outputs were captured');
+    assert.ok(!everything.includes('DoNotPrintMe'), 'the secret leaked');
+    assert.ok(!everything.includes('hunter2'), 'the URL password leaked');
+    assert.ok(everything.includes('user:***@'));
+  } finally {
+    await server.close();
+  }
+});
+
+test('exit 0 when every delivery meets --expect, 1 when one does not; --json and --junit agree', async () => {
+  const server = await startServer((_req, res, n) => reply(res, n === 2 ? 503 : 200, n === 2 ? 'busy' : 'ok'));
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-junit-'));
+  try {
+    const junit = join(dir, 'send.xml');
+    const r = await hookdrill(
+      ['send', 'stripe/invoice.paid', '--url', server.url, '--secret', 's', '--count', '3', '--no-retry', '--concurrency', '1', '--json', '--junit', junit],
+    );
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { ok: boolean; summary: { delivered: number; failed: number }; deliveries: { met: boolean }[] };
+    assert.equal(result.ok, false);
+    assert.equal(result.summary.delivered, 2);
+    assert.equal(result.summary.failed, 1);
+    const xml = readFileSync(junit, 'utf8');
+    assert.match(xml, /<testsuite name="hookdrill send" tests="3" failures="1"/);
+    assert.match(xml, /<failure message="expected 2xx, got 503 \(exhausted\)"/);
+    assert.deepEqual(readdirSync(dir), ['send.xml'], 'no temporary file is left beside the report');
+
+    const human = await hookdrill(['send', 'stripe/invoice.paid', '--url', server.url, '--secret', 's', '--count', '2']);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^✓ evt_\w+ {2}invoice\.paid {2}200 /m);
+    assert.match(human.stdout, /PASS 2 events · 2 delivered · 0 failed · 2 attempts \(0 retries\)/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('fixtures lists what ships, and demo points to the commands until it exists', async () => {
+  const r = await hookdrill(['fixtures', '--json']);
+  assert.equal(r.code, 0);
+  const names = (JSON.parse(r.stdout) as { fixtures: { name: string }[] }).fixtures.map((f) => f.name);
+  for (const name of [
+    'stripe/invoice.paid',
+    'stripe/checkout.session.completed',
+    'stripe/customer.created',
+    'github/push',
+    'github/issues.opened',
+    'github/ping',
+    'slack/message',
+    'slack/url_verification',
+    'standard/invoice.paid',
+    'shopify/orders.create',
+  ]) {
+    assert.ok(names.includes(name), name);
+  }
+  const demo = await hookdrill(['demo']);
+  assert.equal(demo.code, 0);
+  assert.match(demo.stdout, /send \[options\]/);
+});

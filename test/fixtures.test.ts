@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../src/errors.js';
+import { parseOverride, prepareEvent, resolveFixtures } from '../src/fixtures.js';
+import { providers } from '../src/providers/index.js';
+
+test('each prepared event is a new one: fresh id and timestamp, fixture left untouched', () => {
+  const [fixture] = resolveFixtures(['invoice.paid'], 'stripe');
+  assert.ok(fixture);
+  const before = JSON.stringify(fixture.body);
+  const now = Date.parse('2026-11-30T12:00:00Z');
+  const ids = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const e = prepareEvent(providers.stripe, fixture, [], now);
+    ids.add(e.deliveryId);
+    const body = JSON.parse(e.rawBody.toString());
+    assert.equal(body.id, e.deliveryId);
+    assert.equal(body.created, now / 1000);
+  }
+  assert.equal(ids.size, 1000);
+  assert.equal(JSON.stringify(fixture.body), before);
+});
+
+test('slack: fresh event_id, event_time and event_ts; url_verification gets a fresh challenge', () => {
+  const [message, challenge] = resolveFixtures(['message', 'url_verification'], 'slack');
+  const now = Date.parse('2026-11-30T12:00:00.123Z');
+  const a = JSON.parse(prepareEvent(providers.slack, message!, [], now).rawBody.toString());
+  const b = JSON.parse(prepareEvent(providers.slack, message!, [], now).rawBody.toString());
+  assert.notEqual(a.event_id, b.event_id);
+  assert.equal(a.event_time, Math.floor(now / 1000));
+  assert.match(a.event.event_ts, new RegExp(`^${Math.floor(now / 1000)}\\.\\d{6}$`));
+  const c1 = JSON.parse(prepareEvent(providers.slack, challenge!, [], now).rawBody.toString()).challenge;
+  const c2 = JSON.parse(prepareEvent(providers.slack, challenge!, [], now).rawBody.toString()).challenge;
+  assert.notEqual(c1, c2);
+});
+
+test('--set reaches into arrays, parses JSON values, and pins an id when asked', () => {
+  const [fixture] = resolveFixtures(['stripe/invoice.paid'], undefined);
+  const sets = ['data.object.lines.data.0.amount=999', 'data.object.paid=false', 'id=evt_pinned', 'data.object.number="0042"'].map(parseOverride);
+  const e = prepareEvent(providers.stripe, fixture!, sets, Date.now());
+  const body = JSON.parse(e.rawBody.toString());
+  assert.equal(body.data.object.lines.data[0].amount, 999);
+  assert.equal(body.data.object.paid, false);
+  assert.equal(body.data.object.number, '0042');
+  assert.equal(e.deliveryId, 'evt_pinned', 'a pinned id makes deliberate duplicates');
+  assert.throws(() => prepareEvent(providers.stripe, fixture!, [parseOverride('data.object.lines.data.5.amount=1')], Date.now()), UsageError);
+  assert.throws(() => parseOverride('noequals'), UsageError);
+});
+
+test('a directory of fixtures, and a user file named for its event', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-fixtures-'));
+  writeFileSync(join(dir, 'b.json'), '{"type":"b.happened","id":"evt_b"}');
+  writeFileSync(join(dir, 'a.json'), '{"type":"a.happened","id":"evt_a"}');
+  writeFileSync(join(dir, 'notes.txt'), 'ignored');
+  const fixtures = resolveFixtures([dir], 'stripe');
+  assert.deepEqual(fixtures.map((f) => f.name), ['a', 'b']);
+
+  const release = join(dir, 'release.published.json');
+  writeFileSync(release, '{"action":"published","release":{"id":1}}');
+  const [f] = resolveFixtures([release], 'github');
+  const e = prepareEvent(providers.github, f!, [], Date.now());
+  assert.equal(e.eventType, 'release.published');
+  assert.equal(prepareEvent(providers.github, f!, [], Date.now(), 'deployment').eventType, 'deployment.published');
+
+  writeFileSync(join(dir, 'array.json'), '[1,2]');
+  assert.throws(() => resolveFixtures([join(dir, 'array.json')], 'stripe'), /must hold one JSON object/);
+});

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../../bin/hookdrill', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run bin/hookdrill as a user would, with a clean environment apart from what is given. */
+export function hookdrill(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const { HOOKDRILL_SECRET: _drop, ...inherited } = process.env;
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
+      env: { ...inherited, CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
