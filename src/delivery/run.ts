@@ -79,7 +79,23 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
 
   const total = plan.count * copies;
   const progress: Progress = { done: 0, total, failed: 0 };
-  const running: Promise<DeliveryRecord>[] = [];
+  // Records are collected as deliveries finish; one promise for the lot, not one kept per delivery.
+  const deliveries: DeliveryRecord[] = [];
+  let started = 0;
+  let producing = true;
+  let finishAll: () => void = () => undefined;
+  let failAll: (err: unknown) => void = () => undefined;
+  const allDone = new Promise<void>((resolve, reject) => {
+    finishAll = resolve;
+    failAll = reject;
+  });
+  const onDone = (record: DeliveryRecord) => {
+    deliveries.push(record);
+    progress.done++;
+    if (!record.met) progress.failed++;
+    plan.onProgress?.(progress);
+    if (!producing && deliveries.length === started) finishAll();
+  };
   const intervalMs = plan.ratePerSec ? 1000 / plan.ratePerSec : 0;
   let nextStart = performance.now();
 
@@ -95,16 +111,13 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
       const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(seq);
       const fixture = (plan.fixtures[seq % plan.fixtures.length] as Fixture).name;
       for (let copy = 1; copy <= copies; copy++) {
-        const p = deliver(event, { seq, copy, fixture }, ctx).then((record) => {
-          progress.done++;
-          if (!record.met) progress.failed++;
-          plan.onProgress?.(progress);
-          return record;
-        });
-        running.push(p);
+        started++;
+        deliver(event, { seq, copy, fixture }, ctx).then(onDone, failAll);
       }
     }
-    const deliveries = await Promise.all(running);
+    producing = false;
+    if (deliveries.length === started) finishAll();
+    await allDone;
     deliveries.sort((a, b) => a.seq - b.seq || a.copy - b.copy);
     return { deliveries, order, elapsedMs: performance.now() - runStartMs };
   } finally {
