@@ -32,7 +32,7 @@ export function buildProgram(): Command {
     .requiredOption('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks')
     .addOption(new Option('--provider <name>', 'whose signing and timing to use').choices(PROVIDER_NAMES))
     .option('--secret <secret>', 'signing secret; repeat for rotation (stripe, standard) [env: HOOKDRILL_SECRET]', collect)
-    .option('--profile <name>', 'timing profile (default: the provider\'s own; e.g. stripe-test, github-enterprise)')
+    .option('--profile <name>', 'timing profile (default: the provider\'s own; see `hookdrill profiles`)')
     .option('--timeout <duration>', 'per-attempt timeout, replacing the profile\'s (3s, 500ms)')
     .option('--retry-delays <list>', 'delays before each retry, replacing the profile\'s (0,1m,5m; none)')
     .option('--time-scale <factor>', 'multiply every timeout and delay (0.01 turns Slack\'s 3s into 30ms)')
@@ -93,6 +93,16 @@ export function buildProgram(): Command {
       const [{ run }, { renderFixtures }] = await Promise.all([import('./commands/fixtures.js'), import('./render/fixtures.js')]);
       const result = await run(flags.provider ? { provider: flags.provider } : {});
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderFixtures(result));
+    });
+
+  program
+    .command('profiles')
+    .description('list the timing profiles: each provider\'s timeout and retry schedule')
+    .option('--json', 'print the list as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ run }, { renderProfiles }] = await Promise.all([import('./commands/profiles.js'), import('./render/profiles.js')]);
+      const result = await run();
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderProfiles(result));
     });
 
   program

@@ -22,13 +22,31 @@ export function parseDuration(text: string, what: string): number {
   return value * (UNIT_MS[unit] as number);
 }
 
-/** Format milliseconds for people: 30ms, 3s, 1m, 2h30m. */
+/**
+ * Format milliseconds for people: 30ms, 2.5s, 5m, 1h4m, 1d10h. At most two units: a retry
+ * schedule reads at a glance, and the exact figures are in --json.
+ */
 export function formatDuration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${trim(ms / 1_000)}s`;
-  if (ms < 3_600_000) return `${trim(ms / 60_000)}m`;
-  if (ms < 86_400_000) return `${trim(ms / 3_600_000)}h`;
-  return `${trim(ms / 86_400_000)}d`;
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ];
+  let rest = Math.round(ms / 1_000) * 1_000;
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    if (parts.length === 2) break;
+    const n = Math.floor(rest / size);
+    if (n > 0 || parts.length > 0) {
+      if (n > 0) parts.push(`${n}${name}`);
+      else parts.push('');
+      rest -= n * size;
+    }
+  }
+  return parts.filter(Boolean).join('');
 }
 
 function trim(n: number): string {

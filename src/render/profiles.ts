@@ -1,0 +1,16 @@
+import chalk from 'chalk';
+import type { ProfilesResult } from '../commands/profiles.js';
+import { formatDuration } from '../duration.js';
+
+export function renderProfiles(result: ProfilesResult): string {
+  const lines: string[] = [];
+  for (const p of result.profiles) {
+    const retries = p.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${p.retryDelaysMs.map(formatDuration).join(', ')}`;
+    const source = p.published ? '' : chalk.yellow(' (partly chosen by hookdrill: the provider does not publish all of it)');
+    lines.push(`${chalk.bold(p.name)}${p.default ? chalk.dim(` (default for ${p.provider})`) : ''}${source}`);
+    lines.push(`  timeout ${formatDuration(p.timeoutMs)}, ${retries}`);
+    lines.push(chalk.dim(`  ${p.summary}`));
+  }
+  lines.push('', chalk.dim('use one with: hookdrill send --profile NAME; compress it with --time-scale 0.01'));
+  return lines.join('\n') + '\n';
+}
