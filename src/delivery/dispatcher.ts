@@ -1,4 +1,6 @@
-import { Agent, Dispatcher, Pool } from 'undici';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, Client, Dispatcher, Pool } from 'undici';
 
 /**
  * A Pool for the target's origin, and an Agent only for the other origins a redirect may lead to.
@@ -30,4 +32,35 @@ export class TargetDispatcher extends Dispatcher {
   override async destroy(): Promise<void> {
     await Promise.all([this.pool.destroy(), this.others?.destroy()]);
   }
+}
+
+let warmed: Promise<void> | undefined;
+
+/**
+ * undici compiles its HTTP parser (WebAssembly) on its first connection, which blocks for ~30 ms.
+ * Inside a timed attempt that would count against the receiver, and at `--time-scale 0.01`
+ * (Slack's 3 s becomes 30 ms) it alone could time the first attempt out. So, once per process,
+ * one request to a private server on loopback pays for it before anything is timed.
+ */
+export function warmUpHttpClient(): Promise<void> {
+  warmed ??= (async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    const client = new Client(`http://127.0.0.1:${port}`);
+    try {
+      const res = await client.request({ path: '/', method: 'POST', body: '{}' });
+      await res.body.dump();
+    } finally {
+      await client.close();
+      server.close();
+    }
+  })().catch(() => undefined); // a machine without loopback just pays the cost in the first attempt
+  return warmed;
 }

@@ -1,4 +1,4 @@
-import { TargetDispatcher } from './dispatcher.js';
+import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
 import type { EventFactory, Fixture, FieldOverride, PreparedEvent } from '../fixtures.js';
 import { compileFixture } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
@@ -48,6 +48,7 @@ export interface RunOutput {
 
 /** Send every event of the plan and collect one record per delivered copy, in seq order. */
 export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
+  await warmUpHttpClient();
   const copies = plan.duplicates;
   // All copies of an event go out together, so there must be room for them at once.
   const slots = new Semaphore(Math.max(plan.concurrency, copies));
