@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { header, hmac, requireHeader, requireSecrets, safeEqual, stringField } from './util.js';
+import { header, hmac, parseJson, requireHeader, requireSecrets, safeEqual, stringField } from './util.js';
 
 const HEADER = 'X-Hub-Signature-256';
 
@@ -64,6 +64,12 @@ export const github: Provider = {
       if (safeEqual(value, `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`)) return;
     }
     throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
+  },
+
+  eventTypeOf(headers, rawBody) {
+    const event = header(headers, 'X-GitHub-Event');
+    const action = stringField(parseJson(rawBody), 'action');
+    return event && action ? `${event}.${action}` : event;
   },
 
   deliveryId(headers) {

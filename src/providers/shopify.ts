@@ -60,6 +60,10 @@ export const shopify: Provider = {
     throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
   },
 
+  eventTypeOf(headers) {
+    return header(headers, 'X-Shopify-Topic');
+  },
+
   deliveryId(headers) {
     return header(headers, 'X-Shopify-Webhook-Id');
   },

@@ -71,6 +71,10 @@ export const slack: Provider = {
     throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
   },
 
+  eventTypeOf(_headers, rawBody) {
+    return slack.describe(parseJson(rawBody) ?? null, '').eventType || undefined;
+  },
+
   deliveryId(_headers, rawBody) {
     return stringField(parseJson(rawBody), 'event_id');
   },

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { UsageError } from '../errors.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { HOUR, MINUTE, checkTimestamp, header, randomAlnum, requireHeader, requireSecrets, safeEqual, stringField, unixSeconds } from './util.js';
+import { HOUR, MINUTE, checkTimestamp, header, parseJson, randomAlnum, requireHeader, requireSecrets, safeEqual, stringField, unixSeconds } from './util.js';
 
 const svix: TimingProfile = {
   name: 'standard',
@@ -86,6 +86,10 @@ export const standard: Provider = {
       if (v1.some((c) => safeEqual(c, expected))) return;
     }
     throw new SignatureError('no_match', 'no webhook-signature v1 entry matches the body for any secret');
+  },
+
+  eventTypeOf(_headers, rawBody) {
+    return stringField(parseJson(rawBody), 'type');
   },
 
   deliveryId(headers) {

@@ -98,6 +98,10 @@ export const stripe: Provider = {
     throw new SignatureError('no_match', `no ${HEADER} v1 signature matches the body for any secret`);
   },
 
+  eventTypeOf(_headers, rawBody) {
+    return stringField(parseJson(rawBody), 'type');
+  },
+
   deliveryId(_headers, rawBody) {
     return stringField(parseJson(rawBody), 'id');
   },

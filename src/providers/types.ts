@@ -106,6 +106,8 @@ export interface Provider {
   verify(rawBody: Buffer, headers: IncomingHeaders, secrets: readonly string[], opts?: VerifyOptions): void;
   /** The id a receiver should dedupe on, or undefined when the request carries none. */
   deliveryId(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
+  /** The event type of a received request, from its body or headers; undefined when it has none. */
+  eventTypeOf(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
   /** Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1. */
   retryHeaders?(retryNum: number, reason: RetryReason): OutgoingHeaders;
 

@@ -1,0 +1,228 @@
+import { existsSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { UsageError } from '../../errors.js';
+import type {
+  Claimed,
+  ClaimOptions,
+  DeliveryKey,
+  DeliveryStatus,
+  FailOutcome,
+  Inbox,
+  InboxStats,
+  NewDelivery,
+  StoredDelivery,
+} from '../types.js';
+import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
+import * as sql from './statements.js';
+
+/** Opening failed for a reason the user can fix (wrong file, newer schema, no permission): exit 2. */
+export class InboxOpenError extends UsageError {}
+
+export interface SqliteOpenOptions {
+  /** Create the file (and the schema) when it does not exist. Default true. */
+  create?: boolean;
+  /** Open without writing anything: for inspect. */
+  readonly?: boolean;
+}
+
+interface Row {
+  source: string;
+  delivery_id: string;
+  event_type: string | null;
+  body: Buffer | null;
+  headers: string;
+  received_at: number;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  finished_at: number | null;
+}
+
+export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): SqliteInbox {
+  const create = options.create ?? true;
+  const readonly = options.readonly ?? false;
+  const exists = existsSync(path);
+  if (exists && statSync(path).isDirectory()) throw new InboxOpenError(`inbox ${path} is a directory, not a file`);
+  if (!exists && (!create || readonly)) throw new InboxOpenError(`no inbox at ${path}`);
+
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly, fileMustExist: !create || readonly });
+  } catch (err) {
+    throw new InboxOpenError(`cannot open inbox ${path}: ${(err as Error).message}`);
+  }
+  try {
+    checkIdentity(db, path);
+    // Wait for another process's write (listen, requeue) instead of failing at once.
+    db.pragma('busy_timeout = 5000');
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      // better-sqlite3 leaves WAL at NORMAL, which can lose the last commits on power loss: an
+      // acknowledged delivery must survive that, so FULL, and checked rather than assumed.
+      db.pragma('synchronous = FULL');
+      const level = db.pragma('synchronous', { simple: true });
+      if (level !== 2) throw new InboxOpenError(`inbox ${path}: SQLite refused synchronous=FULL (got ${String(level)})`);
+      migrate(db);
+    }
+    return new SqliteInbox(db, path);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** Refuse, before writing anything, a file that is not ours or was made by a newer hookdrill. */
+function checkIdentity(db: Database.Database, path: string): void {
+  let appId: number;
+  let tables: string[];
+  try {
+    appId = db.pragma('application_id', { simple: true }) as number;
+    tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB') throw new InboxOpenError(`${path} is not a hookdrill inbox (not a SQLite database)`);
+    throw new InboxOpenError(`cannot read inbox ${path}: ${(err as Error).message}`);
+  }
+  if (appId === 0 && tables.length === 0) return; // a new, empty file: ours to set up
+  if (appId !== APPLICATION_ID) {
+    throw new InboxOpenError(`${path} is not a hookdrill inbox (a SQLite database of something else)`);
+  }
+  const row = tables.includes('hookdrill_migrations')
+    ? (db.prepare('SELECT MAX(version) AS v FROM hookdrill_migrations').get() as { v: number | null })
+    : { v: 0 };
+  const version = row.v ?? 0;
+  if (version > LATEST_VERSION) {
+    throw new InboxOpenError(
+      `inbox ${path} has schema version ${version}, made by a newer hookdrill (this one knows up to ${LATEST_VERSION}); upgrade hookdrill`,
+    );
+  }
+}
+
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.exec(LEDGER_SQL);
+    const done = new Set((db.prepare('SELECT version FROM hookdrill_migrations').all() as { version: number }[]).map((r) => r.version));
+    const record = db.prepare('INSERT INTO hookdrill_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      db.exec(m.sql);
+      record.run(m.version, m.name, Date.now());
+    }
+  }).immediate();
+}
+
+function toStored(r: Row): StoredDelivery {
+  return {
+    source: r.source,
+    deliveryId: r.delivery_id,
+    eventType: r.event_type ?? undefined,
+    body: r.body,
+    headers: JSON.parse(r.headers) as Record<string, string>,
+    receivedAt: r.received_at,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error ?? undefined,
+    finishedAt: r.finished_at ?? undefined,
+  };
+}
+
+export class SqliteInbox implements Inbox {
+  private readonly statements: Record<keyof typeof sql, Database.Statement>;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly location: string,
+  ) {
+    // Prepared once. A file without the schema (an empty one opened read-only) fails here, clearly.
+    const prepared = {} as Record<keyof typeof sql, Database.Statement>;
+    try {
+      for (const [name, text] of Object.entries(sql)) prepared[name as keyof typeof sql] = db.prepare(text);
+    } catch (err) {
+      throw new InboxOpenError(`inbox ${location} has no deliveries table: ${(err as Error).message}`);
+    }
+    this.statements = prepared;
+  }
+
+  async put(d: NewDelivery): Promise<{ inserted: boolean }> {
+    const info = this.statements.PUT.run({
+      source: d.source,
+      deliveryId: d.deliveryId,
+      eventType: d.eventType ?? null,
+      body: d.body,
+      headers: JSON.stringify(d.headers),
+      receivedAt: d.receivedAt,
+    });
+    return { inserted: info.changes === 1 };
+  }
+
+  async claim(o: ClaimOptions): Promise<Claimed[]> {
+    const now = o.now ?? Date.now();
+    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as Row[];
+    return rows
+      .sort((a, b) => a.received_at - b.received_at)
+      .map((r) => ({
+        source: r.source,
+        deliveryId: r.delivery_id,
+        eventType: r.event_type ?? undefined,
+        body: r.body,
+        headers: JSON.parse(r.headers) as Record<string, string>,
+        receivedAt: r.received_at,
+        attempt: r.attempts,
+      }));
+  }
+
+  async complete(key: DeliveryKey, attempt: number, now = Date.now()): Promise<boolean> {
+    return this.statements.COMPLETE.run({ ...key, attempt, now }).changes === 1;
+  }
+
+  async fail(key: DeliveryKey, attempt: number, error: string, outcome: FailOutcome, now = Date.now()): Promise<boolean> {
+    const info =
+      'dead' in outcome
+        ? this.statements.BURY.run({ ...key, attempt, error, now })
+        : this.statements.RETRY.run({ ...key, attempt, error, retryAt: outcome.retryAt });
+    return info.changes === 1;
+  }
+
+  async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
+    const row = this.statements.GET.get(key) as Row | undefined;
+    return row ? toStored(row) : undefined;
+  }
+
+  async list(filter: { status?: DeliveryStatus; limit?: number } = {}): Promise<StoredDelivery[]> {
+    const limit = filter.limit ?? 1000;
+    const rows = (filter.status ? this.statements.LIST_BY_STATUS.all({ status: filter.status, limit }) : this.statements.LIST.all({ limit })) as Row[];
+    return rows.map(toStored);
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts: Record<DeliveryStatus, number> = { pending: 0, working: 0, done: 0, dead: 0 };
+    for (const r of this.statements.COUNTS.all() as { status: DeliveryStatus; n: number }[]) counts[r.status] = r.n;
+    const oldest = (this.statements.OLDEST_PENDING.get() as { at: number | null }).at;
+    return {
+      counts,
+      total: counts.pending + counts.working + counts.done + counts.dead,
+      oldestPendingAt: oldest ?? undefined,
+    };
+  }
+
+  async requeue(keys: readonly DeliveryKey[], options: { resetAttempts?: boolean; now?: number } = {}): Promise<number> {
+    const now = options.now ?? Date.now();
+    const resetAttempts = options.resetAttempts ? 1 : 0;
+    return this.db.transaction(() => {
+      let moved = 0;
+      for (const key of keys) moved += this.statements.REQUEUE.run({ ...key, now, resetAttempts }).changes;
+      return moved;
+    })();
+  }
+
+  async prune(before: number): Promise<number> {
+    return this.statements.PRUNE.run({ before }).changes;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

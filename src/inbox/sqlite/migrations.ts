@@ -1,0 +1,47 @@
+/**
+ * Append-only: a migration, once released, is never edited; a change is a new one. The ledger
+ * table records which ran, so a file made by a newer hookdrill is recognised and left alone.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'deliveries',
+    sql: `
+      CREATE TABLE deliveries (
+        source          TEXT    NOT NULL,             -- provider name: stripe, github, ...
+        delivery_id     TEXT    NOT NULL,             -- the provider's id to dedupe on
+        event_type      TEXT,
+        body            BLOB,                         -- raw bytes as received; NULL once pruned
+        headers         TEXT    NOT NULL,             -- JSON object of the request headers kept
+        received_at     INTEGER NOT NULL,             -- unix ms
+        status          TEXT    NOT NULL CHECK (status IN ('pending', 'working', 'done', 'dead')),
+        attempts        INTEGER NOT NULL DEFAULT 0,   -- claims so far; fences complete/fail
+        next_attempt_at INTEGER NOT NULL,             -- pending: due at; working: lease runs out at
+        last_error      TEXT,
+        finished_at     INTEGER,
+        PRIMARY KEY (source, delivery_id)
+      );
+      -- Due claims read (status, next_attempt_at); status counts read the same index.
+      CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+      CREATE INDEX deliveries_received ON deliveries (received_at);
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);
+
+export const LEDGER_SQL = `
+  CREATE TABLE IF NOT EXISTS hookdrill_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`;
+
+/** Marks the file as a hookdrill inbox (PRAGMA application_id): 'hkdr'. */
+export const APPLICATION_ID = 0x686b6472;

@@ -1,0 +1,59 @@
+/** Every statement the SQLite inbox runs, each with what it guarantees. Parameters are named. */
+
+/** Idempotent insert: a redelivery of a stored key is a no-op (changes = 0), never an error. */
+export const PUT = `
+  INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
+  VALUES (@source, @deliveryId, @eventType, @body, @headers, @receivedAt, 'pending', 0, @receivedAt)
+  ON CONFLICT (source, delivery_id) DO NOTHING`;
+
+/**
+ * Atomic claim with a lease, in one statement: the oldest due rows — pending and due, or working
+ * with a lease that ran out (its worker died) — become working, their attempt count goes up by one
+ * (the fence), and next_attempt_at becomes the lease's end. SQLite runs one writer at a time, so
+ * two workers can never claim the same row.
+ */
+export const CLAIM = `
+  UPDATE deliveries
+     SET status = 'working', attempts = attempts + 1, next_attempt_at = @leaseUntil
+   WHERE rowid IN (
+     SELECT rowid FROM deliveries
+      WHERE status IN ('pending', 'working') AND next_attempt_at <= @now
+      ORDER BY next_attempt_at, received_at
+      LIMIT @limit)
+  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, next_attempt_at`;
+
+/** Fenced on the attempt: a worker whose lease ran out and was taken over changes nothing. */
+export const COMPLETE = `
+  UPDATE deliveries
+     SET status = 'done', finished_at = @now, last_error = NULL
+   WHERE source = @source AND delivery_id = @deliveryId AND status = 'working' AND attempts = @attempt`;
+
+export const RETRY = `
+  UPDATE deliveries
+     SET status = 'pending', next_attempt_at = @retryAt, last_error = @error
+   WHERE source = @source AND delivery_id = @deliveryId AND status = 'working' AND attempts = @attempt`;
+
+export const BURY = `
+  UPDATE deliveries
+     SET status = 'dead', finished_at = @now, last_error = @error
+   WHERE source = @source AND delivery_id = @deliveryId AND status = 'working' AND attempts = @attempt`;
+
+export const GET = `SELECT * FROM deliveries WHERE source = @source AND delivery_id = @deliveryId`;
+
+export const LIST = `SELECT * FROM deliveries ORDER BY received_at, delivery_id LIMIT @limit`;
+export const LIST_BY_STATUS = `SELECT * FROM deliveries WHERE status = @status ORDER BY received_at, delivery_id LIMIT @limit`;
+
+export const COUNTS = `SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status`;
+export const OLDEST_PENDING = `SELECT MIN(received_at) AS at FROM deliveries WHERE status = 'pending'`;
+
+/** Only finished rows move; a row under a lease (working) is left to its worker. */
+export const REQUEUE = `
+  UPDATE deliveries
+     SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
+         attempts = CASE WHEN @resetAttempts THEN 0 ELSE attempts END
+   WHERE source = @source AND delivery_id = @deliveryId AND status IN ('done', 'dead')`;
+
+/** Drop payloads of old done rows; the key stays so a late redelivery is still a duplicate. */
+export const PRUNE = `
+  UPDATE deliveries SET body = NULL, headers = '{}'
+   WHERE status = 'done' AND finished_at < @before AND body IS NOT NULL`;

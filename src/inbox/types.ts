@@ -1,0 +1,82 @@
+/**
+ * The durable inbox: what the receiver stores before it answers, what the worker claims, and what
+ * inspect / requeue / replay read. Every backend implements this interface; nothing outside
+ * src/inbox/ holds a database handle.
+ */
+
+export type DeliveryStatus = 'pending' | 'working' | 'done' | 'dead';
+export const STATUSES: readonly DeliveryStatus[] = ['pending', 'working', 'done', 'dead'];
+
+/** A delivery is identified by its source (the provider) and the provider's delivery id. */
+export interface DeliveryKey {
+  source: string;
+  deliveryId: string;
+}
+
+export interface NewDelivery extends DeliveryKey {
+  eventType: string | undefined;
+  /** The raw body bytes exactly as received: the signature covers these, not a re-serialisation. */
+  body: Buffer;
+  /** The request headers needed to re-verify or replay (lowercased names, credentials left out). */
+  headers: Record<string, string>;
+  /** Unix milliseconds. */
+  receivedAt: number;
+}
+
+export interface StoredDelivery extends DeliveryKey {
+  eventType: string | undefined;
+  /** Null once pruned: the key stays (for dedupe), the payload goes. */
+  body: Buffer | null;
+  headers: Record<string, string>;
+  receivedAt: number;
+  status: DeliveryStatus;
+  attempts: number;
+  /** Pending: when it is due. Working: when its lease runs out. */
+  nextAttemptAt: number;
+  lastError: string | undefined;
+  finishedAt: number | undefined;
+}
+
+/** A claimed row: `attempt` fences complete/fail, so a worker that lost its lease cannot overwrite. */
+export interface Claimed extends DeliveryKey {
+  eventType: string | undefined;
+  body: Buffer | null;
+  headers: Record<string, string>;
+  receivedAt: number;
+  attempt: number;
+}
+
+export interface InboxStats {
+  counts: Record<DeliveryStatus, number>;
+  total: number;
+  /** received_at of the oldest pending row: the number to alert on. */
+  oldestPendingAt: number | undefined;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseMs: number;
+  now?: number;
+}
+
+export type FailOutcome = { retryAt: number } | { dead: true };
+
+export interface Inbox {
+  readonly location: string;
+  /** Store a delivery; a second put of the same key changes nothing. Resolves after the commit. */
+  put(delivery: NewDelivery): Promise<{ inserted: boolean }>;
+  /** Take the oldest due rows (pending and due, or working with an expired lease) in one statement. */
+  claim(options: ClaimOptions): Promise<Claimed[]>;
+  /** Mark done, only if this is still the attempt that holds the row. */
+  complete(key: DeliveryKey, attempt: number, now?: number): Promise<boolean>;
+  /** Reschedule or bury, only if this is still the attempt that holds the row. */
+  fail(key: DeliveryKey, attempt: number, error: string, outcome: FailOutcome, now?: number): Promise<boolean>;
+  get(key: DeliveryKey): Promise<StoredDelivery | undefined>;
+  list(filter?: { status?: DeliveryStatus; limit?: number }): Promise<StoredDelivery[]>;
+  stats(): Promise<InboxStats>;
+  /** Move finished (done or dead) rows back to pending, due now. Rows under a lease are never touched. */
+  requeue(keys: readonly DeliveryKey[], options?: { resetAttempts?: boolean; now?: number }): Promise<number>;
+  /** Drop the payloads of done rows finished before `before`; keep their keys for dedupe. */
+  prune(before: number): Promise<number>;
+  close(): Promise<void>;
+}

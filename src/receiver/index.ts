@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Inbox } from '../inbox/index.js';
+import { SignatureError } from '../providers/index.js';
+import type { Provider } from '../providers/index.js';
+
+export interface ReceiverOptions {
+  provider: Provider;
+  secrets: readonly string[];
+  inbox: Inbox;
+  /** Bodies larger than this are refused with 413 and not read further. Default 5 MiB. */
+  maxBytes?: number;
+  /** Signed-timestamp tolerance in seconds, either way (default: the provider's 300). */
+  toleranceSec?: number;
+  /** Called after each request is answered: for logs, and for waking a worker. */
+  onRequest?: (event: ReceiverEvent) => void;
+}
+
+export interface ReceiverEvent {
+  status: number;
+  /** What happened: stored, duplicate, rejected (bad signature), too_large, store_failed, challenge, … */
+  result: 'stored' | 'duplicate' | 'rejected' | 'too_large' | 'store_failed' | 'challenge' | 'method_not_allowed' | 'health' | 'error';
+  deliveryId?: string;
+  eventType?: string;
+  reason?: string;
+  bytes?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+
+/** Credentials and hop-by-hop headers are not the event's: never stored, never replayed. */
+const DROPPED_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+/**
+ * The reference receiver as a Node `http` request handler. The order is the whole design:
+ * read the raw body (413 past maxBytes) → verify the signature over those bytes (401; nothing
+ * stored) → store, keyed by the delivery id, and wait for the commit (503 if it fails, so the
+ * sender retries) → only then 200. A duplicate is answered 200: the sender is asking "do you
+ * have it?". Authentic but malformed JSON is stored and acknowledged; the worker buries it.
+ */
+export function createReceiver(options: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const { provider, inbox } = options;
+  const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
+
+  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, close = false) => {
+    const text = JSON.stringify(body);
+    res.writeHead(event.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...(close ? { connection: 'close' } : {}),
+    });
+    res.end(text);
+    options.onRequest?.(event);
+  };
+
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      if (req.method === 'GET' || req.method === 'HEAD') return answer(res, { status: 200, result: 'health' }, { ok: true });
+      return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
+    }
+
+    const tooLarge = (bytes: number) => {
+      // Answer, then drop the connection: reading the rest of an oversized body is what a
+      // body-size limit exists to avoid.
+      res.on('finish', () => req.socket.destroy());
+      req.pause();
+      answer(res, { status: 413, result: 'too_large', bytes }, { error: 'payload_too_large', maxBytes }, true);
+    };
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > maxBytes) return tooLarge(declared);
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        refused = true;
+        tooLarge(size);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => undefined); // a client that vanished mid-body: nothing to answer
+    req.on('end', () => {
+      if (refused) return;
+      handle(Buffer.concat(chunks, size), req, res).catch((err: unknown) => {
+        const reason = err instanceof Error ? err.message : String(err);
+        if (!res.headersSent) answer(res, { status: 500, result: 'error', reason }, { error: 'internal_error' });
+      });
+    });
+  };
+
+  async function handle(rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const bytes = rawBody.length;
+    try {
+      provider.verify(rawBody, req.headers, options.secrets, verifyOptions);
+    } catch (err) {
+      if (!(err instanceof SignatureError)) throw err;
+      return answer(res, { status: 401, result: 'rejected', reason: err.message, bytes }, { error: err.code, message: err.message });
+    }
+
+    // Slack checks a new endpoint by asking it to echo a challenge; there is nothing to store.
+    if (provider.name === 'slack') {
+      const challenge = urlVerificationChallenge(rawBody);
+      if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, { challenge });
+    }
+
+    // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
+    // so the sender's retries of the same bytes still dedupe.
+    const deliveryId = provider.deliveryId(req.headers, rawBody) ?? `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
+    const eventType = provider.eventTypeOf(req.headers, rawBody);
+    const base = { deliveryId, ...(eventType ? { eventType } : {}), bytes };
+    let inserted: boolean;
+    try {
+      ({ inserted } = await inbox.put({
+        source: provider.name,
+        deliveryId,
+        eventType,
+        body: rawBody,
+        headers: keptHeaders(req),
+        receivedAt: Date.now(),
+      }));
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      return answer(res, { status: 503, result: 'store_failed', reason, ...base }, { error: 'store_failed' });
+    }
+    answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, { ok: true, deliveryId, duplicate: !inserted });
+  }
+}
+
+function keptHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || DROPPED_HEADERS.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function urlVerificationChallenge(rawBody: Buffer): string | undefined {
+  try {
+    const body = JSON.parse(rawBody.toString('utf8')) as { type?: unknown; challenge?: unknown };
+    return body.type === 'url_verification' && typeof body.challenge === 'string' ? body.challenge : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,176 @@
+import type { Claimed, DeliveryKey, Inbox } from '../inbox/index.js';
+import type { BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+
+export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+export type { BackoffOptions } from './backoff.js';
+
+/** Thrown by a handler (or found by the worker) when retrying cannot help: the row goes dead at once. */
+export class PermanentError extends Error {
+  override readonly name = 'PermanentError';
+}
+
+/** What a handler is given: the stored delivery, and its body parsed as JSON. */
+export interface WorkItem extends Claimed {
+  json: unknown;
+}
+
+export type Handler = (item: WorkItem) => Promise<void>;
+
+export type WorkOutcome =
+  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'done'; ms: number }
+  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'retry'; ms: number; error: string; retryInMs: number }
+  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'dead'; ms: number; error: string }
+  /** The lease ran out and another worker took the row over: this result was discarded. */
+  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'fenced'; ms: number };
+
+export interface WorkerOptions {
+  inbox: Inbox;
+  handler: Handler;
+  /** Rows processed at once. */
+  concurrency?: number;
+  /** How long a claim holds a row; a worker that dies releases it when this runs out. */
+  leaseMs?: number;
+  /** Attempts before a row is buried as dead. */
+  maxAttempts?: number;
+  backoff?: BackoffOptions;
+  /** How often an idle worker looks for due rows (wake() skips the wait). */
+  pollMs?: number;
+  random?: () => number;
+  onOutcome?: (o: WorkOutcome) => void;
+  /** Reports failures of the inbox itself (claim/complete/fail threw); the worker keeps going. */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Claims due rows, runs the handler, and records the outcome — fenced on the attempt number, so a
+ * worker that lost its lease cannot overwrite the outcome of the one that took over. Failures are
+ * retried with backoff until maxAttempts, then buried; an unparseable body is buried at once.
+ */
+export class Worker {
+  private readonly o: Required<Omit<WorkerOptions, 'onOutcome' | 'onError'>> & Pick<WorkerOptions, 'onOutcome' | 'onError'>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.o = {
+      concurrency: 4,
+      leaseMs: 30_000,
+      maxAttempts: 8,
+      backoff: DEFAULT_BACKOFF,
+      pollMs: 200,
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  start(): void {
+    this.stopping = false;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  /** Look for due rows now (the receiver calls it after a store). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Graceful: claim nothing new, let the rows in hand finish, then resolve. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    await Promise.all(this.inFlight);
+  }
+
+  /** Process until nothing is due and nothing is in hand (tests, the demo). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const started = await this.claimAndStart();
+      if (started === 0 && this.inFlight.size === 0) return;
+      if (started === 0) await Promise.race(this.inFlight);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const started = await this.claimAndStart();
+      if (this.stopping) break;
+      if (started === 0 || this.inFlight.size >= this.o.concurrency) {
+        await this.idle(this.inFlight.size >= this.o.concurrency ? Promise.race(this.inFlight) : undefined);
+      }
+    }
+  }
+
+  private idle(alsoOn?: Promise<void>): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.o.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+      alsoOn?.then(done, done);
+    });
+  }
+
+  private async claimAndStart(): Promise<number> {
+    const free = this.o.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    let claimed: Claimed[];
+    try {
+      claimed = await this.o.inbox.claim({ limit: free, leaseMs: this.o.leaseMs });
+    } catch (err) {
+      this.o.onError?.(err);
+      return 0;
+    }
+    for (const row of claimed) {
+      const p = this.process(row).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    }
+    return claimed.length;
+  }
+
+  private async process(row: Claimed): Promise<void> {
+    const started = performance.now();
+    const key = { source: row.source, deliveryId: row.deliveryId };
+    const base = { key, attempt: row.attempt, eventType: row.eventType };
+    let error: unknown;
+    try {
+      await this.o.handler({ ...row, json: parseBody(row) });
+    } catch (err) {
+      error = err;
+    }
+    const ms = Math.round(performance.now() - started);
+    try {
+      if (error === undefined) {
+        const kept = await this.o.inbox.complete(key, row.attempt);
+        this.o.onOutcome?.({ ...base, outcome: kept ? 'done' : 'fenced', ms });
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof PermanentError || row.attempt >= this.o.maxAttempts) {
+        const kept = await this.o.inbox.fail(key, row.attempt, message, { dead: true });
+        this.o.onOutcome?.(kept ? { ...base, outcome: 'dead', ms, error: message } : { ...base, outcome: 'fenced', ms });
+        return;
+      }
+      const retryInMs = backoffDelay(row.attempt, this.o.backoff, this.o.random);
+      const kept = await this.o.inbox.fail(key, row.attempt, message, { retryAt: Date.now() + retryInMs });
+      this.o.onOutcome?.(kept ? { ...base, outcome: 'retry', ms, error: message, retryInMs } : { ...base, outcome: 'fenced', ms });
+    } catch (err) {
+      // The inbox failed to record the outcome: the lease runs out and the row is claimed again.
+      this.o.onError?.(err);
+    }
+  }
+}
+
+/** The body as JSON; a body that is not JSON cannot get better on retry, so it is permanent. */
+function parseBody(row: Claimed): unknown {
+  if (row.body === null) throw new PermanentError('payload was pruned');
+  try {
+    return JSON.parse(row.body.toString('utf8'));
+  } catch (err) {
+    throw new PermanentError(`body is not JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,205 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openSqliteInbox } from '../src/inbox/index.js';
+import type { Inbox, NewDelivery } from '../src/inbox/index.js';
+import { providers } from '../src/providers/index.js';
+import type { Provider } from '../src/providers/index.js';
+import { createReceiverServer, listen } from '../src/receiver/server.js';
+import type { ReceiverEvent } from '../src/receiver/index.js';
+import { tempDir } from './helpers/tmp.js';
+
+const SECRET = 'whsec_receiver_test';
+
+async function withReceiver(
+  options: { inbox?: Inbox; provider?: Provider; maxBytes?: number },
+  fn: (ctx: { url: string; inbox: Inbox; path: string; events: ReceiverEvent[] }) => Promise<void>,
+): Promise<void> {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = options.inbox ?? openSqliteInbox(path);
+  const events: ReceiverEvent[] = [];
+  const server = createReceiverServer({
+    provider: options.provider ?? providers.stripe,
+    secrets: [SECRET],
+    inbox,
+    ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+    onRequest: (e) => events.push(e),
+  });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  try {
+    await fn({ url: `http://127.0.0.1:${port}/webhooks`, inbox, path, events });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await inbox.close();
+  }
+}
+
+function signed(body: string | Buffer, opts: { provider?: Provider; secret?: string; nowMs?: number; deliveryId?: string } = {}) {
+  const provider = opts.provider ?? providers.stripe;
+  const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const headers = provider.sign(raw, [opts.secret ?? SECRET], {
+    nowMs: opts.nowMs ?? Date.now(),
+    deliveryId: opts.deliveryId ?? provider.newDeliveryId(),
+    eventType: 'invoice.paid',
+  });
+  return { raw, headers };
+}
+
+async function post(url: string, body: Buffer, headers: Record<string, string>) {
+  const res = await fetch(url, { method: 'POST', body, headers });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+test('a valid delivery is stored, raw bytes and all, before the 200', async () => {
+  await withReceiver({}, async ({ url, inbox }) => {
+    const body = '{"id":"evt_1","type":"invoice.paid",  "data":{"note":"spacing kept: \\u00e9"}}';
+    const { raw, headers } = signed(body);
+    const res = await post(url, raw, headers);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, { ok: true, deliveryId: 'evt_1', duplicate: false });
+    const row = await inbox.get({ source: 'stripe', deliveryId: 'evt_1' });
+    assert.ok(row?.body?.equals(raw));
+    assert.equal(row?.eventType, 'invoice.paid');
+    assert.ok(row?.headers['stripe-signature'], 'the signature header is kept for re-verification');
+    // The stored request re-verifies as received.
+    providers.stripe.verify(row!.body!, row!.headers, [SECRET]);
+  });
+});
+
+test('with a 100 ms commit, the row is already in the database when the 200 arrives', async () => {
+  const path = join(tempDir(), 'slow.db');
+  const real = openSqliteInbox(path);
+  const slow: Inbox = Object.assign(Object.create(real) as Inbox, {
+    put: async (d: NewDelivery) => {
+      await new Promise((r) => setTimeout(r, 100));
+      return real.put(d);
+    },
+  });
+  await withReceiver({ inbox: slow }, async ({ url }) => {
+    const { raw, headers } = signed('{"id":"evt_slow","type":"invoice.paid"}');
+    const res = await post(url, raw, headers);
+    assert.equal(res.status, 200);
+    // A separate connection, as another process would read it.
+    const db = new Database(path, { readonly: true });
+    const row = db.prepare('SELECT status FROM deliveries WHERE delivery_id = ?').get('evt_slow');
+    db.close();
+    assert.deepEqual(row, { status: 'pending' });
+  });
+});
+
+test('a store that fails answers 503, so the sender retries', async () => {
+  const real = openSqliteInbox(join(tempDir(), 'x.db'));
+  const broken: Inbox = Object.assign(Object.create(real) as Inbox, {
+    put: async () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
+    },
+  });
+  await withReceiver({ inbox: broken }, async ({ url, events }) => {
+    const { raw, headers } = signed('{"id":"evt_1","type":"invoice.paid"}');
+    const res = await post(url, raw, headers);
+    assert.equal(res.status, 503);
+    assert.equal(events[0]?.result, 'store_failed');
+  });
+});
+
+test('a duplicate gets 200 and is stored once; 10 concurrent copies too', async () => {
+  await withReceiver({}, async ({ url, inbox }) => {
+    const { raw, headers } = signed('{"id":"evt_dup","type":"invoice.paid"}');
+    const results = await Promise.all(Array.from({ length: 10 }, () => post(url, raw, headers)));
+    assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
+    assert.equal(results.filter((r) => r.json.duplicate === false).length, 1);
+    assert.equal((await inbox.stats()).total, 1);
+  });
+});
+
+test('bad, missing and stale signatures get 401 with the reason, and nothing is stored', async () => {
+  await withReceiver({}, async ({ url, inbox }) => {
+    const body = '{"id":"evt_bad","type":"invoice.paid"}';
+    const wrong = signed(body, { secret: 'whsec_wrong' });
+    const stale = signed(body, { nowMs: Date.now() - 360_000 });
+    const tampered = signed(body);
+    const cases: [Buffer, Record<string, string>, string][] = [
+      [wrong.raw, wrong.headers, 'no_match'],
+      [stale.raw, stale.headers, 'stale_timestamp'],
+      [Buffer.from(body.replace('evt_bad', 'evt_bae')), tampered.headers, 'no_match'],
+      [Buffer.from(body), { 'content-type': 'application/json' }, 'missing_header'],
+      [Buffer.from(body), { 'stripe-signature': 'nonsense' }, 'malformed_header'],
+    ];
+    for (const [raw, headers, code] of cases) {
+      const res = await post(url, raw, headers);
+      assert.equal(res.status, 401, code);
+      assert.equal(res.json.error, code);
+    }
+    assert.equal((await inbox.stats()).total, 0);
+  });
+});
+
+test('a body over the limit gets 413 without being read, and the receiver keeps answering', async () => {
+  await withReceiver({ maxBytes: 1024 }, async ({ url, inbox }) => {
+    const big = Buffer.alloc(64 * 1024, 0x61);
+    const { headers } = signed(big);
+    // Declared length over the limit: refused from the headers alone.
+    const declared = await post(url, big, headers).catch((err: Error) => ({ status: 0, json: { error: err.message } }));
+    assert.ok(declared.status === 413 || declared.status === 0, `got ${declared.status}`);
+    // Chunked, no length declared: refused once the limit is crossed.
+    const chunked = await new Promise<number>((resolve) => {
+      const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => resolve(0));
+      for (let i = 0; i < 64; i++) req.write(Buffer.alloc(1024, 0x62));
+      req.end();
+    });
+    assert.ok(chunked === 413 || chunked === 0, `got ${chunked}`);
+    assert.equal((await inbox.stats()).total, 0);
+    const ok = signed('{"id":"evt_after","type":"invoice.paid"}');
+    assert.equal((await post(url, ok.raw, ok.headers)).status, 200);
+  });
+});
+
+test('authentic but malformed JSON is stored and acknowledged, keyed by its hash', async () => {
+  await withReceiver({}, async ({ url, inbox }) => {
+    const { raw, headers } = signed('{"id": "evt_broken", "type": ');
+    const first = await post(url, raw, headers);
+    assert.equal(first.status, 200);
+    assert.match(String(first.json.deliveryId), /^sha256:[0-9a-f]{64}$/);
+    const retry = await post(url, raw, signed(raw).headers);
+    assert.equal(retry.json.duplicate, true, 'a retry of the same bytes dedupes');
+    assert.equal((await inbox.stats()).total, 1);
+  });
+});
+
+test('slack url_verification gets its challenge back and stores nothing; health answers GET', async () => {
+  await withReceiver({ provider: providers.slack }, async ({ url, inbox }) => {
+    const { raw, headers } = signed('{"token":"t","challenge":"c-123","type":"url_verification"}', { provider: providers.slack });
+    const res = await post(url, raw, headers);
+    assert.deepEqual(res, { status: 200, json: { challenge: 'c-123' } });
+    assert.equal((await inbox.stats()).total, 0);
+    const health = await fetch(url.replace('/webhooks', '/healthz'));
+    assert.equal(health.status, 200);
+    assert.equal((await fetch(url)).status, 405);
+  });
+});
+
+test('every provider: what send signs, the receiver verifies and stores under the provider\'s id', async () => {
+  for (const provider of Object.values(providers)) {
+    const secret = provider.name === 'standard' ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : SECRET;
+    const path = join(tempDir(), `${provider.name}.db`);
+    const inbox = openSqliteInbox(path);
+    const server = createReceiverServer({ provider, secrets: [secret], inbox });
+    const { port } = await listen(server, 0, '127.0.0.1');
+    const { run } = await import('../src/commands/send.js');
+    const result = await run({ url: `http://127.0.0.1:${port}/`, provider: provider.name, secrets: [secret], count: 3, noRetry: true });
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    assert.equal(result.ok, true, provider.name);
+    const rows = await inbox.list();
+    assert.deepEqual(rows.map((r) => r.deliveryId).sort(), result.deliveries.map((d) => d.deliveryId).sort(), provider.name);
+    assert.ok(rows.every((r) => r.eventType), `${provider.name}: event type stored`);
+    await inbox.close();
+  }
+});
