@@ -96,6 +96,56 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('listen')
+    .description('receive webhooks durably: verify, store in an inbox, answer 200, then process (forward) with retries')
+    .addOption(new Option('--provider <name>', 'whose signatures to verify').choices(PROVIDER_NAMES))
+    .option('--secret <secret>', 'signing secret; repeat to accept several (rotation) [env: HOOKDRILL_SECRET]', collect)
+    .option('--port <port>', 'port to listen on (0: any free port)', '3000')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--inbox <file>', 'the SQLite inbox file (created if missing)', 'hookdrill-inbox.db')
+    .option('--forward-to <url>', 'POST each stored delivery to your app; 2xx is done, anything else is retried')
+    .option('--forward-timeout <duration>', 'how long the app may take per forward', '10s')
+    .option('--max-bytes <n>', 'bodies larger than this get 413 (default 5 MiB)')
+    .option('--tolerance <duration>', 'how old (or new) a signed timestamp may be', '300s')
+    .option('--concurrency <n>', 'deliveries processed at once', '4')
+    .option('--max-attempts <n>', 'processing attempts before a delivery is dead', '8')
+    .option('--lease <duration>', 'how long a claim holds a row (a crashed worker releases it then)', '30s')
+    .option('--backoff-base <duration>', 'retry delay after the first failure (doubles, with jitter)', '1s')
+    .option('--backoff-max <duration>', 'longest retry delay', '10m')
+    .option('--no-worker', 'only receive and store; leave rows pending')
+    .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped')
+    .action(async (flags: ListenFlags) => {
+      const [{ start }, render] = await Promise.all([import('./commands/listen.js'), import('./render/listen.js')]);
+      const json = flags.json === true;
+      const write = (line: string | undefined) => {
+        if (line !== undefined) process.stdout.write(`${line}\n`);
+      };
+      const envSecret = process.env.HOOKDRILL_SECRET;
+      const handle = await start({
+        ...pick(flags, ['provider', 'port', 'host', 'inbox', 'forwardTo', 'forwardTimeout', 'maxBytes', 'tolerance', 'concurrency', 'maxAttempts', 'lease', 'backoffBase', 'backoffMax']),
+        secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+        noWorker: flags.worker === false,
+        onRequest: (e) => write(render.requestLine(e, json)),
+        onOutcome: (o) => write(render.outcomeLine(o, json)),
+        onError: (err) => process.stderr.write(`hookdrill: inbox error: ${err instanceof Error ? err.message : String(err)}\n`),
+      });
+      write(render.readyLine(handle.ready, json));
+      await new Promise<void>((resolve) => {
+        const onSignal = () => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          // A second signal while stopping means "now".
+          process.once('SIGINT', () => process.exit(130));
+          process.once('SIGTERM', () => process.exit(143));
+          resolve();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+      });
+      write(render.summaryLine(await handle.stop(), json));
+    });
+
+  program
     .command('profiles')
     .description('list the timing profiles: each provider\'s timeout and retry schedule')
     .option('--json', 'print the list as JSON')
@@ -139,6 +189,25 @@ interface SendFlags {
   json?: boolean;
   junit?: string;
   quiet?: boolean;
+}
+
+interface ListenFlags {
+  provider?: string;
+  secret?: string[];
+  port?: string;
+  host?: string;
+  inbox?: string;
+  forwardTo?: string;
+  forwardTimeout?: string;
+  maxBytes?: string;
+  tolerance?: string;
+  concurrency?: string;
+  maxAttempts?: string;
+  lease?: string;
+  backoffBase?: string;
+  backoffMax?: string;
+  worker?: boolean;
+  json?: boolean;
 }
 
 function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {

@@ -1,0 +1,173 @@
+import { resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { UsageError } from '../errors.js';
+import { parseDuration } from '../duration.js';
+import { openSqliteInbox } from '../inbox/index.js';
+import type { Inbox, InboxStats } from '../inbox/index.js';
+import { getProvider } from '../providers/index.js';
+import { createReceiverServer, listen } from '../receiver/server.js';
+import type { ReceiverEvent } from '../receiver/index.js';
+import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
+import { Worker } from '../worker/index.js';
+import type { WorkOutcome } from '../worker/index.js';
+import { forwardHandler } from '../worker/forward.js';
+import { parseIntFlag, parseUrl } from '../options.js';
+
+export interface ListenOptions {
+  port?: string | number;
+  host?: string;
+  provider?: string;
+  secrets?: string[];
+  inbox?: string;
+  forwardTo?: string;
+  forwardTimeout?: string;
+  maxBytes?: string | number;
+  tolerance?: string;
+  concurrency?: string | number;
+  maxAttempts?: string | number;
+  lease?: string;
+  backoffBase?: string;
+  backoffMax?: string;
+  /** Store only; leave rows pending for another worker (or for inspection). */
+  noWorker?: boolean;
+  onRequest?: (e: ReceiverEvent) => void;
+  onOutcome?: (o: WorkOutcome) => void;
+  onError?: (err: unknown) => void;
+}
+
+export interface Ready {
+  event: 'ready';
+  url: string;
+  inbox: string;
+  provider: string;
+  forwardTo: string | null;
+  worker: boolean;
+  pid: number;
+}
+
+export interface ListenSummary {
+  command: 'listen';
+  requests: number;
+  stored: number;
+  duplicates: number;
+  rejected: number;
+  processed: { done: number; retried: number; dead: number };
+  inbox: InboxStats;
+}
+
+export interface Listening {
+  ready: Ready;
+  /** Stop accepting, let the worker finish the rows in hand, close the inbox. */
+  stop(): Promise<ListenSummary>;
+}
+
+/** Run the receiver (and, unless told not to, the worker) until stop() is called. */
+export async function start(o: ListenOptions): Promise<Listening> {
+  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
+  const provider = getProvider(o.provider);
+  const secrets = o.secrets ?? [];
+  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
+  for (const s of secrets) provider.checkSecret(s);
+  const port = parseIntFlag(o.port, '--port', 0, 65_535, 3000);
+  const host = o.host ?? '127.0.0.1';
+  const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
+  const forwardTimeoutMs = parseDuration(o.forwardTimeout ?? '10s', '--forward-timeout');
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, DEFAULT_MAX_BYTES);
+  const toleranceSec = Math.round(parseDuration(o.tolerance ?? '300s', '--tolerance') / 1000);
+  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, 4);
+  const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, 8);
+  const leaseMs = parseDuration(o.lease ?? '30s', '--lease');
+  const backoff = {
+    baseMs: parseDuration(o.backoffBase ?? '1s', '--backoff-base'),
+    maxMs: parseDuration(o.backoffMax ?? '10m', '--backoff-max'),
+  };
+  const inboxPath = resolve(o.inbox ?? 'hookdrill-inbox.db');
+
+  const inbox: Inbox = openSqliteInbox(inboxPath);
+  const counts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, done: 0, retried: 0, dead: 0 };
+  const worker = o.noWorker
+    ? undefined
+    : new Worker({
+        inbox,
+        concurrency,
+        maxAttempts,
+        leaseMs,
+        backoff,
+        // With nowhere to forward to, a stored delivery is simply marked done once logged.
+        handler: forwardTo ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs }) : async () => undefined,
+        onOutcome: (outcome) => {
+          if (outcome.outcome === 'done') counts.done++;
+          else if (outcome.outcome === 'retry') counts.retried++;
+          else if (outcome.outcome === 'dead') counts.dead++;
+          o.onOutcome?.(outcome);
+        },
+        ...(o.onError ? { onError: o.onError } : {}),
+      });
+
+  const server: Server = createReceiverServer({
+    provider,
+    secrets,
+    inbox,
+    maxBytes,
+    toleranceSec,
+    onRequest: (event) => {
+      if (event.result !== 'health') counts.requests++;
+      if (event.result === 'stored') {
+        counts.stored++;
+        worker?.wake();
+      } else if (event.result === 'duplicate') counts.duplicates++;
+      else if (event.result === 'rejected') counts.rejected++;
+      o.onRequest?.(event);
+    },
+  });
+
+  let address;
+  try {
+    address = await listen(server, port, host);
+  } catch (err) {
+    await inbox.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`);
+    if (code === 'EACCES') throw new UsageError(`no permission to listen on port ${port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${host} is not an address of this machine`);
+    throw err;
+  }
+  worker?.start();
+
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const ready: Ready = {
+    event: 'ready',
+    url: `http://${shownHost}:${address.port}/`,
+    inbox: inboxPath,
+    provider: provider.name,
+    forwardTo: forwardTo ? forwardTo.href : null,
+    worker: worker !== undefined,
+    pid: process.pid,
+  };
+
+  let stopped: Promise<ListenSummary> | undefined;
+  return {
+    ready,
+    stop() {
+      stopped ??= (async () => {
+        // No new connections; idle keep-alive ones close now, busy ones after their answer.
+        const closed = new Promise((r) => server.close(r));
+        server.closeIdleConnections();
+        await closed;
+        await worker?.stop();
+        const stats = await inbox.stats();
+        await inbox.close();
+        return {
+          command: 'listen' as const,
+          requests: counts.requests,
+          stored: counts.stored,
+          duplicates: counts.duplicates,
+          rejected: counts.rejected,
+          processed: { done: counts.done, retried: counts.retried, dead: counts.dead },
+          inbox: stats,
+        };
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import chalk from 'chalk';
+import type { ListenSummary, Ready } from '../commands/listen.js';
+import type { ReceiverEvent } from '../receiver/index.js';
+import type { WorkOutcome } from '../worker/index.js';
+import { formatDuration } from '../duration.js';
+
+/** Each function gives one line: JSON for --json (one object per line), text otherwise. */
+
+export function readyLine(r: Ready, json: boolean): string {
+  if (json) return JSON.stringify(r);
+  const forward = r.forwardTo ? ` → forwarding to ${r.forwardTo}` : r.worker ? ' (no --forward-to: stored deliveries are marked done)' : ' (no worker: rows stay pending)';
+  return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}`;
+}
+
+export function requestLine(e: ReceiverEvent, json: boolean): string | undefined {
+  if (e.result === 'health') return undefined;
+  if (json) return JSON.stringify({ event: 'request', ...e });
+  const status = e.status < 300 ? chalk.green(String(e.status)) : e.status < 500 ? chalk.yellow(String(e.status)) : chalk.red(String(e.status));
+  const what = [e.result, e.deliveryId, e.eventType && chalk.cyan(e.eventType), e.reason && chalk.dim(e.reason)].filter(Boolean).join(' ');
+  return `${status} ${what}`;
+}
+
+export function outcomeLine(o: WorkOutcome, json: boolean): string {
+  if (json) return JSON.stringify({ event: 'processed', ...o, key: undefined, source: o.key.source, deliveryId: o.key.deliveryId });
+  const id = `${o.key.deliveryId}${o.eventType ? ` ${chalk.cyan(o.eventType)}` : ''} (attempt ${o.attempt}, ${formatDuration(o.ms)})`;
+  switch (o.outcome) {
+    case 'done':
+      return `${chalk.green('done')} ${id}`;
+    case 'retry':
+      return `${chalk.yellow('retry')} ${id} in ${formatDuration(o.retryInMs)}: ${o.error}`;
+    case 'dead':
+      return `${chalk.red('dead')} ${id}: ${o.error}`;
+    case 'fenced':
+      return `${chalk.dim('fenced')} ${id}: lease lost, another worker took it over`;
+  }
+}
+
+export function summaryLine(s: ListenSummary, json: boolean): string {
+  if (json) return JSON.stringify({ event: 'stopped', ...s });
+  const c = s.inbox.counts;
+  return `stopped · ${s.requests} requests: ${s.stored} stored, ${s.duplicates} duplicates, ${s.rejected} rejected · processed ${s.processed.done} done, ${s.processed.retried} retried, ${s.processed.dead} dead · inbox: ${c.pending} pending, ${c.working} working, ${c.done} done, ${c.dead} dead`;
+}

@@ -1,0 +1,35 @@
+import { request } from 'undici';
+import type { Handler } from './index.js';
+
+/** Headers that belong to one hop, not to the event: not passed on to the app. */
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+/**
+ * A handler that POSTs each stored delivery to the user's app: the raw body and the original
+ * headers (signature included, for apps that verify; its timestamp may be old by the time a retry
+ * gets through), plus X-Hookdrill-* headers saying which delivery and attempt this is.
+ * A 2xx means done; anything else throws, and the worker retries with backoff, then buries it.
+ */
+export function forwardHandler(target: URL, options: { timeoutMs: number }): Handler {
+  return async (item) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(item.headers)) if (!HOP_HEADERS.has(name)) headers[name] = value;
+    headers['x-hookdrill-source'] = item.source;
+    headers['x-hookdrill-delivery-id'] = item.deliveryId;
+    headers['x-hookdrill-attempt'] = String(item.attempt);
+    const res = await request(target, {
+      method: 'POST',
+      headers,
+      body: item.body ?? '',
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    }).catch((err: unknown) => {
+      const e = err as { code?: string; message?: string };
+      throw new Error(`forward to ${target.origin} failed: ${e.code ?? e.message ?? String(err)}`);
+    });
+    const text = (await res.body.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      throw new Error(`forward target answered ${res.statusCode}${text ? `: ${text}` : ''}`);
+    }
+  };
+}
