@@ -157,11 +157,13 @@ export function buildProgram(): Command {
 
   program
     .command('demo')
-    .description('show, side by side, why a receiver must store before it answers (coming soon)')
-    .action(() => {
-      process.stdout.write(
-        'The demo is not built yet. Meanwhile, these are the commands:\n\n' + program.helpInformation(),
-      );
+    .description('show, side by side, why a receiver must verify, store, answer, then work (~10 s, real processes)')
+    .option('--json', 'print the measured figures as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ run }, { renderDemo }] = await Promise.all([import('./commands/demo.js'), import('./render/demo.js')]);
+      const result = await run();
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderDemo(result));
+      process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
     });
 
   return program;

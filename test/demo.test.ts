@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { hookdrill } from './helpers/cli.js';
+
+test('demo --json: the figures measured in the run show each contrast', async () => {
+  const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('hookdrill-demo-')));
+  const r = await hookdrill(['demo', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.ok, true, d.surprises?.join('; '));
+  // 1. Inline: every attempt timed out and each one updated the CRM; queue-first: one and one.
+  assert.equal(d.inlineVsQueue.inline.attempts, 4);
+  assert.equal(d.inlineVsQueue.inline.timedOut, 4);
+  assert.equal(d.inlineVsQueue.inline.crmUpdates, 4);
+  assert.equal(d.inlineVsQueue.queueFirst.attempts, 1);
+  assert.equal(d.inlineVsQueue.queueFirst.answered2xx, 1);
+  assert.equal(d.inlineVsQueue.queueFirst.pendingBeforeWorker, 1);
+  assert.equal(d.inlineVsQueue.queueFirst.doneAfterWorker, 1);
+  assert.equal(d.inlineVsQueue.queueFirst.crmUpdates, 1);
+  // 2. Killed after the acks: ack-first loses them all, store-first none.
+  assert.deepEqual(d.ackVsStore.ackFirst, { sent: 3, acknowledged: 3, processed: 0 });
+  assert.deepEqual(d.ackVsStore.storeFirst, { sent: 3, acknowledged: 3, processed: 3 });
+  // 3. Unsigned flood: only the store-then-verify receiver keeps it.
+  assert.equal(d.verifyOrder.storeThenVerify.rows, 200);
+  assert.ok(d.verifyOrder.storeThenVerify.bytes > 200 * 200);
+  assert.equal(d.verifyOrder.verifyThenStore.rows, 0);
+  assert.equal(d.verifyOrder.verifyThenStore.answered2xx, 0);
+  // The temporary directory is gone.
+  const after = readdirSync(tmpdir()).filter((f) => f.startsWith('hookdrill-demo-') && !before.has(f));
+  assert.deepEqual(after, []);
+});
