@@ -1,4 +1,4 @@
-/** The library: provider signing and verification, fixtures, and the sender behind `hookdrill send`. */
+/** The library: provider signing and verification, the sender behind `hookdrill send`, and the reference receiver, inbox and worker. */
 export { providers, providerNames, getProvider, getProfile, SignatureError } from './providers/index.js';
 export type {
   Provider,
@@ -15,3 +15,10 @@ export { run as send } from './commands/send.js';
 export type { SendOptions, SendResult, SendSummary } from './commands/send.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryOutcome } from './delivery/deliver.js';
 export { UsageError, ExpectationError } from './errors.js';
+export { openSqliteInbox, SqliteInbox, InboxOpenError, STATUSES } from './inbox/index.js';
+export type { Inbox, NewDelivery, StoredDelivery, Claimed, DeliveryKey, DeliveryStatus, InboxStats, FailOutcome } from './inbox/index.js';
+export { createReceiver, DEFAULT_MAX_BYTES } from './receiver/index.js';
+export type { ReceiverOptions, ReceiverEvent } from './receiver/index.js';
+export { createReceiverServer } from './receiver/server.js';
+export { Worker, PermanentError, backoffDelay, DEFAULT_BACKOFF } from './worker/index.js';
+export type { WorkerOptions, WorkItem, Handler, WorkOutcome, BackoffOptions } from './worker/index.js';

@@ -38,5 +38,5 @@ export function outcomeLine(o: WorkOutcome, json: boolean): string {
 export function summaryLine(s: ListenSummary, json: boolean): string {
   if (json) return JSON.stringify({ event: 'stopped', ...s });
   const c = s.inbox.counts;
-  return `stopped · ${s.requests} requests: ${s.stored} stored, ${s.duplicates} duplicates, ${s.rejected} rejected · processed ${s.processed.done} done, ${s.processed.retried} retried, ${s.processed.dead} dead · inbox: ${c.pending} pending, ${c.working} working, ${c.done} done, ${c.dead} dead`;
+  return `stopped · ${s.requests} request${s.requests === 1 ? '' : 's'}: ${s.stored} stored, ${s.duplicates} duplicates, ${s.rejected} rejected · processed ${s.processed.done} done, ${s.processed.retried} retried, ${s.processed.dead} dead · inbox: ${c.pending} pending, ${c.working} working, ${c.done} done, ${c.dead} dead`;
 }
