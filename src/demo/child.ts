@@ -40,6 +40,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** The body when its signature verifies; otherwise answers 401 and gives undefined. */
+async function readVerified(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+  const raw = await readBody(req);
+  try {
+    provider.verify(raw, req.headers, [secret]);
+    return raw;
+  } catch {
+    res.writeHead(401).end();
+    return undefined;
+  }
+}
+
 const eventId = (raw: Buffer) => provider.deliveryId({}, raw) ?? 'unknown';
 
 const workFromInbox = () => {
@@ -54,26 +66,16 @@ let handler: Handler;
 switch (mode) {
   case 'inline':
     handler = async (req, res) => {
-      const raw = await readBody(req);
-      try {
-        provider.verify(raw, req.headers, [secret]);
-      } catch {
-        res.writeHead(401).end();
-        return;
-      }
+      const raw = await readVerified(req, res);
+      if (!raw) return;
       await callCrm(eventId(raw)); // the slow work, before the answer: the mistake on show
       res.writeHead(200).end('ok');
     };
     break;
   case 'ack-first': {
     handler = async (req, res) => {
-      const raw = await readBody(req);
-      try {
-        provider.verify(raw, req.headers, [secret]);
-      } catch {
-        res.writeHead(401).end();
-        return;
-      }
+      const raw = await readVerified(req, res);
+      if (!raw) return;
       res.writeHead(200).end('ok'); // acknowledged while the event lives only in memory
       // "Later": an in-process queue flushes to durable storage a second afterwards.
       setTimeout(() => {

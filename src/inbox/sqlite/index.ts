@@ -163,15 +163,10 @@ export class SqliteInbox implements Inbox {
     const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as Row[];
     return rows
       .sort((a, b) => a.received_at - b.received_at)
-      .map((r) => ({
-        source: r.source,
-        deliveryId: r.delivery_id,
-        eventType: r.event_type ?? undefined,
-        body: r.body,
-        headers: JSON.parse(r.headers) as Record<string, string>,
-        receivedAt: r.received_at,
-        attempt: r.attempts,
-      }));
+      .map((r) => {
+        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
+        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts };
+      });
   }
 
   async complete(key: DeliveryKey, attempt: number, now = Date.now()): Promise<boolean> {
