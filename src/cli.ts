@@ -146,6 +146,54 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('chaos')
+    .description('start your receiver, SIGKILL it right after it answers 200, restart it, and prove nothing acknowledged was lost')
+    .argument('[fixtures...]', 'what to send (default: the provider\'s default fixture)')
+    .requiredOption('--receiver <command>', 'shell command that starts the receiver (PORT is set from --url)')
+    .requiredOption('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks')
+    .addOption(new Option('--provider <name>', 'whose signing and timing to use').choices(PROVIDER_NAMES))
+    .option('--secret <secret>', 'signing secret [env: HOOKDRILL_SECRET]', collect)
+    .option('--inbox <file>', 'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly')
+    .option('--stored <command>', 'a command that prints the delivery ids the receiver holds, one per line')
+    .option('--processed <command>', 'a command that prints the ids whose work was done (twice = processed twice)')
+    .option('--profile <name>', 'timing profile for the retries after a restart')
+    .option('--events <n>', 'events per round', '20')
+    .option('--concurrency <n>', 'requests in flight at most', '8')
+    .option('--rounds <n>', 'kill-and-restart rounds', '1')
+    .option('--kill-after <k>', 'kill the moment the K-th 2xx of a round arrives', '1')
+    .addOption(new Option('--kill-point <when>', 'after-ack, or a random moment (mid-request included)').choices(['after-ack', 'random']).default('after-ack'))
+    .addOption(new Option('--signal <signal>', 'KILL, or TERM (then KILL after 2 s if ignored)').choices(['KILL', 'TERM']).default('KILL'))
+    .option('--ready-timeout <duration>', 'how long the receiver may take to accept connections', '10s')
+    .option('--settle <duration>', 'wait after the last retry before reading what is stored', '1s')
+    .option('--time-scale <factor>', 'scale the profile\'s timeout and retry delays', '0.01')
+    .option('--json', 'print the result as one JSON object')
+    .option('--junit <file>', 'write a JUnit report, one test case per round')
+    .action(async (fixtures: string[], flags: ChaosFlags) => {
+      const [{ run }, { renderChaos, renderChaosJunit }, { killAllReceivers }] = await Promise.all([
+        import('./commands/chaos.js'),
+        import('./render/chaos.js'),
+        import('./chaos/supervisor.js'),
+      ]);
+      if (flags.junit) checkWritable(flags.junit);
+      // Ctrl-C: no receiver may outlive hookdrill.
+      const onSigint = () => {
+        killAllReceivers();
+        process.stderr.write('\nhookdrill: interrupted; the receiver was killed\n');
+        process.exit(130);
+      };
+      process.once('SIGINT', onSigint);
+      const envSecret = process.env.HOOKDRILL_SECRET;
+      const result = await run({
+        fixtures,
+        ...pick(flags, ['receiver', 'url', 'provider', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'timeScale']),
+        secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+      }).finally(() => process.off('SIGINT', onSigint));
+      if (flags.junit) writeAtomically(flags.junit, renderChaosJunit(result));
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderChaos(result));
+      process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
+    });
+
+  program
     .command('profiles')
     .description('list the timing profiles: each provider\'s timeout and retry schedule')
     .option('--json', 'print the list as JSON')
@@ -191,6 +239,28 @@ interface SendFlags {
   json?: boolean;
   junit?: string;
   quiet?: boolean;
+}
+
+interface ChaosFlags {
+  receiver: string;
+  url: string;
+  provider?: string;
+  secret?: string[];
+  inbox?: string;
+  stored?: string;
+  processed?: string;
+  profile?: string;
+  events?: string;
+  concurrency?: string;
+  rounds?: string;
+  killAfter?: string;
+  killPoint?: string;
+  signal?: string;
+  readyTimeout?: string;
+  settle?: string;
+  timeScale?: string;
+  json?: boolean;
+  junit?: string;
 }
 
 interface ListenFlags {

@@ -62,6 +62,8 @@ export interface DeliveryContext {
   slots: Semaphore;
   runStartMs: number;
   signal?: AbortSignal;
+  /** Told of every attempt as soon as its answer is in (chaos kills on the K-th 2xx). */
+  onAttempt?: (attempt: AttemptRecord, event: PreparedEvent) => void;
 }
 
 /**
@@ -71,17 +73,19 @@ export interface DeliveryContext {
  */
 export async function deliver(
   event: PreparedEvent,
-  meta: { seq: number; copy: number; fixture: string },
+  meta: { seq: number; copy: number; fixture: string; firstAttempt?: number; lastReason?: RetryReason },
   ctx: DeliveryContext,
 ): Promise<DeliveryRecord> {
+  // A delivery can resume its schedule at a later attempt (chaos: the retries after a restart).
+  const firstAttempt = meta.firstAttempt ?? 1;
   const attempts: AttemptRecord[] = [];
   const { timing, provider } = ctx;
-  let lastReason: RetryReason = 'unknown_error';
+  let lastReason: RetryReason = meta.lastReason ?? 'unknown_error';
   let outcome: DeliveryOutcome | undefined;
   let finalStatus: number | undefined;
 
-  for (let n = 1; outcome === undefined; n++) {
-    if (n > 1) await ctx.slots.acquire();
+  for (let n = firstAttempt; outcome === undefined; n++) {
+    if (n > firstAttempt) await ctx.slots.acquire();
     const headers = provider.sign(event.rawBody, ctx.secrets, {
       nowMs: Date.now(),
       deliveryId: event.deliveryId,
@@ -122,6 +126,7 @@ export async function deliver(
       bodySnippet: result.bodySnippet,
     };
     attempts.push(record);
+    ctx.onAttempt?.(record, event);
     if (result.status !== undefined) finalStatus = result.status;
 
     const status = result.status;

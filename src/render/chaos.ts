@@ -1,0 +1,67 @@
+import chalk from 'chalk';
+import type { ChaosResult, ChaosRound } from '../commands/chaos.js';
+import { formatDuration } from '../duration.js';
+
+export function renderChaos(r: ChaosResult): string {
+  const lines: string[] = [];
+  for (const round of r.rounds) lines.push(roundLine(round, r));
+  const t = r.totals;
+  lines.push('');
+  lines.push(
+    chalk.dim(
+      `${r.provider} → ${r.url} · receiver: ${r.receiver} · SIG${r.signal} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`} · ${r.receiverStarts} starts`,
+    ),
+  );
+  const parts = [
+    `${r.rounds.length} round${r.rounds.length === 1 ? '' : 's'}`,
+    `${t.sent} sent`,
+    `${t.acknowledged} acknowledged`,
+    `${t.stored} stored`,
+    t.lost.length ? chalk.red(`${t.lost.length} lost`) : '0 lost',
+    `${t.unacknowledgedStored} stored unacknowledged`,
+  ];
+  if (t.processed !== undefined) {
+    parts.push(`${t.processed} processed`);
+    parts.push(t.processedTwice?.length ? chalk.yellow(`${t.processedTwice.length} processed twice`) : '0 processed twice');
+  }
+  parts.push(formatDuration(r.elapsedMs));
+  lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${parts.join(' · ')}`);
+  if (t.lost.length) lines.push(chalk.red(`lost (acknowledged, then not stored): ${t.lost.join(' ')}`));
+  if (t.notProcessed?.length) lines.push(chalk.red(`acknowledged but never processed: ${t.notProcessed.join(' ')}`));
+  if (t.processedTwice?.length) lines.push(chalk.yellow(`processed twice: ${t.processedTwice.join(' ')}`));
+  for (const p of r.problems.filter((p) => !/lost|never processed/.test(p))) lines.push(chalk.red(p));
+  return lines.join('\n') + '\n';
+}
+
+function roundLine(round: ChaosRound, r: ChaosResult): string {
+  const kill = !round.killed
+    ? chalk.yellow(`killed at the end (fewer than ${r.killAfter} acks)`)
+    : round.killLandedMs !== undefined
+      ? `killed ${round.killLandedMs}ms after ack ${r.killAfter}`
+      : 'killed at a random moment';
+  const term = round.escalated ? chalk.yellow(' (ignored SIGTERM: SIGKILLed)') : '';
+  const lost = round.lost.length ? chalk.red(`${round.lost.length} lost`) : '0 lost';
+  const processed = round.processed !== undefined ? ` · ${round.processed} processed` : '';
+  return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged · ${kill}${term} · ${round.stored} stored · ${lost}${processed}`;
+}
+
+/** JUnit: one test case per round ("no acknowledged delivery lost"). */
+export function renderChaosJunit(r: ChaosResult): string {
+  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const failures = r.rounds.filter((x) => x.lost.length || x.notProcessed?.length).length;
+  const cases = r.rounds.map((x) => {
+    const open = `    <testcase classname="hookdrill.chaos.${esc(r.provider)}" name="round ${x.round}: no acknowledged delivery lost">`;
+    const bad = [...x.lost.map((id) => `lost ${id}`), ...(x.notProcessed ?? []).map((id) => `not processed ${id}`)];
+    if (bad.length === 0) return `${open}</testcase>`;
+    return `${open}\n      <failure message="${esc(`${x.lost.length} lost, ${x.notProcessed?.length ?? 0} not processed`)}">${esc(bad.join('\n'))}</failure>\n    </testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="hookdrill" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="hookdrill chaos" tests="${cases.length}" failures="${failures}" errors="0" time="${(r.elapsedMs / 1000).toFixed(3)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
