@@ -47,8 +47,12 @@ export interface ChaosRound {
   acknowledged: number;
   /** Whether the receiver was killed in this round (not when it never gave K acks). */
   killed: boolean;
-  /** From the K-th 2xx arriving to the receiver's process being gone. */
+  /** From the K-th 2xx arriving to the signal being sent to the receiver's process group. */
+  killSentMs?: number;
+  /** From the K-th 2xx arriving to no process of the group being left alive (as observed). */
   killLandedMs?: number;
+  /** Of the acknowledged, how many were acknowledged only by a retry after the restart. */
+  acknowledgedAfterRestart: number;
   /** --signal TERM was ignored and hookdrill had to SIGKILL. */
   escalated?: boolean;
   stored: number;
@@ -77,7 +81,7 @@ export interface ChaosResult {
   /** Why the run proves nothing or failed beyond lost ids (e.g. nothing was acknowledged). */
   problems: string[];
   rounds: ChaosRound[];
-  totals: Omit<ChaosRound, 'round' | 'killLandedMs' | 'escalated' | 'killed'> & { kills: number };
+  totals: Omit<ChaosRound, 'round' | 'killSentMs' | 'killLandedMs' | 'escalated' | 'killed'> & { kills: number };
   elapsedMs: number;
 }
 
@@ -197,10 +201,12 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         tracked.push(...batch);
         let acks = 0;
         let killedAt: number | undefined;
+        let killSentMs: number | undefined;
         const killNow = () => {
           if (killedAt !== undefined) return;
           killedAt = performance.now();
           supervisor.kill(signal);
+          killSentMs = performance.now() - killedAt;
         };
         let randomTimer: NodeJS.Timeout | undefined;
         if (killPoint === 'random') {
@@ -224,7 +230,10 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           sent: batch.length,
           acknowledged: batch.filter((t) => t.acked).length,
           killed,
-          ...(killed && killPoint === 'after-ack' ? { killLandedMs: Math.round(performance.now() - (killedAt as number)) } : {}),
+          acknowledgedAfterRestart: 0,
+          ...(killed && killPoint === 'after-ack'
+            ? { killSentMs: Math.round((killSentMs ?? 0) * 100) / 100, killLandedMs: Math.round(performance.now() - (killedAt as number)) }
+            : {}),
           ...(signal === 'SIGTERM' ? { escalated: escalation } : {}),
         });
       }
@@ -248,6 +257,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       const ackedIds = mine.filter((t) => t.acked).map((t) => t.event.deliveryId);
       const out: ChaosRound = {
         ...r,
+        acknowledgedAfterRestart: ackedIds.length - r.acknowledged,
         acknowledged: ackedIds.length, // including acks to retries after the restart
         stored: mine.filter((t) => stored.has(t.event.deliveryId)).length,
         lost: ackedIds.filter((id) => !stored.has(id)),
@@ -266,6 +276,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     const totals: ChaosResult['totals'] = {
       sent: sum((r) => r.sent),
       acknowledged: sum((r) => r.acknowledged),
+      acknowledgedAfterRestart: sum((r) => r.acknowledgedAfterRestart),
       kills: roundsOut.filter((r) => r.killed).length,
       stored: sum((r) => r.stored),
       lost: roundsOut.flatMap((r) => r.lost),

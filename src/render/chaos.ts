@@ -37,12 +37,13 @@ function roundLine(round: ChaosRound, r: ChaosResult): string {
   const kill = !round.killed
     ? chalk.yellow(`killed at the end (fewer than ${r.killAfter} acks)`)
     : round.killLandedMs !== undefined
-      ? `killed ${round.killLandedMs}ms after ack ${r.killAfter}`
+      ? `SIG${r.signal} sent ${round.killSentMs}ms after ack ${r.killAfter}, gone after ${round.killLandedMs}ms`
       : 'killed at a random moment';
   const term = round.escalated ? chalk.yellow(' (ignored SIGTERM: SIGKILLed)') : '';
   const lost = round.lost.length ? chalk.red(`${round.lost.length} lost`) : '0 lost';
   const processed = round.processed !== undefined ? ` · ${round.processed} processed` : '';
-  return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged · ${kill}${term} · ${round.stored} stored · ${lost}${processed}`;
+  const later = round.acknowledgedAfterRestart ? ` (${round.acknowledgedAfterRestart} on a retry after the restart)` : '';
+  return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged${later} · ${kill}${term} · ${round.stored} stored · ${lost}${processed}`;
 }
 
 /** JUnit: one test case per round ("no acknowledged delivery lost"). */
