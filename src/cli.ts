@@ -193,6 +193,140 @@ export function buildProgram(): Command {
       process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
     });
 
+  const selectorOptions = (cmd: Command, statusHelp: string) =>
+    cmd
+      .option('--status <status>', statusHelp, collect)
+      .option('--type <type>', 'only this event type')
+      .option('--since <time>', 'received at or after: ISO time or a time ago (2h)')
+      .option('--until <time>', 'received before: ISO time or a time ago')
+      .option('--error <text>', 'only rows whose last error contains this text')
+      .option('--source <provider>', 'only deliveries from this provider');
+
+  selectorOptions(
+    program
+      .command('inspect')
+      .description('see what an inbox holds: counts, the oldest pending, dead rows by error; or rows, or one delivery')
+      .requiredOption('--inbox <file>', 'the inbox file (opened read-only: safe while listen runs)')
+      .option('--id <id>', 'one delivery in full')
+      .option('--body', 'with --id: print the raw body exactly as received, nothing else')
+      .option('--limit <n>', 'rows to list (default 50)'),
+    'only rows in this status: pending, working, done, dead (repeatable)',
+  )
+    .option('--watch <seconds>', 'refresh the overview every N seconds (Ctrl-C to stop)')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags: InspectFlags) => {
+      const [{ run }, render] = await Promise.all([import('./commands/inspect.js'), import('./render/inspect.js')]);
+      const options = { ...pick(flags, ['inbox', 'id', 'limit', 'type', 'since', 'until', 'error', 'source']), ...(flags.status ? { status: flags.status } : {}) };
+      if (flags.body) {
+        if (!flags.id) throw new UsageError('--body goes with --id');
+        const result = await run(options);
+        if (result.view !== 'delivery') return;
+        const first = result.deliveries[0];
+        if (first?.body === null) throw new UsageError(`the body of ${flags.id} was pruned`);
+        process.stdout.write(first?.body ?? Buffer.alloc(0));
+        return;
+      }
+      const show = async () => {
+        const result = await run(options);
+        return flags.json ? `${render.inspectJson(result)}\n` : render.renderInspect(result);
+      };
+      if (flags.watch === undefined) {
+        process.stdout.write(await show());
+        return;
+      }
+      const seconds = Number(flags.watch);
+      if (!(seconds > 0)) throw new UsageError(`--watch ${flags.watch}: expected seconds above 0`);
+      const tty = process.stdout.isTTY === true;
+      for (;;) {
+        const text = await show();
+        // On a terminal, redraw in place; piped, print one view after another.
+        process.stdout.write(tty ? `\u001b[H\u001b[2J${text}` : `${text}\n`);
+        await new Promise((r) => setTimeout(r, seconds * 1000));
+      }
+    });
+
+  selectorOptions(
+    program
+      .command('requeue')
+      .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
+      .requiredOption('--inbox <file>', 'the inbox file')
+      .option('--id <id>', 'a delivery id (repeatable)', collect)
+      .option('--dry-run', 'say how many rows would move, and show some; change nothing')
+      .option('--rate <r>', 'rows per second at most (100, 100/s)')
+      .option('--reset-attempts', 'start the attempt count anew'),
+    'dead or done (required unless --id is given)',
+  )
+    .option('--json', 'print the result as JSON')
+    .action(async (flags: RequeueFlags) => {
+      const [{ run }, render, { createProgressBar }] = await Promise.all([
+        import('./commands/requeue.js'),
+        import('./render/inspect.js'),
+        import('./render/progress.js'),
+      ]);
+      const bar = flags.dryRun ? undefined : createProgressBar();
+      const result = await run({
+        ...pick(flags, ['inbox', 'rate', 'type', 'since', 'until', 'error', 'source']),
+        ...(flags.id ? { ids: flags.id } : {}),
+        ...(flags.status ? { status: flags.status } : {}),
+        dryRun: flags.dryRun === true,
+        resetAttempts: flags.resetAttempts === true,
+        ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}),
+      }).finally(() => bar?.stop());
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : render.renderRequeue(result));
+    });
+
+  selectorOptions(
+    program
+      .command('replay')
+      .description('re-send stored deliveries to a URL: re-signed (fresh timestamp, original id) or with their original headers')
+      .requiredOption('--inbox <file>', 'the inbox file (read-only)')
+      .requiredOption('--to <url>', 'where to send them')
+      .option('--id <id>', 'a delivery id (repeatable)', collect)
+      .addOption(new Option('--provider <name>', 'sign as this provider (default: the rows\' source)').choices(PROVIDER_NAMES))
+      .option('--secret <secret>', 'signing secret [env: HOOKDRILL_SECRET]', collect)
+      .option('--original-headers', 'send the stored headers untouched instead of re-signing')
+      .option('--profile <name>', 'timing profile (default: the provider\'s own)')
+      .option('--timeout <duration>', 'per-attempt timeout')
+      .option('--retry-delays <list>', 'delays before each retry (none: no retries)')
+      .option('--time-scale <factor>', 'multiply every timeout and delay')
+      .option('--no-retry', 'one attempt per delivery')
+      .option('--concurrency <n>', 'requests in flight at most', '8')
+      .option('--rate <r>', 'deliveries started per second at most')
+      .option('--limit <n>', 'replay at most this many rows (default 10000)'),
+    'only rows in this status (repeatable)',
+  )
+    .option('--json', 'print the result as one JSON object')
+    .option('--junit <file>', 'write a JUnit report, one test case per delivery')
+    .option('--quiet', 'print only failed deliveries and the summary')
+    .action(async (flags: ReplayFlags) => {
+      const [{ run }, { renderSend }, { renderJunit }, { createProgressBar }] = await Promise.all([
+        import('./commands/replay.js'),
+        import('./render/send.js'),
+        import('./render/junit.js'),
+        import('./render/progress.js'),
+      ]);
+      if (flags.junit) checkWritable(flags.junit);
+      const bar = createProgressBar();
+      const stop = interruptOnSigint();
+      const envSecret = process.env.HOOKDRILL_SECRET;
+      const result = await run({
+        ...pick(flags, ['inbox', 'to', 'provider', 'profile', 'timeout', 'retryDelays', 'timeScale', 'concurrency', 'rate', 'limit', 'type', 'since', 'until', 'error', 'source']),
+        ...(flags.id ? { ids: flags.id } : {}),
+        ...(flags.status ? { status: flags.status } : {}),
+        secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+        originalHeaders: flags.originalHeaders === true,
+        noRetry: flags.retry === false,
+        signal: stop.signal,
+        ...(bar ? { onProgress: (p) => bar.update(p) } : {}),
+      }).finally(() => {
+        bar?.stop();
+        stop.dispose();
+      });
+      if (flags.junit) writeAtomically(flags.junit, renderJunit(result, 'hookdrill replay'));
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderSend(result, { quiet: flags.quiet === true }));
+      process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
+    });
+
   program
     .command('profiles')
     .description('list the timing profiles: each provider\'s timeout and retry schedule')
@@ -236,6 +370,53 @@ interface SendFlags {
   set?: string[];
   event?: string;
   expect?: string;
+  json?: boolean;
+  junit?: string;
+  quiet?: boolean;
+}
+
+interface SelectorFlagsRaw {
+  status?: string[];
+  type?: string;
+  since?: string;
+  until?: string;
+  error?: string;
+  source?: string;
+}
+
+interface InspectFlags extends SelectorFlagsRaw {
+  inbox: string;
+  id?: string;
+  body?: boolean;
+  limit?: string;
+  watch?: string;
+  json?: boolean;
+}
+
+interface RequeueFlags extends SelectorFlagsRaw {
+  inbox: string;
+  id?: string[];
+  dryRun?: boolean;
+  rate?: string;
+  resetAttempts?: boolean;
+  json?: boolean;
+}
+
+interface ReplayFlags extends SelectorFlagsRaw {
+  inbox: string;
+  to: string;
+  id?: string[];
+  provider?: string;
+  secret?: string[];
+  originalHeaders?: boolean;
+  profile?: string;
+  timeout?: string;
+  retryDelays?: string;
+  timeScale?: string;
+  retry?: boolean;
+  concurrency?: string;
+  rate?: string;
+  limit?: string;
   json?: boolean;
   junit?: string;
   quiet?: boolean;

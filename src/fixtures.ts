@@ -186,6 +186,8 @@ export interface PreparedEvent {
   rawBody: Buffer;
   deliveryId: string;
   eventType: string;
+  /** Send exactly these headers instead of signing (replay --original-headers). */
+  fixedHeaders?: Record<string, string>;
 }
 
 /** Makes events from one fixture: compiled once, then cheap per event (see compileFixture). */

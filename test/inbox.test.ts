@@ -32,7 +32,10 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
   const db = new Database(path, { readonly: true });
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('application_id', { simple: true }), 0x686b6472);
-  assert.deepEqual(db.prepare('SELECT version, name FROM hookdrill_migrations').all(), [{ version: 1, name: 'deliveries' }]);
+  assert.deepEqual(db.prepare('SELECT version, name FROM hookdrill_migrations').all(), [
+    { version: 1, name: 'deliveries' },
+    { version: 2, name: 'requeue_log' },
+  ]);
   db.close();
   // Opening again migrates nothing twice.
   const again = openSqliteInbox(path);

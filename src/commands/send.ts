@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
-import { applyOverrides, parseOverride, resolveFixtures } from '../fixtures.js';
-import type { Fixture } from '../fixtures.js';
+import { applyOverrides, compileFixture, parseOverride, resolveFixtures } from '../fixtures.js';
+import type { EventFactory, Fixture } from '../fixtures.js';
 import { getProfile, getProvider, isProviderName } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { parseExpectation } from '../delivery/expect.js';
@@ -116,21 +116,23 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
+  const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event));
   const out = await runDeliveries({
     provider,
     secrets,
     url,
     timing,
     expectation,
-    fixtures,
-    overrides,
+    events: {
+      make: (seq) => (factories[seq % factories.length] as EventFactory).make(Date.now()),
+      label: (seq) => (fixtures[seq % fixtures.length] as Fixture).name,
+    },
     count,
     concurrency,
     duplicates,
     extraHeaders,
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(seed !== undefined ? { shuffleSeed: seed } : {}),
-    ...(o.event ? { eventName: o.event } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });

@@ -86,12 +86,10 @@ export async function deliver(
 
   for (let n = firstAttempt; outcome === undefined; n++) {
     if (n > firstAttempt) await ctx.slots.acquire();
-    const headers = provider.sign(event.rawBody, ctx.secrets, {
-      nowMs: Date.now(),
-      deliveryId: event.deliveryId,
-      eventType: event.eventType,
-    });
-    const retryHeaders = n > 1 && provider.retryHeaders ? provider.retryHeaders(n - 1, lastReason) : undefined;
+    const headers = event.fixedHeaders
+      ? { ...event.fixedHeaders }
+      : provider.sign(event.rawBody, ctx.secrets, { nowMs: Date.now(), deliveryId: event.deliveryId, eventType: event.eventType });
+    const retryHeaders = n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);
     applyExtraHeaders(headers, ctx.extraHeaders);
 

@@ -1,6 +1,5 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
-import type { EventFactory, Fixture, FieldOverride, PreparedEvent } from '../fixtures.js';
-import { compileFixture } from '../fixtures.js';
+import type { PreparedEvent } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
 import type { DeliveryContext, DeliveryRecord } from './deliver.js';
@@ -14,9 +13,9 @@ export interface RunPlan {
   url: URL;
   timing: Timing;
   expectation: Expectation;
-  fixtures: readonly Fixture[];
-  overrides: readonly FieldOverride[];
-  /** Events in all; fixtures are taken in turn. */
+  /** Where the events come from: fixtures (send) or stored deliveries (replay). */
+  events: EventSource;
+  /** Events in all. */
   count: number;
   /** Requests in flight at most; waits between retries hold no slot. */
   concurrency: number;
@@ -27,10 +26,15 @@ export interface RunPlan {
   /** Deliver in a random order, seeded so that a failing order can be replayed. */
   shuffleSeed?: number;
   extraHeaders: readonly (readonly [string, string])[];
-  /** The event name for fixtures whose file name is not it (GitHub's X-GitHub-Event). */
-  eventName?: string;
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+}
+
+export interface EventSource {
+  /** The event to send as number `seq`, made when asked (fresh ids and timestamps for fixtures). */
+  make(seq: number): PreparedEvent;
+  /** What to call it in reports: the fixture name, or the stored row's source. */
+  label(seq: number): string;
 }
 
 export interface Progress {
@@ -67,8 +71,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     ...(plan.signal ? { signal: plan.signal } : {}),
   };
 
-  const factories = plan.fixtures.map((f) => compileFixture(plan.provider, f, plan.overrides, plan.eventName));
-  const makeEvent = (seq: number): PreparedEvent => (factories[seq % factories.length] as EventFactory).make(Date.now());
+  const makeEvent = (seq: number): PreparedEvent => plan.events.make(seq);
   const order = Array.from({ length: plan.count }, (_, i) => i);
   // Out-of-order delivery means events made in one order arrive in another, so with --shuffle the
   // events are made first, in order (ids and timestamps ascending), and only then sent shuffled.
@@ -110,7 +113,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
       }
       await slots.acquire(copies);
       const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(seq);
-      const fixture = (plan.fixtures[seq % plan.fixtures.length] as Fixture).name;
+      const fixture = plan.events.label(seq);
       for (let copy = 1; copy <= copies; copy++) {
         started++;
         deliver(event, { seq, copy, fixture }, ctx).then(onDone, failAll);

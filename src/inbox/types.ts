@@ -61,6 +61,38 @@ export interface ClaimOptions {
 
 export type FailOutcome = { retryAt: number } | { dead: true };
 
+/** Which rows a command acts on. Every field narrows; an empty selector selects everything. */
+export interface Selector {
+  source?: string;
+  ids?: readonly string[];
+  statuses?: readonly DeliveryStatus[];
+  type?: string;
+  /** received_at >= since (unix ms). */
+  since?: number;
+  /** received_at < until (unix ms). */
+  until?: number;
+  /** last_error contains this text. */
+  error?: string;
+}
+
+export interface Overview {
+  stats: InboxStats;
+  /** Deliveries received per minute over the last hour, oldest minute first (60 numbers). */
+  perMinute: number[];
+  /** Dead rows grouped by their last error, most first. */
+  deadByError: { error: string; count: number; exampleId: string; newestAt: number }[];
+  /** How many attempts rows that are not done have had: attempts → rows. */
+  attempts: Record<number, number>;
+  requeues: RequeueRecord[];
+}
+
+export interface RequeueRecord {
+  at: number;
+  moved: number;
+  selector: Selector;
+  resetAttempts: boolean;
+}
+
 export interface Inbox {
   readonly location: string;
   /** Store a delivery; a second put of the same key changes nothing. Resolves after the commit. */
@@ -76,6 +108,19 @@ export interface Inbox {
   stats(): Promise<InboxStats>;
   /** Move finished (done or dead) rows back to pending, due now. Rows under a lease are never touched. */
   requeue(keys: readonly DeliveryKey[], options?: { resetAttempts?: boolean; now?: number }): Promise<number>;
+  /** Rows matching the selector, oldest first; `after` continues from a previous page. */
+  select(selector: Selector, page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } }): Promise<StoredDelivery[]>;
+  count(selector: Selector): Promise<number>;
+  /** The default view of inspect: everything an on-call engineer looks at first, in one call. */
+  overview(now?: number): Promise<Overview>;
+  /**
+   * Move finished rows matching the selector back to pending, due now, in transactions of
+   * `batchSize` rows; rows under a lease are never touched. Recorded in the requeue log.
+   */
+  requeueWhere(
+    selector: Selector,
+    options: { resetAttempts?: boolean; batchSize?: number; now?: number; beforeBatch?: () => Promise<void>; onBatch?: (moved: number) => void },
+  ): Promise<number>;
   /** Drop the payloads of done rows finished before `before`; keep their keys for dedupe. */
   prune(before: number): Promise<number>;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { SendResult } from '../commands/send.js';
 
 /** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */
-export function renderJunit(result: SendResult, suiteName = 'hookdrill send'): string {
+export function renderJunit(result: Omit<SendResult, 'command'>, suiteName = 'hookdrill send'): string {
   const cases = result.deliveries.map((d) => testCase(d, result));
   const failures = result.deliveries.filter((d) => !d.met).length;
   const seconds = (result.summary.elapsedMs / 1000).toFixed(3);
@@ -17,7 +17,7 @@ export function renderJunit(result: SendResult, suiteName = 'hookdrill send'): s
   ].join('\n');
 }
 
-function testCase(d: DeliveryRecord, r: SendResult): string {
+function testCase(d: DeliveryRecord, r: Omit<SendResult, 'command'>): string {
   const name = `${d.eventType} ${d.deliveryId}${r.duplicates > 1 ? ` copy ${d.copy}` : ''}`;
   const time = (d.attempts.reduce((s, a) => s + a.latencyMs, 0) / 1000).toFixed(3);
   const trail = d.attempts

@@ -4,7 +4,7 @@ import type { SendResult } from '../commands/send.js';
 import { formatDuration } from '../duration.js';
 
 /** Human output of `send`: one line per delivery, then the timing used and a summary. */
-export function renderSend(result: SendResult, opts: { quiet?: boolean } = {}): string {
+export function renderSend(result: Omit<SendResult, 'command'>, opts: { quiet?: boolean } = {}): string {
   const lines: string[] = [];
   for (const d of result.deliveries) {
     if (opts.quiet && d.met) continue;
@@ -58,14 +58,14 @@ function outcomeText(d: DeliveryRecord): string {
   }
 }
 
-function timingLine(r: SendResult): string {
+function timingLine(r: Omit<SendResult, 'command'>): string {
   const t = r.timing;
   const scale = t.timeScale !== 1 ? ` ×${t.timeScale}` : '';
   const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
   return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
 }
 
-function summaryLine(r: SendResult): string {
+function summaryLine(r: Omit<SendResult, 'command'>): string {
   const s = r.summary;
   const parts = [
     `${s.events} event${s.events === 1 ? '' : 's'}` + (r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''),

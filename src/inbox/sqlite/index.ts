@@ -2,6 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { UsageError } from '../../errors.js';
 import type {
+  Overview,
+  RequeueRecord,
+  Selector,
   Claimed,
   ClaimOptions,
   DeliveryKey,
@@ -53,7 +56,7 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
     throw new InboxOpenError(`cannot open inbox ${path}: ${(err as Error).message}`);
   }
   try {
-    checkIdentity(db, path);
+    checkIdentity(db, path, readonly);
     // Wait for another process's write (listen, requeue) instead of failing at once.
     db.pragma('busy_timeout = 5000');
     if (!readonly) {
@@ -68,12 +71,16 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
     return new SqliteInbox(db, path);
   } catch (err) {
     db.close();
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      throw new InboxOpenError(`inbox ${path} is locked by another process (waited 5 s); nothing was changed`);
+    }
     throw err;
   }
 }
 
 /** Refuse, before writing anything, a file that is not ours or was made by a newer hookdrill. */
-function checkIdentity(db: Database.Database, path: string): void {
+function checkIdentity(db: Database.Database, path: string, readonly: boolean): void {
   let appId: number;
   let tables: string[];
   try {
@@ -84,7 +91,10 @@ function checkIdentity(db: Database.Database, path: string): void {
     if (code === 'SQLITE_NOTADB') throw new InboxOpenError(`${path} is not a hookdrill inbox (not a SQLite database)`);
     throw new InboxOpenError(`cannot read inbox ${path}: ${(err as Error).message}`);
   }
-  if (appId === 0 && tables.length === 0) return; // a new, empty file: ours to set up
+  if (appId === 0 && tables.length === 0) {
+    if (readonly) throw new InboxOpenError(`${path} is empty, not a hookdrill inbox`);
+    return; // a new, empty file: ours to set up
+  }
   if (appId !== APPLICATION_ID) {
     throw new InboxOpenError(`${path} is not a hookdrill inbox (a SQLite database of something else)`);
   }
@@ -92,6 +102,11 @@ function checkIdentity(db: Database.Database, path: string): void {
     ? (db.prepare('SELECT MAX(version) AS v FROM hookdrill_migrations').get() as { v: number | null })
     : { v: 0 };
   const version = row.v ?? 0;
+  if (readonly && version < LATEST_VERSION) {
+    throw new InboxOpenError(
+      `inbox ${path} has schema version ${version}, older than this hookdrill's ${LATEST_VERSION}; run listen or requeue on it once to upgrade it`,
+    );
+  }
   if (version > LATEST_VERSION) {
     throw new InboxOpenError(
       `inbox ${path} has schema version ${version}, made by a newer hookdrill (this one knows up to ${LATEST_VERSION}); upgrade hookdrill`,
@@ -213,6 +228,69 @@ export class SqliteInbox implements Inbox {
     })();
   }
 
+  async select(
+    selector: Selector,
+    page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } },
+  ): Promise<StoredDelivery[]> {
+    const { clause, params } = where(selector);
+    const after = page.after ? `${clause ? ' AND' : ' WHERE'} (received_at, source, delivery_id) > (@aR, @aS, @aD)` : '';
+    const rows = this.db
+      .prepare(`SELECT * FROM deliveries ${clause}${after} ORDER BY received_at, source, delivery_id LIMIT @limit`)
+      .all({ ...params, limit: page.limit, ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}) }) as Row[];
+    return rows.map(toStored);
+  }
+
+  async count(selector: Selector): Promise<number> {
+    const { clause, params } = where(selector);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM deliveries ${clause}`).get(params) as { n: number }).n;
+  }
+
+  async overview(now = Date.now()): Promise<Overview> {
+    const stats = await this.stats();
+    const from = now - 3_600_000;
+    const perMinute = Array.from({ length: 60 }, () => 0);
+    for (const r of this.statements.PER_MINUTE.all({ from, now }) as { minute: number; n: number }[]) {
+      if (r.minute >= 0 && r.minute < 60) perMinute[r.minute] = r.n;
+    }
+    const attempts: Record<number, number> = {};
+    for (const r of this.statements.ATTEMPTS.all() as { attempts: number; n: number }[]) attempts[r.attempts] = r.n;
+    const requeues = (this.statements.RECENT_REQUEUES.all() as { at: number; moved: number; selector: string; reset_attempts: number }[]).map(
+      (r): RequeueRecord => ({ at: r.at, moved: r.moved, selector: JSON.parse(r.selector) as Selector, resetAttempts: r.reset_attempts === 1 }),
+    );
+    return {
+      stats,
+      perMinute,
+      deadByError: this.statements.DEAD_BY_ERROR.all() as Overview['deadByError'],
+      attempts,
+      requeues,
+    };
+  }
+
+  async requeueWhere(
+    selector: Selector,
+    options: { resetAttempts?: boolean; batchSize?: number; now?: number; beforeBatch?: () => Promise<void>; onBatch?: (moved: number) => void },
+  ): Promise<number> {
+    const { clause, params } = where(selector);
+    // The rows are chosen once, up front: a row a worker buries again during the requeue is not
+    // picked up a second time, so a requeue always ends and moves each row at most once.
+    const rowids = this.db
+      .prepare(`SELECT rowid FROM deliveries ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`)
+      .pluck()
+      .all(params) as number[];
+    const batchSize = options.batchSize ?? 500;
+    const resetAttempts = options.resetAttempts ? 1 : 0;
+    let moved = 0;
+    for (let i = 0; i < rowids.length; i += batchSize) {
+      await options.beforeBatch?.();
+      const batch = JSON.stringify(rowids.slice(i, i + batchSize));
+      const changes = this.statements.REQUEUE_ROWIDS.run({ rowids: batch, now: options.now ?? Date.now(), resetAttempts }).changes;
+      moved += changes;
+      options.onBatch?.(changes);
+    }
+    this.statements.LOG_REQUEUE.run({ at: options.now ?? Date.now(), moved, selector: JSON.stringify(selector), resetAttempts });
+    return moved;
+  }
+
   async prune(before: number): Promise<number> {
     return this.statements.PRUNE.run({ before }).changes;
   }
@@ -220,4 +298,39 @@ export class SqliteInbox implements Inbox {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+/** A selector as a WHERE clause with named parameters (never string-pasted values). */
+function where(sel: Selector): { clause: string; params: Record<string, string | number> } {
+  const parts: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (sel.source) {
+    parts.push('source = @source');
+    params.source = sel.source;
+  }
+  if (sel.ids && sel.ids.length > 0) {
+    parts.push('delivery_id IN (SELECT value FROM json_each(@ids))');
+    params.ids = JSON.stringify(sel.ids);
+  }
+  if (sel.statuses && sel.statuses.length > 0) {
+    parts.push('status IN (SELECT value FROM json_each(@statuses))');
+    params.statuses = JSON.stringify(sel.statuses);
+  }
+  if (sel.type) {
+    parts.push('event_type = @type');
+    params.type = sel.type;
+  }
+  if (sel.since !== undefined) {
+    parts.push('received_at >= @since');
+    params.since = sel.since;
+  }
+  if (sel.until !== undefined) {
+    parts.push('received_at < @until');
+    params.until = sel.until;
+  }
+  if (sel.error) {
+    parts.push('instr(last_error, @error) > 0');
+    params.error = sel.error;
+  }
+  return { clause: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }

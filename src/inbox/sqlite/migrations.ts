@@ -32,6 +32,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX deliveries_received ON deliveries (received_at);
     `,
   },
+  {
+    version: 2,
+    name: 'requeue_log',
+    sql: `
+      -- The audit trail of requeues: when, how many rows moved, and by which selector.
+      CREATE TABLE requeue_log (
+        id       INTEGER PRIMARY KEY,
+        at       INTEGER NOT NULL,   -- unix ms
+        moved    INTEGER NOT NULL,
+        selector TEXT    NOT NULL,   -- JSON of the selector used
+        reset_attempts INTEGER NOT NULL
+      );
+      -- Dead rows grouped by error, and --error filters, read this.
+      CREATE INDEX deliveries_status_error ON deliveries (status, last_error);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);

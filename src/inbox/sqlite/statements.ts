@@ -57,3 +57,33 @@ export const REQUEUE = `
 export const PRUNE = `
   UPDATE deliveries SET body = NULL, headers = '{}'
    WHERE status = 'done' AND finished_at < @before AND body IS NOT NULL`;
+
+/** Deliveries per minute over the hour before @now: the minute index (0 = oldest) and a count. */
+export const PER_MINUTE = `
+  SELECT CAST((received_at - @from) / 60000 AS INTEGER) AS minute, COUNT(*) AS n
+    FROM deliveries WHERE received_at >= @from AND received_at < @now
+   GROUP BY minute`;
+
+/** Dead rows grouped by error (served by the (status, last_error) index). */
+export const DEAD_BY_ERROR = `
+  SELECT COALESCE(last_error, '') AS error, COUNT(*) AS count, MIN(delivery_id) AS exampleId, MAX(finished_at) AS newestAt
+    FROM deliveries WHERE status = 'dead'
+   GROUP BY last_error ORDER BY count DESC, error LIMIT 20`;
+
+/** Attempts of the rows that are not done: done rows are most of a healthy inbox and say nothing. */
+export const ATTEMPTS = `
+  SELECT attempts, COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'working', 'dead') GROUP BY attempts`;
+
+export const RECENT_REQUEUES = `SELECT at, moved, selector, reset_attempts FROM requeue_log ORDER BY id DESC LIMIT 5`;
+
+export const LOG_REQUEUE = `INSERT INTO requeue_log (at, moved, selector, reset_attempts) VALUES (@at, @moved, @selector, @resetAttempts)`;
+
+/**
+ * Requeue one batch, by rowid, re-checking the status: a row a worker claimed since the batch was
+ * chosen is under lease and stays as it is.
+ */
+export const REQUEUE_ROWIDS = `
+  UPDATE deliveries
+     SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
+         attempts = CASE WHEN @resetAttempts THEN 0 ELSE attempts END
+   WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND status IN ('done', 'dead')`;

@@ -1,0 +1,135 @@
+import { UsageError } from '../errors.js';
+import { openInboxForCommand } from '../inbox/open.js';
+import type { Selector, StoredDelivery } from '../inbox/index.js';
+import { getProfile, getProvider } from '../providers/index.js';
+import { parseExpectation } from '../delivery/expect.js';
+import { resolveTiming } from '../delivery/timing.js';
+import { runDeliveries } from '../delivery/run.js';
+import type { Progress } from '../delivery/run.js';
+import { parseDuration } from '../duration.js';
+import { displayUrl, parseDelays, parseIntFlag, parsePositiveNumber, parseRate, parseUrl } from '../options.js';
+import { isEmpty, parseSelector } from '../selector.js';
+import type { SelectorFlags } from '../selector.js';
+import { summarize } from './send.js';
+import type { SendResult } from './send.js';
+
+export interface ReplayOptions extends SelectorFlags {
+  inbox?: string;
+  to?: string;
+  provider?: string;
+  secrets?: string[];
+  /** Send the stored headers untouched instead of re-signing. */
+  originalHeaders?: boolean;
+  profile?: string;
+  timeout?: string;
+  retryDelays?: string;
+  timeScale?: string | number;
+  noRetry?: boolean;
+  concurrency?: string | number;
+  rate?: string;
+  limit?: string | number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export type ReplayResult = Omit<SendResult, 'command'> & {
+  command: 'replay';
+  inbox: string;
+  selector: Selector;
+  mode: 'resigned' | 'original-headers';
+  /** Rows the selector matched (some may be beyond --limit). */
+  matched: number;
+  /** Rows whose payload had been pruned: nothing to send. */
+  skippedPruned: number;
+};
+
+/** Headers that belong to the hop they arrived on, not to the delivery. */
+const HOP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+export async function run(o: ReplayOptions): Promise<ReplayResult> {
+  const selector = parseSelector(o);
+  if (isEmpty(selector)) {
+    throw new UsageError('replay needs a selector: --id ID, --status, --type, --since, --until or --error (it never replays a whole inbox by accident)');
+  }
+  const url = parseUrl(o.to, '--to');
+  const original = o.originalHeaders === true;
+  const secrets = o.secrets ?? [];
+  if (!original) {
+    if (!o.provider) throw new UsageError('re-signing needs --provider and --secret (or send the stored headers with --original-headers)');
+    if (secrets.length === 0) throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
+  }
+  const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, 10_000);
+
+  const inbox = await openInboxForCommand(o.inbox, { readonly: true });
+  let rows: StoredDelivery[];
+  let matched: number;
+  try {
+    [rows, matched] = await Promise.all([inbox.select(selector, { limit }), inbox.count(selector)]);
+  } finally {
+    await inbox.close();
+  }
+  const sendable = rows.filter((r) => r.body !== null);
+  if (sendable.length === 0) throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
+
+  const provider = getProvider(o.provider ?? (sendable[0] as StoredDelivery).source);
+  if (!original) {
+    if (secrets.length > 1 && !provider.rotation) throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
+    for (const s of secrets) provider.checkSecret(s);
+  }
+  const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
+  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
+  const timing = resolveTiming(profile, {
+    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', 1),
+    ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {}),
+    ...(retryDelaysMs ? { retryDelaysMs } : {}),
+    noRetry: o.noRetry === true,
+  });
+  const ratePerSec = parseRate(o.rate);
+  const expectation = parseExpectation('2xx');
+
+  const out = await runDeliveries({
+    provider,
+    secrets,
+    url,
+    timing,
+    expectation,
+    events: {
+      make: (seq) => {
+        const row = sendable[seq] as StoredDelivery;
+        return {
+          rawBody: row.body as Buffer, // the stored bytes, exactly as received
+          deliveryId: row.deliveryId, // the original id: the receiver must see a redelivery, not a new event
+          eventType: row.eventType ?? '',
+          ...(original ? { fixedHeaders: Object.fromEntries(Object.entries(row.headers).filter(([k]) => !HOP.has(k))) } : {}),
+        };
+      },
+      label: (seq) => (sendable[seq] as StoredDelivery).source,
+    },
+    count: sendable.length,
+    concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 8),
+    duplicates: 1,
+    extraHeaders: [],
+    ...(ratePerSec !== undefined ? { ratePerSec } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
+  const interrupted = out.deliveries.length < sendable.length || out.deliveries.some((d) => d.outcome === 'interrupted');
+  const summary = summarize(sendable.length, out.deliveries, out.elapsedMs);
+  return {
+    command: 'replay',
+    ok: summary.failed === 0 && !interrupted,
+    provider: provider.name,
+    url: displayUrl(url),
+    expect: expectation.text,
+    timing,
+    duplicates: 1,
+    interrupted,
+    summary,
+    deliveries: out.deliveries,
+    inbox: inbox.location,
+    selector,
+    mode: original ? 'original-headers' : 'resigned',
+    matched,
+    skippedPruned: rows.length - sendable.length,
+  };
+}

@@ -1,0 +1,122 @@
+import chalk from 'chalk';
+import type { InspectResult, RowSummary } from '../commands/inspect.js';
+import type { RequeueResult } from '../commands/requeue.js';
+import type { Selector } from '../inbox/index.js';
+import { formatDuration } from '../duration.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const ago = (ms: number, now: number) => `${formatDuration(Math.max(0, now - ms))} ago`;
+const SPARK = '▁▂▃▄▅▆▇█';
+
+export function renderInspect(r: InspectResult): string {
+  if (r.view === 'overview') return overview(r);
+  if (r.view === 'rows') return rows(r);
+  return delivery(r);
+}
+
+function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
+  const o = r.overview;
+  const c = o.stats.counts;
+  const lines = [chalk.bold(`inbox ${r.inbox}`)];
+  lines.push(
+    `  ${c.pending ? chalk.yellow(`pending ${n(c.pending)}`) : 'pending 0'} · working ${n(c.working)} · done ${n(c.done)} · ${c.dead ? chalk.red(`dead ${n(c.dead)}`) : 'dead 0'} · total ${n(o.stats.total)}`,
+  );
+  lines.push(
+    o.stats.oldestPendingAt === undefined
+      ? '  oldest pending: none'
+      : `  oldest pending: ${chalk.bold(ago(o.stats.oldestPendingAt, r.now))} (${iso(o.stats.oldestPendingAt)})`,
+  );
+  const hour = o.perMinute.reduce((a, b) => a + b, 0);
+  const peak = Math.max(...o.perMinute);
+  const spark = o.perMinute.map((v) => (peak === 0 ? SPARK[0] : SPARK[Math.min(7, Math.floor((v / peak) * 7.999))])).join('');
+  lines.push(`  last hour: ${n(hour)} deliveries, peak ${n(peak)}/min  ${chalk.dim(spark)}`);
+  if (o.deadByError.length) {
+    lines.push('  dead by last error:');
+    for (const g of o.deadByError) {
+      lines.push(`    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, newest ${g.newestAt ? ago(g.newestAt, r.now) : '?'}`)}`);
+    }
+  }
+  const attempts = Object.entries(o.attempts).map(([k, v]) => `${k}×${n(v)}`);
+  lines.push(`  attempts of rows not done: ${attempts.length ? attempts.join(' · ') : 'none'}`);
+  for (const q of o.requeues) {
+    lines.push(chalk.dim(`  requeued ${iso(q.at)}: ${n(q.moved)} rows (${selectorText(q.selector)}${q.resetAttempts ? ', attempts reset' : ''})`));
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function selectorText(s: Selector): string {
+  const parts: string[] = [];
+  if (s.ids) parts.push(s.ids.length === 1 ? `--id ${s.ids[0]}` : `${s.ids.length} ids`);
+  if (s.statuses) parts.push(`--status ${s.statuses.join(',')}`);
+  if (s.type) parts.push(`--type ${s.type}`);
+  if (s.error) parts.push(`--error "${s.error}"`);
+  if (s.since !== undefined) parts.push(`--since ${iso(s.since)}`);
+  if (s.until !== undefined) parts.push(`--until ${iso(s.until)}`);
+  if (s.source) parts.push(`--source ${s.source}`);
+  return parts.join(' ') || 'everything';
+}
+
+export function rowTable(list: readonly RowSummary[], now: number): string[] {
+  const header = ['id', 'type', 'status', 'att', 'received', 'next attempt', 'last error'];
+  const cells = list.map((x) => [
+    x.deliveryId,
+    x.eventType ?? '',
+    x.status,
+    String(x.attempts),
+    `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
+    x.nextAttemptAt === undefined ? '' : x.nextAttemptAt <= now ? 'due' : `in ${formatDuration(x.nextAttemptAt - now)}`,
+    (x.lastError ?? '').slice(0, 80),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return [chalk.dim(line(header)), ...cells.map(line)];
+}
+
+function rows(r: Extract<InspectResult, { view: 'rows' }>): string {
+  const lines = rowTable(r.rows, r.now);
+  lines.push(chalk.dim(`${n(r.rows.length)} of ${n(r.total)} matching rows (${selectorText(r.selector)})`));
+  return lines.join('\n') + '\n';
+}
+
+function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
+  const out: string[] = [];
+  for (const d of r.deliveries) {
+    out.push(chalk.bold(`${d.source} ${d.deliveryId}`));
+    const field = (k: string, v: string | number | undefined | null) => out.push(`  ${k.padEnd(13)} ${v ?? chalk.dim('—')}`);
+    field('type', d.eventType);
+    field('status', d.status);
+    field('attempts', d.attempts);
+    field('received', `${iso(d.receivedAt)} (${ago(d.receivedAt, r.now)})`);
+    field('next attempt', d.nextAttemptAt === undefined ? undefined : iso(d.nextAttemptAt));
+    field('finished', d.finishedAt === undefined ? undefined : iso(d.finishedAt));
+    field('last error', d.lastError);
+    field('body', d.bytes === null ? 'pruned' : `${n(d.bytes)} bytes (print it with --body)`);
+    out.push('  headers:');
+    for (const [k, v] of Object.entries(d.headers)) out.push(`    ${k}: ${v}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+export function renderRequeue(r: RequeueResult): string {
+  const lines = r.sample.length ? rowTable(r.sample, Date.now()) : [];
+  if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
+  const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
+  lines.push(
+    r.dryRun
+      ? `dry run: ${n(r.matched)} finished rows would move to pending (${what}); nothing changed`
+      : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** The JSON of inspect: bodies as base64 (and as text when they are valid UTF-8). */
+export function inspectJson(r: InspectResult): string {
+  if (r.view !== 'delivery') return JSON.stringify(r, null, 2);
+  const deliveries = r.deliveries.map(({ body, ...rest }) => {
+    if (body === null) return { ...rest, body: null };
+    const text = body.toString('utf8');
+    return { ...rest, bodyBase64: body.toString('base64'), ...(Buffer.from(text, 'utf8').equals(body) ? { bodyText: text } : {}) };
+  });
+  return JSON.stringify({ ...r, deliveries }, null, 2);
+}

@@ -1,0 +1,273 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { run as inspect } from '../src/commands/inspect.js';
+import { run as requeue } from '../src/commands/requeue.js';
+import { run as replay } from '../src/commands/replay.js';
+import { run as send } from '../src/commands/send.js';
+import { UsageError } from '../src/errors.js';
+import { openSqliteInbox } from '../src/inbox/index.js';
+import type { SqliteInbox } from '../src/inbox/index.js';
+import { providers } from '../src/providers/index.js';
+import { createReceiverServer, listen } from '../src/receiver/server.js';
+import { Worker } from '../src/worker/index.js';
+import { hookdrill } from './helpers/cli.js';
+import { verifyWithOfficialCode } from './helpers/official.js';
+import { reply, startServer } from './helpers/server.js';
+import { tempDir } from './helpers/tmp.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+const SECRET = 'whsec_incident';
+
+/** An inbox with rows in every state, made through the real operations. */
+async function seeded(path: string): Promise<SqliteInbox> {
+  const inbox = openSqliteInbox(path);
+  const put = (id: string, type: string, at: number, body = `{"id":"${id}","type":"${type}"}`) =>
+    inbox.put({ source: 'stripe', deliveryId: id, eventType: type, body: Buffer.from(body), headers: { 'content-type': 'application/json' }, receivedAt: at });
+  for (let i = 0; i < 6; i++) await put(`evt_dead_crm_${i}`, 'invoice.paid', NOW - 50 * 60_000 + i);
+  for (let i = 0; i < 2; i++) await put(`evt_dead_json_${i}`, 'customer.created', NOW - 30 * 60_000 + i);
+  for (let i = 0; i < 3; i++) await put(`evt_done_${i}`, 'invoice.paid', NOW - 10 * 60_000 + i);
+  await put('evt_working', 'invoice.paid', NOW - 5 * 60_000);
+  await put('evt_pending_old', 'invoice.paid', NOW - 20 * 60_000);
+  await put('evt_pending_new', 'invoice.paid', NOW - 60_000);
+  const claimed = await inbox.claim({ limit: 100, leaseMs: 60 * 60_000, now: NOW - 1_000 });
+  for (const c of claimed) {
+    const key = { source: c.source, deliveryId: c.deliveryId };
+    if (c.deliveryId.startsWith('evt_dead_crm')) await inbox.fail(key, c.attempt, 'forward target answered 503: crm down', { dead: true }, NOW - 900);
+    else if (c.deliveryId.startsWith('evt_dead_json')) await inbox.fail(key, c.attempt, 'body is not JSON: Unexpected end', { dead: true }, NOW - 800);
+    else if (c.deliveryId.startsWith('evt_done')) await inbox.complete(key, c.attempt, NOW - 700);
+    else if (c.deliveryId.startsWith('evt_pending')) await inbox.fail(key, c.attempt, 'timeout', { retryAt: NOW + 30_000 }, NOW - 600);
+    // evt_working keeps its lease.
+  }
+  return inbox;
+}
+
+test('inspect: the overview an on-call engineer reads first', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await (await seeded(path)).close();
+  const r = await inspect({ inbox: path, now: NOW });
+  assert.equal(r.view, 'overview');
+  if (r.view !== 'overview') return;
+  assert.deepEqual(r.overview.stats.counts, { pending: 2, working: 1, done: 3, dead: 8 });
+  assert.equal(r.overview.stats.oldestPendingAt, NOW - 20 * 60_000, 'the age to alert on');
+  assert.equal(r.overview.perMinute.length, 60);
+  assert.equal(r.overview.perMinute.reduce((a, b) => a + b, 0), 14);
+  assert.equal(r.overview.perMinute[10], 6, 'six arrived 50 minutes ago');
+  assert.deepEqual(
+    r.overview.deadByError.map((g) => [g.error, g.count, g.exampleId]),
+    [
+      ['forward target answered 503: crm down', 6, 'evt_dead_crm_0'],
+      ['body is not JSON: Unexpected end', 2, 'evt_dead_json_0'],
+    ],
+  );
+  assert.deepEqual(r.overview.attempts, { 1: 11 });
+});
+
+test('inspect: filters list rows; --id shows one in full; it never writes', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await (await seeded(path)).close();
+  const hash = () => createHash('sha256').update(readFileSync(path)).digest('hex');
+  const before = hash();
+  const rows = await inspect({ inbox: path, status: ['dead'], error: 'crm', limit: 4, now: NOW });
+  assert.equal(rows.view, 'rows');
+  if (rows.view === 'rows') {
+    assert.equal(rows.total, 6);
+    assert.deepEqual(rows.rows.map((x) => x.deliveryId), ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3']);
+  }
+  const since = await inspect({ inbox: path, since: '15m', now: NOW });
+  if (since.view === 'rows') assert.deepEqual(since.rows.map((x) => x.deliveryId).sort(), ['evt_done_0', 'evt_done_1', 'evt_done_2', 'evt_pending_new', 'evt_working']);
+  const one = await inspect({ inbox: path, id: 'evt_dead_json_1', now: NOW });
+  assert.equal(one.view, 'delivery');
+  if (one.view === 'delivery') assert.equal(one.deliveries[0]?.lastError, 'body is not JSON: Unexpected end');
+  assert.equal(hash(), before, 'inspect changed the file');
+});
+
+test('inspect --id --body prints the raw bytes exactly, even when they are not text', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const raw = Buffer.concat([Buffer.from('{"id":"evt_bin","x":"'), Buffer.from([0xff, 0xfe, 0x00, 0x80]), Buffer.from('"}')]);
+  await inbox.put({ source: 'stripe', deliveryId: 'evt_bin', eventType: undefined, body: raw, headers: {}, receivedAt: NOW });
+  await inbox.close();
+  const r = await new Promise<Buffer>((resolve, reject) => {
+    import('node:child_process').then(({ execFile }) =>
+      execFile(process.execPath, [join(import.meta.dirname, '../../bin/hookdrill'), 'inspect', '--inbox', path, '--id', 'evt_bin', '--body'], { encoding: 'buffer' }, (err, out) =>
+        err ? reject(err) : resolve(out),
+      ),
+    );
+  });
+  assert.ok(r.equals(raw));
+});
+
+test('requeue: needs a selector, previews with --dry-run, moves only finished rows, once, and logs it', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await (await seeded(path)).close();
+  await assert.rejects(requeue({ inbox: path }), (e: unknown) => e instanceof UsageError && /needs a selector/.test(e.message));
+  await assert.rejects(requeue({ inbox: path, status: ['pending'] }), /only finished rows/);
+
+  const dry = await requeue({ inbox: path, status: ['dead'], error: 'crm', dryRun: true });
+  assert.equal(dry.matched, 6);
+  assert.equal(dry.moved, 0);
+  assert.equal(dry.sample.length, 6);
+  const check = openSqliteInbox(path);
+  assert.equal((await check.stats()).counts.dead, 8, 'a dry run changes nothing');
+  await check.close();
+
+  const real = await requeue({ inbox: path, status: ['dead'], error: 'crm', resetAttempts: true });
+  assert.equal(real.moved, 6);
+  const again = await requeue({ inbox: path, status: ['dead'], error: 'crm' });
+  assert.equal(again.moved, 0, 'requeued twice in a row: nothing more moves');
+  // By id: a row under lease is never touched.
+  const byId = await requeue({ inbox: path, ids: ['evt_working', 'evt_done_0'] });
+  assert.equal(byId.moved, 1);
+
+  const inbox = openSqliteInbox(path);
+  const stats = await inbox.stats();
+  assert.deepEqual(stats.counts, { pending: 9, working: 1, done: 2, dead: 2 });
+  assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_dead_crm_0' }))?.attempts, 0);
+  assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_done_0' }))?.attempts, 1);
+  assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_working' }))?.status, 'working');
+  assert.equal(await inbox.count({}), 14, 'no row was duplicated');
+  await inbox.close();
+  const view = await inspect({ inbox: path });
+  if (view.view === 'overview') {
+    assert.deepEqual(view.overview.requeues.map((q) => q.moved), [1, 0, 6]);
+    assert.deepEqual(view.overview.requeues[2]?.selector, { statuses: ['dead'], error: 'crm' });
+  }
+});
+
+test('requeue during live traffic: a receiver and a worker keep running; nothing lost, nothing done twice', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  // 600 dead rows from an earlier outage.
+  for (let i = 0; i < 600; i++) {
+    await inbox.put({ source: 'stripe', deliveryId: `evt_old_${i}`, eventType: 'invoice.paid', body: Buffer.from(`{"id":"evt_old_${i}"}`), headers: {}, receivedAt: NOW + i });
+  }
+  for (const c of await inbox.claim({ limit: 600, leaseMs: 1_000, now: NOW + 10_000 })) {
+    await inbox.fail(c, c.attempt, 'crm down', { dead: true });
+  }
+  const handled = new Map<string, number>();
+  const worker = new Worker({
+    inbox,
+    concurrency: 8,
+    pollMs: 5,
+    handler: async (item) => {
+      handled.set(item.deliveryId, (handled.get(item.deliveryId) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 1));
+    },
+  });
+  const server = createReceiverServer({ provider: providers.stripe, secrets: [SECRET], inbox, onRequest: () => worker.wake() });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  worker.start();
+  try {
+    const [sent, moved] = await Promise.all([
+      send({ url: `http://127.0.0.1:${port}/`, provider: 'stripe', secrets: [SECRET], count: 300, concurrency: 16, noRetry: true }),
+      // Another process would do the same through its own connection: so does this.
+      requeue({ inbox: path, status: ['dead'], rate: '2000/s' }).then((r) => r.moved),
+    ]);
+    assert.equal(sent.ok, true);
+    assert.equal(moved, 600);
+    const deadline = Date.now() + 20_000;
+    while ((await inbox.stats()).counts.done < 900 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const stats = await inbox.stats();
+    assert.deepEqual(stats.counts, { pending: 0, working: 0, done: 900, dead: 0 });
+    assert.equal(handled.size, 900, 'every row was processed');
+    assert.deepEqual([...handled.values()].filter((n) => n > 1), [], 'no row was processed twice');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await worker.stop();
+    await inbox.close();
+  }
+});
+
+test('replay: re-signed with a fresh timestamp and the original id, or with the original headers', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  // Three deliveries received an hour ago: their stored signatures are now far outside Stripe's 300 s.
+  const hourAgo = Date.now() - 3_600_000;
+  const ids = ['evt_replay_a', 'evt_replay_b', 'evt_replay_c'];
+  for (const id of ids) {
+    const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid' }));
+    const signed = providers.stripe.sign(body, [SECRET], { nowMs: hourAgo, deliveryId: id, eventType: 'invoice.paid' });
+    const headers = Object.fromEntries(Object.entries(signed).map(([k, v]) => [k.toLowerCase(), v]));
+    await inbox.put({ source: 'stripe', deliveryId: id, eventType: 'invoice.paid', body, headers, receivedAt: hourAgo });
+  }
+  await inbox.close();
+
+  const rejected: string[] = [];
+  const target = await startServer(async (req, res) => {
+    try {
+      await verifyWithOfficialCode('stripe', req.rawBody, req.headers, SECRET);
+      reply(res, 200);
+    } catch (err) {
+      rejected.push((err as Error).message);
+      reply(res, 400);
+    }
+  });
+  try {
+    const resigned = await replay({ inbox: path, to: target.url, status: ['pending'], provider: 'stripe', secrets: [SECRET] });
+    assert.equal(resigned.ok, true, rejected.join('; '));
+    assert.deepEqual(resigned.deliveries.map((d) => d.deliveryId).sort(), ids, 'the original ids');
+    const stored = openSqliteInbox(path, { readonly: true });
+    for (const req of target.requests) {
+      const row = await stored.get({ source: 'stripe', deliveryId: JSON.parse(req.rawBody.toString()).id as string });
+      assert.ok(row?.body?.equals(req.rawBody), 'the stored bytes, exactly');
+    }
+    await stored.close();
+
+    // The stored headers, untouched: their hour-old signature is what the official verifier now refuses.
+    const original = await replay({ inbox: path, to: target.url, ids: [ids[0]!], originalHeaders: true, noRetry: true });
+    assert.equal(original.ok, false);
+    assert.equal(original.deliveries[0]?.finalStatus, 400);
+    assert.match(rejected.at(-1) ?? '', /tolerance|timestamp/i);
+    await assert.rejects(replay({ inbox: path, to: target.url, provider: 'stripe', secrets: [SECRET] }), /replay needs a selector/);
+  } finally {
+    await target.close();
+  }
+});
+
+test('a missing file, a foreign file, a newer schema, a locked database: one line, exit 2, nothing written', async () => {
+  const dir = tempDir();
+  const missing = await hookdrill(['inspect', '--inbox', join(dir, 'nope.db')]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^hookdrill: no inbox at .*nope\.db\n$/);
+  assert.ok(!existsSync(join(dir, 'nope.db')), 'inspect created nothing');
+
+  const foreign = join(dir, 'notes.db');
+  writeFileSync(foreign, 'plain text, not SQLite\n'.repeat(100));
+  for (const cmd of [['inspect'], ['requeue', '--status', 'dead']]) {
+    const r = await hookdrill([...cmd, '--inbox', foreign]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /is not a hookdrill inbox/);
+  }
+
+  const newer = join(dir, 'newer.db');
+  await openSqliteInbox(newer).close();
+  const n = new Database(newer);
+  n.prepare('INSERT INTO hookdrill_migrations (version, name, applied_at) VALUES (99, ?, 0)').run('future');
+  n.close();
+  const r = await hookdrill(['requeue', '--inbox', newer, '--status', 'dead']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /made by a newer hookdrill/);
+
+  const locked = join(dir, 'locked.db');
+  const seededInbox = await seeded(locked);
+  await seededInbox.close();
+  const holder = new Database(locked);
+  holder.exec('BEGIN EXCLUSIVE');
+  try {
+    const l = await hookdrill(['requeue', '--inbox', locked, '--status', 'dead']);
+    assert.equal(l.code, 2, l.stderr);
+    assert.match(l.stderr, /^hookdrill: (inbox .* is locked by another process|cannot (open|read) inbox).*\n$/);
+  } finally {
+    holder.exec('ROLLBACK');
+    holder.close();
+  }
+  const after = openSqliteInbox(locked, { readonly: true });
+  assert.equal((await after.stats()).counts.dead, 8, 'nothing was requeued');
+  await after.close();
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('tmp')), []);
+});
