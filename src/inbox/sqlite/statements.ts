@@ -80,10 +80,11 @@ export const LOG_REQUEUE = `INSERT INTO requeue_log (at, moved, selector, reset_
 
 /**
  * Requeue one batch, by rowid, re-checking the status: a row a worker claimed since the batch was
- * chosen is under lease and stays as it is.
+ * chosen is under lease and stays as it is. `+status` keeps SQLite on the rowid: left to itself it
+ * walked the status index over every done row, 150 ms a batch on a million-row inbox.
  */
 export const REQUEUE_ROWIDS = `
   UPDATE deliveries
      SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
          attempts = CASE WHEN @resetAttempts THEN 0 ELSE attempts END
-   WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND status IN ('done', 'dead')`;
+   WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND +status IN ('done', 'dead')`;
