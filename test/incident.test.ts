@@ -271,3 +271,20 @@ test('a missing file, a foreign file, a newer schema, a locked database: one lin
   await after.close();
   assert.deepEqual(readdirSync(dir).filter((f) => f.includes('tmp')), []);
 });
+
+test('inspect reads while a writer holds an open transaction, and sees only committed rows', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await (await seeded(path)).close();
+  const writer = new Database(path);
+  writer.exec('BEGIN IMMEDIATE');
+  writer
+    .prepare(`INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at) VALUES ('stripe', 'evt_uncommitted', 'x', x'7b7d', '{}', 1, 'pending', 0, 1)`)
+    .run();
+  try {
+    const view = await inspect({ inbox: path, now: NOW });
+    assert.equal(view.view === 'overview' && view.overview.stats.total, 14, 'the uncommitted row is not counted');
+  } finally {
+    writer.exec('ROLLBACK');
+    writer.close();
+  }
+});
