@@ -328,6 +328,32 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('check')
+    .description('run a conformance battery against a receiver and name every way it mishandles webhooks')
+    .requiredOption('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks')
+    .addOption(new Option('--provider <name>', 'whose signing to use').choices(PROVIDER_NAMES))
+    .option('--secret <secret>', 'signing secret [env: HOOKDRILL_SECRET]', collect)
+    .option('--inbox <file>', 'check what was stored in this hookdrill inbox')
+    .option('--stored <command>', 'or: a command printing the stored delivery ids, one per line')
+    .option('--only <cases>', 'run only these cases (comma list)')
+    .option('--skip <cases>', 'skip these cases (comma list)')
+    .option('--max-bytes <n>', 'the receiver\'s body limit (default 5 MiB)')
+    .option('--json', 'print the result as one JSON object')
+    .option('--junit <file>', 'write a JUnit report, one test case per case')
+    .action(async (flags: CheckFlags) => {
+      const [{ run }, { renderCheck, renderCheckJunit }] = await Promise.all([import('./commands/check.js'), import('./render/check.js')]);
+      if (flags.junit) checkWritable(flags.junit);
+      const envSecret = process.env.HOOKDRILL_SECRET;
+      const result = await run({
+        ...pick(flags, ['url', 'provider', 'inbox', 'stored', 'only', 'skip', 'maxBytes']),
+        secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+      });
+      if (flags.junit) writeAtomically(flags.junit, renderCheckJunit(result));
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderCheck(result));
+      process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
+    });
+
+  program
     .command('profiles')
     .description('list the timing profiles: each provider\'s timeout and retry schedule')
     .option('--json', 'print the list as JSON')
@@ -420,6 +446,19 @@ interface ReplayFlags extends SelectorFlagsRaw {
   json?: boolean;
   junit?: string;
   quiet?: boolean;
+}
+
+interface CheckFlags {
+  url: string;
+  provider?: string;
+  secret?: string[];
+  inbox?: string;
+  stored?: string;
+  only?: string;
+  skip?: string;
+  maxBytes?: string;
+  json?: boolean;
+  junit?: string;
 }
 
 interface ChaosFlags {

@@ -1,0 +1,271 @@
+import { connect } from 'node:net';
+import type { EventFactory, PreparedEvent } from '../fixtures.js';
+import type { OutgoingHeaders, Provider } from '../providers/index.js';
+import { attempt } from '../delivery/attempt.js';
+import type { AttemptOutcome } from '../delivery/attempt.js';
+import type { TargetDispatcher } from '../delivery/dispatcher.js';
+import { percentile } from '../stats.js';
+
+export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
+
+export interface CaseOutcome {
+  status: CaseStatus;
+  /** What was seen, in words: "401, nothing stored", "p99 12ms (limit 10s)". */
+  observed: string;
+}
+
+export interface CheckContext {
+  provider: Provider;
+  secrets: readonly string[];
+  url: URL;
+  timeoutMs: number;
+  maxBytes: number;
+  factory: EventFactory;
+  dispatcher: TargetDispatcher;
+  /** How many times the receiver holds each id; undefined when no store was given. */
+  storedCounts(ids: readonly string[]): Promise<number[] | undefined>;
+}
+
+export interface CheckCase {
+  name: string;
+  summary: string;
+  run(ctx: CheckContext): Promise<CaseOutcome>;
+}
+
+const is2xx = (s?: number) => s !== undefined && s >= 200 && s < 300;
+const is4xx = (s?: number) => s !== undefined && s >= 400 && s < 500;
+
+function lower(headers: OutgoingHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function sign(ctx: CheckContext, event: PreparedEvent, opts: { nowMs?: number; secret?: string } = {}): Record<string, string> {
+  return lower(
+    ctx.provider.sign(event.rawBody, opts.secret ? [opts.secret] : ctx.secrets, {
+      nowMs: opts.nowMs ?? Date.now(),
+      deliveryId: event.deliveryId,
+      eventType: event.eventType,
+    }),
+  );
+}
+
+function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
+  return attempt({ url: ctx.url, headers, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+}
+
+function answer(o: AttemptOutcome): string {
+  return o.status !== undefined ? String(o.status) : (o.error ?? 'no answer');
+}
+
+/** "nothing stored" / "stored" / "" (no store given), and whether that is a failure. */
+async function storedCount(ctx: CheckContext, id: string): Promise<number | undefined> {
+  return (await ctx.storedCounts([id]))?.[0];
+}
+
+async function mustNotStore(ctx: CheckContext, id: string): Promise<{ text: string; bad: boolean }> {
+  const n = await storedCount(ctx, id);
+  if (n === undefined) return { text: '', bad: false };
+  return n === 0 ? { text: ', nothing stored', bad: false } : { text: `, but STORED ${id}`, bad: true };
+}
+
+/** A request the receiver must refuse with 4xx and must not store. */
+function rejection(name: string, summary: string, make: (ctx: CheckContext, e: PreparedEvent) => { body: Buffer; headers: Record<string, string> } | 'skip'): CheckCase {
+  return {
+    name,
+    summary,
+    async run(ctx) {
+      const event = ctx.factory.make(Date.now());
+      const req = make(ctx, event);
+      if (req === 'skip') return { status: 'skipped', observed: `${ctx.provider.title} signs no timestamp` };
+      const res = await post(ctx, req.body, req.headers);
+      const stored = await mustNotStore(ctx, event.deliveryId);
+      const ok = is4xx(res.status) && !stored.bad;
+      return { status: ok ? 'pass' : 'fail', observed: `${answer(res)}${stored.text}${ok ? '' : ' (expected 4xx, nothing stored)'}` };
+    },
+  };
+}
+
+const sigHeader = (ctx: CheckContext) => ctx.provider.signatureHeader.toLowerCase();
+
+export const CASES: readonly CheckCase[] = [
+  {
+    name: 'valid',
+    summary: 'a valid delivery gets 2xx within the provider\'s timeout, and is stored',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const res = await post(ctx, e.rawBody, sign(ctx, e));
+      const n = await storedCount(ctx, e.deliveryId);
+      const ok = is2xx(res.status) && (n === undefined || n === 1);
+      return { status: ok ? 'pass' : 'fail', observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 1 ? ', stored' : `, stored ${n} times`}` };
+    },
+  },
+  {
+    name: 'duplicate',
+    summary: 'the same delivery again gets 2xx and is stored once',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const first = await post(ctx, e.rawBody, sign(ctx, e));
+      const second = await post(ctx, e.rawBody, sign(ctx, e));
+      const n = await storedCount(ctx, e.deliveryId);
+      const ok = is2xx(first.status) && is2xx(second.status) && (n === undefined || n === 1);
+      return { status: ok ? 'pass' : 'fail', observed: `${answer(first)} then ${answer(second)}${n === undefined ? '' : `, stored ${n === 1 ? 'once' : `${n} times`}`}` };
+    },
+  },
+  {
+    name: 'concurrent-duplicates',
+    summary: '10 copies at once all get 2xx, and it is stored once',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const headers = sign(ctx, e);
+      const all = await Promise.all(Array.from({ length: 10 }, () => post(ctx, e.rawBody, headers)));
+      const n = await storedCount(ctx, e.deliveryId);
+      const answers = all.map(answer);
+      const ok = all.every((r) => is2xx(r.status)) && (n === undefined || n === 1);
+      const counts = [...new Set(answers)].map((a) => `${answers.filter((x) => x === a).length}×${a}`).join(' ');
+      return { status: ok ? 'pass' : 'fail', observed: `${counts}${n === undefined ? '' : `, stored ${n === 1 ? 'once' : `${n} times`}`}` };
+    },
+  },
+  rejection('wrong-secret', 'signed with another secret: 4xx, nothing stored', (ctx, e) => ({
+    body: e.rawBody,
+    headers: sign(ctx, e, { secret: ctx.provider.name === 'standard' ? `whsec_${Buffer.from('not the receiver\'s key, hookdrill').toString('base64')}` : 'hookdrill-wrong-secret' }),
+  })),
+  rejection('flipped-byte', 'one byte of the body changed after signing: 4xx, nothing stored', (ctx, e) => {
+    const headers = sign(ctx, e);
+    const body = Buffer.from(e.rawBody);
+    // The last letter in the body, case flipped: still JSON, no longer what was signed.
+    for (let i = body.length - 1; i >= 0; i--) {
+      const c = body[i] as number;
+      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+        body[i] = c ^ 0x20;
+        break;
+      }
+    }
+    return { body, headers };
+  }),
+  rejection('reserialized', 'the same JSON re-serialised (whitespace): 4xx — signatures cover bytes, not JSON', (ctx, e) => ({
+    body: Buffer.from(JSON.stringify(JSON.parse(e.rawBody.toString('utf8')), null, 2)),
+    headers: sign(ctx, e),
+  })),
+  rejection('missing-signature', 'no signature header: 4xx, nothing stored', (ctx, e) => {
+    const headers = sign(ctx, e);
+    delete headers[sigHeader(ctx)];
+    return { body: e.rawBody, headers };
+  }),
+  rejection('malformed-signature', 'a signature header that does not parse: 4xx, nothing stored', (ctx, e) => ({
+    body: e.rawBody,
+    headers: { ...sign(ctx, e), [sigHeader(ctx)]: 'hookdrill:not-a-signature' },
+  })),
+  rejection('wrong-length-signature', 'the right signature, two characters short: 4xx, nothing stored', (ctx, e) => {
+    const headers = sign(ctx, e);
+    headers[sigHeader(ctx)] = (headers[sigHeader(ctx)] ?? '').slice(0, -2);
+    return { body: e.rawBody, headers };
+  }),
+  rejection('stale-timestamp', 'signed 6 minutes ago (the tolerance is 5): 4xx, nothing stored', (ctx, e) =>
+    ctx.provider.timestamped ? { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - 360_000 }) } : 'skip',
+  ),
+  rejection('future-timestamp', 'signed 6 minutes in the future: 4xx, nothing stored', (ctx, e) =>
+    ctx.provider.timestamped ? { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() + 360_000 }) } : 'skip',
+  ),
+  {
+    name: 'oversized-body',
+    summary: 'a body over --max-bytes gets 413 (or the connection closed), and the receiver still answers',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const json = e.rawBody.toString('utf8');
+      const body = Buffer.from(`${json.slice(0, -1)},"hookdrill_padding":"${'x'.repeat(ctx.maxBytes + 1024)}"}`);
+      const big = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
+      const refused = big.status === 413 || big.error === 'reset';
+      const next = ctx.factory.make(Date.now());
+      const after = await post(ctx, next.rawBody, sign(ctx, next));
+      const ok = refused && is2xx(after.status);
+      return {
+        status: ok ? 'pass' : 'fail',
+        observed: `${answer(big)} to ${body.length} bytes, then ${answer(after)} to a valid delivery${ok ? '' : ' (expected 413 or closed, then 2xx)'}`,
+      };
+    },
+  },
+  {
+    name: 'malformed-json',
+    summary: 'authentic but malformed JSON gets 2xx (a 4xx only makes the sender retry: a warning)',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const body = Buffer.from(e.rawBody.toString('utf8').slice(0, -5));
+      const res = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
+      if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
+      if (is4xx(res.status)) return { status: 'warn', observed: `${answer(res)}: authentic deliveries rejected are retried until the sender gives up` };
+      return { status: 'fail', observed: `${answer(res)} (expected 2xx)` };
+    },
+  },
+  {
+    name: 'latency',
+    summary: 'p99 of 50 sequential valid deliveries is below half the provider\'s timeout',
+    async run(ctx) {
+      const latencies: number[] = [];
+      let failures = 0;
+      for (let i = 0; i < 50; i++) {
+        const e = ctx.factory.make(Date.now());
+        const res = await post(ctx, e.rawBody, sign(ctx, e));
+        latencies.push(res.latencyMs);
+        if (!is2xx(res.status)) failures++;
+      }
+      const p99 = percentile(latencies, 99) ?? Infinity;
+      const limit = ctx.timeoutMs / 2;
+      const ok = p99 < limit && failures === 0;
+      return { status: ok ? 'pass' : 'fail', observed: `p99 ${Math.round(p99)}ms, limit ${Math.round(limit)}ms${failures ? `, ${failures} not 2xx` : ''}` };
+    },
+  },
+  {
+    name: 'slow-client',
+    summary: 'a client sending its headers a byte a second does not stop a valid delivery being answered',
+    async run(ctx) {
+      const socket = connect({ host: ctx.url.hostname.replace(/^\[|\]$/g, ''), port: Number(ctx.url.port || 80) });
+      socket.on('error', () => undefined);
+      const line = `POST ${ctx.url.pathname} HTTP/1.1\r\nHost: ${ctx.url.host}\r\n`;
+      let sent = 0;
+      const drip = setInterval(() => {
+        if (sent < line.length && !socket.destroyed) socket.write(line[sent++] as string);
+      }, 1_000);
+      try {
+        await new Promise((r) => setTimeout(r, 1_100)); // the slow client is connected and has started
+        const e = ctx.factory.make(Date.now());
+        const res = await post(ctx, e.rawBody, sign(ctx, e));
+        const ok = is2xx(res.status);
+        return { status: ok ? 'pass' : 'fail', observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms while a client dripped its headers` };
+      } finally {
+        clearInterval(drip);
+        socket.destroy();
+      }
+    },
+  },
+  {
+    name: 'unsigned-flood',
+    summary: '200 unsigned requests: none answered 2xx, none stored',
+    async run(ctx) {
+      const events = Array.from({ length: 200 }, () => ctx.factory.make(Date.now()));
+      let answered2xx = 0;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (next < events.length) {
+            const e = events[next++] as PreparedEvent;
+            const headers = sign(ctx, e);
+            delete headers[sigHeader(ctx)];
+            const res = await post(ctx, e.rawBody, headers);
+            if (is2xx(res.status)) answered2xx++;
+          }
+        }),
+      );
+      let stored = 0;
+      let probed = false;
+      for (const e of events) {
+        const n = await storedCount(ctx, e.deliveryId);
+        if (n !== undefined) probed = true;
+        if (n) stored++;
+      }
+      const ok = answered2xx === 0 && stored === 0;
+      return { status: ok ? 'pass' : 'fail', observed: `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}` };
+    },
+  },
+];
+
+export const CASE_NAMES = CASES.map((c) => c.name);

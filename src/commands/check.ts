@@ -1,0 +1,128 @@
+import { resolve as resolvePath } from 'node:path';
+import { UsageError } from '../errors.js';
+import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures.js';
+import { openSqliteInbox } from '../inbox/index.js';
+import { getProvider } from '../providers/index.js';
+import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
+import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
+import { runIdsCommand } from '../chaos/probe.js';
+import { CASES, CASE_NAMES } from '../check/cases.js';
+import type { CaseStatus, CheckContext } from '../check/cases.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
+
+export interface CheckOptions {
+  url?: string;
+  provider?: string;
+  secrets?: string[];
+  inbox?: string;
+  stored?: string;
+  only?: string;
+  skip?: string;
+  maxBytes?: string | number;
+  onCase?: (c: CaseReport) => void;
+}
+
+export interface CaseReport {
+  name: string;
+  summary: string;
+  status: CaseStatus;
+  observed: string;
+  ms: number;
+}
+
+export interface CheckResult {
+  command: 'check';
+  ok: boolean;
+  provider: string;
+  url: string;
+  store: 'inbox' | 'command' | 'none';
+  cases: CaseReport[];
+  counts: Record<CaseStatus, number>;
+  elapsedMs: number;
+}
+
+function caseList(text: string | undefined, flag: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !CASE_NAMES.includes(n));
+  if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
+  return names;
+}
+
+/** Run the conformance battery against a receiver: each case passes, fails, warns, or is skipped with a reason. */
+export async function run(o: CheckOptions): Promise<CheckResult> {
+  const started = performance.now();
+  const url = parseUrl(o.url, '--url');
+  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
+  const provider = getProvider(o.provider);
+  const secrets = o.secrets ?? [];
+  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
+  if (secrets.length > 1 && !provider.rotation) throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
+  for (const s of secrets) provider.checkSecret(s);
+  if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
+  const only = caseList(o.only, '--only');
+  const skip = caseList(o.skip, '--skip') ?? [];
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, DEFAULT_MAX_BYTES);
+  const inboxPath = o.inbox ? resolvePath(o.inbox) : undefined;
+
+  const storedCounts: CheckContext['storedCounts'] = async (ids) => {
+    if (inboxPath) {
+      const inbox = openSqliteInbox(inboxPath, { readonly: true, create: false });
+      try {
+        return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: provider.name, deliveryId: id })) ? 1 : 0)));
+      } finally {
+        await inbox.close();
+      }
+    }
+    if (o.stored) {
+      const printed = await runIdsCommand(o.stored, '--stored', {});
+      const counts = new Map<string, number>();
+      for (const id of printed) counts.set(id, (counts.get(id) ?? 0) + 1);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }
+    return undefined;
+  };
+
+  await warmUpHttpClient();
+  const dispatcher = new TargetDispatcher(url.origin, 32);
+  const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
+  const ctx: CheckContext = {
+    provider,
+    secrets,
+    url,
+    timeoutMs: (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs,
+    maxBytes,
+    factory: compileFixture(provider, fixture!, []),
+    dispatcher,
+    storedCounts,
+  };
+  const reports: CaseReport[] = [];
+  try {
+    for (const c of CASES) {
+      const t = performance.now();
+      let report: CaseReport;
+      if ((only && !only.includes(c.name)) || skip.includes(c.name)) {
+        report = { name: c.name, summary: c.summary, status: 'skipped', observed: only && !only.includes(c.name) ? 'not in --only' : 'in --skip', ms: 0 };
+      } else {
+        const outcome = await c.run(ctx);
+        report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
+      }
+      reports.push(report);
+      o.onCase?.(report);
+    }
+  } finally {
+    await dispatcher.close();
+  }
+  const counts: Record<CaseStatus, number> = { pass: 0, fail: 0, warn: 0, skipped: 0 };
+  for (const r of reports) counts[r.status]++;
+  return {
+    command: 'check',
+    ok: counts.fail === 0,
+    provider: provider.name,
+    url: displayUrl(url),
+    store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
+    cases: reports,
+    counts,
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}

@@ -1,0 +1,34 @@
+import chalk from 'chalk';
+import type { CheckResult } from '../commands/check.js';
+
+const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
+
+export function renderCheck(r: CheckResult): string {
+  const width = Math.max(...r.cases.map((c) => c.name.length));
+  const lines = r.cases.map((c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}`);
+  lines.push('');
+  lines.push(chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`));
+  const c = r.counts;
+  lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skipped} skipped · ${(r.elapsedMs / 1000).toFixed(1)}s`);
+  return lines.join('\n') + '\n';
+}
+
+export function renderCheckJunit(r: CheckResult): string {
+  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const cases = r.cases.map((c) => {
+    const open = `    <testcase classname="hookdrill.check.${esc(r.provider)}" name="${esc(c.name)}: ${esc(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
+    if (c.status === 'fail') return `${open}\n      <failure message="${esc(c.observed)}"/>\n    </testcase>`;
+    if (c.status === 'skipped') return `${open}\n      <skipped message="${esc(c.observed)}"/>\n    </testcase>`;
+    if (c.status === 'warn') return `${open}\n      <system-out>${esc(`warning: ${c.observed}`)}</system-out>\n    </testcase>`;
+    return `${open}</testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="hookdrill" tests="${cases.length}" failures="${r.counts.fail}" skipped="${r.counts.skipped}">`,
+    `  <testsuite name="hookdrill check" tests="${cases.length}" failures="${r.counts.fail}" errors="0" skipped="${r.counts.skipped}" time="${(r.elapsedMs / 1000).toFixed(3)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,169 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { run as check } from '../src/commands/check.js';
+import { CASE_NAMES } from '../src/check/cases.js';
+import { UsageError } from '../src/errors.js';
+import { openSqliteInbox } from '../src/inbox/index.js';
+import type { Inbox } from '../src/inbox/index.js';
+import { providers } from '../src/providers/index.js';
+import { createReceiverServer, listen } from '../src/receiver/server.js';
+import { tempDir } from './helpers/tmp.js';
+
+const SECRET = 'whsec_check_test';
+const MAX_BYTES = 64 * 1024;
+const provider = providers.stripe;
+
+type Flaw = 'dup500' | 'store-before-verify' | 'accepts-stale' | 'no-body-limit' | 'reserialized-verify';
+
+/** A receiver like hookdrill's, broken in exactly one way. */
+function broken(flaw: Flaw, inbox: Inbox) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const limit = flaw === 'no-body-limit' ? Infinity : MAX_BYTES;
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      res.writeHead(413, { connection: 'close' }).end();
+      res.on('finish', () => req.socket.destroy());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    const id = provider.deliveryId(req.headers, raw) ?? createHash('sha256').update(raw).digest('hex');
+    const put = () => inbox.put({ source: 'stripe', deliveryId: id, eventType: undefined, body: raw, headers: {}, receivedAt: Date.now() });
+    if (flaw === 'store-before-verify') await put();
+    let signed = raw;
+    if (flaw === 'reserialized-verify') {
+      try {
+        signed = Buffer.from(JSON.stringify(JSON.parse(raw.toString())));
+      } catch {
+        /* not JSON: verify the bytes */
+      }
+    }
+    try {
+      provider.verify(signed, req.headers, [SECRET], { toleranceSec: flaw === 'accepts-stale' ? 10 ** 9 : 300 });
+    } catch {
+      res.writeHead(401).end();
+      return;
+    }
+    const { inserted } = await put();
+    res.writeHead(!inserted && flaw === 'dup500' ? 500 : 200).end();
+  };
+}
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+  const server = createServer((req, res) => void handler(req, res).catch(() => res.writeHead(500).end()));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
+}
+
+const failed = (r: Awaited<ReturnType<typeof check>>) => r.cases.filter((c) => c.status === 'fail').map((c) => c.name);
+
+test('hookdrill\'s own receiver passes every case', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const server = createReceiverServer({ provider, secrets: [SECRET], inbox, maxBytes: MAX_BYTES });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  try {
+    const r = await check({ url: `http://127.0.0.1:${port}/`, provider: 'stripe', secrets: [SECRET], inbox: path, maxBytes: MAX_BYTES });
+    assert.deepEqual(failed(r), [], JSON.stringify(r.cases.filter((c) => c.status !== 'pass')));
+    assert.equal(r.counts.pass, CASE_NAMES.length);
+    assert.equal(r.ok, true);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await inbox.close();
+  }
+});
+
+const expected: Record<Flaw, string[]> = {
+  dup500: ['duplicate', 'concurrent-duplicates'],
+  'store-before-verify': [
+    'wrong-secret',
+    'flipped-byte',
+    'reserialized',
+    'missing-signature',
+    'malformed-signature',
+    'wrong-length-signature',
+    'stale-timestamp',
+    'future-timestamp',
+    'unsigned-flood',
+  ],
+  'accepts-stale': ['stale-timestamp', 'future-timestamp'],
+  'no-body-limit': ['oversized-body'],
+  'reserialized-verify': ['reserialized'],
+};
+
+for (const flaw of Object.keys(expected) as Flaw[]) {
+  test(`a receiver that ${flaw.replace(/-/g, ' ')} fails exactly its cases`, async () => {
+    const path = join(tempDir(), 'inbox.db');
+    const inbox = openSqliteInbox(path);
+    const server = await serve(broken(flaw, inbox));
+    try {
+      const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], inbox: path, maxBytes: MAX_BYTES });
+      assert.deepEqual(failed(r), expected[flaw], JSON.stringify(r.cases.filter((c) => c.status === 'fail')));
+      assert.equal(r.ok, false);
+    } finally {
+      await server.close();
+      await inbox.close();
+    }
+  });
+}
+
+test('a receiver that rejects malformed JSON gets a warning, not a failure; --only and --skip; bad names', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const strict = createReceiverServer({ provider, secrets: [SECRET], inbox });
+  const inner = strict.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  const server = await serve(async (req, res) => {
+    // A receiver that parses before it stores, and refuses what it cannot parse.
+    if (req.headers['content-length'] && Number(req.headers['content-length']) < 4096) {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const raw = Buffer.concat(chunks);
+      try {
+        JSON.parse(raw.toString());
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      const { Readable } = await import('node:stream');
+      const replayed = Object.assign(Readable.from([raw]), { headers: req.headers, method: req.method, url: req.url, socket: req.socket }) as unknown as IncomingMessage;
+      inner(replayed, res);
+      return;
+    }
+    inner(req, res);
+  });
+  try {
+    const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,malformed-json' });
+    assert.deepEqual(r.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]), [['valid', 'pass'], ['malformed-json', 'warn']]);
+    assert.equal(r.ok, true, 'a warning does not fail the run');
+    const s = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid', skip: 'valid' });
+    assert.equal(s.counts.skipped, CASE_NAMES.length);
+    await assert.rejects(check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,sql-injection' }), (e: unknown) => e instanceof UsageError && /--only sql-injection: no such case/.test(e.message));
+  } finally {
+    await server.close();
+    await inbox.close();
+  }
+});
+
+test('github has no timestamp: the timestamp cases are skipped with the reason', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const server = createReceiverServer({ provider: providers.github, secrets: [SECRET], inbox });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  try {
+    const r = await check({ url: `http://127.0.0.1:${port}/`, provider: 'github', secrets: [SECRET], inbox: path, only: 'valid,stale-timestamp,future-timestamp' });
+    const stale = r.cases.find((c) => c.name === 'stale-timestamp');
+    assert.equal(stale?.status, 'skipped');
+    assert.match(stale?.observed ?? '', /signs no timestamp/);
+    assert.equal(r.cases.find((c) => c.name === 'valid')?.status, 'pass');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await inbox.close();
+  }
+});
