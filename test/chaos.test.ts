@@ -158,3 +158,27 @@ test('chaos CLI: exit 1 with the lost ids for ack-first, --json and --junit; bad
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--inbox FILE or --stored/);
 });
+
+test('--kill-point random: kills mid-round, and a store-first receiver still loses nothing', async () => {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const result = await run({
+    receiver: `node ${SIMPLE} store-first ${file}`,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET],
+    stored: `cat ${file}`,
+    events: 10,
+    concurrency: 5,
+    rounds: 3,
+    killPoint: 'random',
+    random: () => 0.5,
+    settle: '100ms',
+  });
+  assert.equal(result.ok, true, JSON.stringify(result.problems));
+  assert.equal(result.killPoint, 'random');
+  assert.ok(result.rounds.every((r) => r.killed));
+  assert.equal(result.totals.lost.length, 0);
+  assert.equal(result.receiverStarts, 4);
+});

@@ -2,17 +2,16 @@ import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../errors.js';
 import { compileFixture, resolveFixtures } from '../fixtures.js';
 import type { PreparedEvent } from '../fixtures.js';
-import { getProfile, getProvider } from '../providers/index.js';
+import { resolveSigner, resolveTimingFlags } from '../signing.js';
 import type { RetryReason } from '../providers/index.js';
 import { deliver } from '../delivery/deliver.js';
 import type { AttemptRecord, DeliveryContext } from '../delivery/deliver.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { Semaphore } from '../delivery/semaphore.js';
-import { resolveTiming } from '../delivery/timing.js';
 import type { Timing } from '../delivery/timing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import { parseDuration } from '../duration.js';
-import { displayUrl, parseIntFlag, parsePositiveNumber, parseUrl } from '../options.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
 import { ReceiverStartError, Supervisor } from '../chaos/supervisor.js';
 import type { KillSignal } from '../chaos/supervisor.js';
 import { runIdsCommand, storedIds } from '../chaos/probe.js';
@@ -100,12 +99,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const started = performance.now();
   if (!o.receiver) throw new UsageError('--receiver is required: the shell command that starts your receiver');
   const url = parseUrl(o.url, '--url');
-  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
-  const provider = getProvider(o.provider);
-  const secrets = o.secrets ?? [];
-  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
-  if (secrets.length > 1 && !provider.rotation) throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
-  for (const s of secrets) provider.checkSecret(s);
+  const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
   const probe: StoreProbe = o.inbox ? { kind: 'inbox', path: resolvePath(o.inbox), source: provider.name } : { kind: 'command', command: o.stored as string };
@@ -120,8 +114,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const signal: KillSignal = signalName === 'KILL' ? 'SIGKILL' : 'SIGTERM';
   const readyTimeoutMs = parseDuration(o.readyTimeout ?? '10s', '--ready-timeout');
   const settleMs = parseDuration(o.settle ?? '1s', '--settle');
-  const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
-  const scaled = resolveTiming(profile, { timeScale: parsePositiveNumber(o.timeScale, '--time-scale', 0.01) });
+  const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale }, 0.01);
   // At most three retries per delivery: enough to get through a restart, and a receiver that keeps
   // refusing cannot stretch a chaos run over the provider's whole schedule (Stripe's is 3 days).
   const timing: Timing = { ...scaled, retryDelaysMs: scaled.retryDelaysMs.slice(0, MAX_RETRIES) };
@@ -186,6 +179,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   try {
     try {
       await supervisor.start();
+      let lastPhaseMs: number | undefined;
       for (let round = 1; round <= rounds; round++) {
         if (!supervisor.running) await supervisor.start();
         await retryUnacknowledged();
@@ -208,10 +202,14 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           supervisor.kill(signal);
           killSentMs = performance.now() - killedAt;
         };
-        let randomTimer: NodeJS.Timeout | undefined;
+        let randomKill: Promise<void> | undefined;
+        const phaseStarted = performance.now();
         if (killPoint === 'random') {
-          // A moment while the batch is in flight: up to ~20 ms per wave of requests on loopback.
-          randomTimer = setTimeout(killNow, random() * 20 * Math.ceil(events / concurrency));
+          // A random moment within about as long as a round takes: the last round's send phase,
+          // or ~20 ms per wave of requests on loopback for the first. It may land mid-request,
+          // between requests, or after the last answer: every moment is fair game.
+          const windowMs = lastPhaseMs ?? 20 * Math.ceil(events / concurrency);
+          randomKill = new Promise((r) => setTimeout(() => r(killNow()), random() * windowMs));
         }
         const onAttempt: DeliveryContext['onAttempt'] = (attempt) => {
           if (attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300) {
@@ -221,7 +219,8 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         };
         // First attempts only: the retries come after the restart, as a real sender's would.
         await deliverAll(batch, context(onAttempt, { ...timing, retryDelaysMs: [] }));
-        clearTimeout(randomTimer);
+        lastPhaseMs = performance.now() - phaseStarted;
+        await randomKill;
         const killed = killedAt !== undefined;
         if (!killed) killNow(); // fewer than K acks: end the round with the kill all the same
         const escalation = signal === 'SIGTERM' ? await escalate(supervisor) : (await supervisor.waitExit(), false);

@@ -2,7 +2,7 @@ import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures.js';
 import { openSqliteInbox } from '../inbox/index.js';
-import { getProvider } from '../providers/index.js';
+import { resolveSigner } from '../signing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
 import { runIdsCommand } from '../chaos/probe.js';
@@ -53,12 +53,7 @@ function caseList(text: string | undefined, flag: string): string[] | undefined 
 export async function run(o: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
   const url = parseUrl(o.url, '--url');
-  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
-  const provider = getProvider(o.provider);
-  const secrets = o.secrets ?? [];
-  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
-  if (secrets.length > 1 && !provider.rotation) throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
-  for (const s of secrets) provider.checkSecret(s);
+  const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, '--only');
   const skip = caseList(o.skip, '--skip') ?? [];

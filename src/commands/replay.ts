@@ -1,13 +1,12 @@
 import { UsageError } from '../errors.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { Selector, StoredDelivery } from '../inbox/index.js';
-import { getProfile, getProvider } from '../providers/index.js';
+import { getProvider } from '../providers/index.js';
+import { resolveSigner, resolveTimingFlags } from '../signing.js';
 import { parseExpectation } from '../delivery/expect.js';
-import { resolveTiming } from '../delivery/timing.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { Progress } from '../delivery/run.js';
-import { parseDuration } from '../duration.js';
-import { displayUrl, parseDelays, parseIntFlag, parsePositiveNumber, parseRate, parseUrl } from '../options.js';
+import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
 import { isEmpty, parseSelector } from '../selector.js';
 import type { SelectorFlags } from '../selector.js';
 import { summarize } from './send.js';
@@ -71,19 +70,10 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
   const sendable = rows.filter((r) => r.body !== null);
   if (sendable.length === 0) throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
 
-  const provider = getProvider(o.provider ?? (sendable[0] as StoredDelivery).source);
-  if (!original) {
-    if (secrets.length > 1 && !provider.rotation) throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
-    for (const s of secrets) provider.checkSecret(s);
-  }
-  const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
-  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
-  const timing = resolveTiming(profile, {
-    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', 1),
-    ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {}),
-    ...(retryDelaysMs ? { retryDelaysMs } : {}),
-    noRetry: o.noRetry === true,
-  });
+  const provider = original
+    ? getProvider(o.provider ?? (sendable[0] as StoredDelivery).source)
+    : resolveSigner({ provider: o.provider, secrets }).provider;
+  const timing = resolveTimingFlags(provider, o);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation('2xx');
 

@@ -1,24 +1,15 @@
 import { UsageError } from '../errors.js';
 import { applyOverrides, compileFixture, parseOverride, resolveFixtures } from '../fixtures.js';
 import type { EventFactory, Fixture } from '../fixtures.js';
-import { getProfile, getProvider, isProviderName } from '../providers/index.js';
+import { isProviderName } from '../providers/index.js';
+import { resolveSigner, resolveTimingFlags } from '../signing.js';
 import type { ProviderName } from '../providers/index.js';
 import { parseExpectation } from '../delivery/expect.js';
-import { resolveTiming } from '../delivery/timing.js';
 import type { Timing } from '../delivery/timing.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { Progress } from '../delivery/run.js';
-import { parseDuration } from '../duration.js';
-import {
-  displayUrl,
-  parseDelays,
-  parseHeader,
-  parseIntFlag,
-  parsePositiveNumber,
-  parseRate,
-  parseUrl,
-} from '../options.js';
+import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
 import { percentile, round } from '../stats.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
@@ -84,24 +75,8 @@ const MAX_COUNT = 10_000_000;
 
 export async function run(o: SendOptions): Promise<SendResult> {
   const url = parseUrl(o.url, '--url');
-  const providerName = o.provider ?? inferProvider(o.fixtures ?? []);
-  if (providerName === undefined) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
-  const provider = getProvider(providerName);
-  const secrets = o.secrets ?? [];
-  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
-  if (secrets.length > 1 && !provider.rotation) {
-    throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
-  }
-  for (const s of secrets) provider.checkSecret(s);
-
-  const profile = o.profile ? getProfile(o.profile) : (provider.profiles[provider.defaultProfile] as NonNullable<(typeof provider.profiles)[string]>);
-  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
-  const timing = resolveTiming(profile, {
-    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', 1),
-    ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {}),
-    ...(retryDelaysMs ? { retryDelaysMs } : {}),
-    noRetry: o.noRetry === true,
-  });
+  const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(o.fixtures ?? []), secrets: o.secrets });
+  const timing = resolveTimingFlags(provider, o);
 
   const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
   const overrides = (o.sets ?? []).map(parseOverride);

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { xml } from './xml.js';
 import type { ChaosResult, ChaosRound } from '../commands/chaos.js';
 import { formatDuration } from '../duration.js';
 
@@ -48,13 +49,12 @@ function roundLine(round: ChaosRound, r: ChaosResult): string {
 
 /** JUnit: one test case per round ("no acknowledged delivery lost"). */
 export function renderChaosJunit(r: ChaosResult): string {
-  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const failures = r.rounds.filter((x) => x.lost.length || x.notProcessed?.length).length;
   const cases = r.rounds.map((x) => {
-    const open = `    <testcase classname="hookdrill.chaos.${esc(r.provider)}" name="round ${x.round}: no acknowledged delivery lost">`;
+    const open = `    <testcase classname="hookdrill.chaos.${xml(r.provider)}" name="round ${x.round}: no acknowledged delivery lost">`;
     const bad = [...x.lost.map((id) => `lost ${id}`), ...(x.notProcessed ?? []).map((id) => `not processed ${id}`)];
     if (bad.length === 0) return `${open}</testcase>`;
-    return `${open}\n      <failure message="${esc(`${x.lost.length} lost, ${x.notProcessed?.length ?? 0} not processed`)}">${esc(bad.join('\n'))}</failure>\n    </testcase>`;
+    return `${open}\n      <failure message="${xml(`${x.lost.length} lost, ${x.notProcessed?.length ?? 0} not processed`)}">${xml(bad.join('\n'))}</failure>\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { xml } from './xml.js';
 import type { CheckResult } from '../commands/check.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
@@ -14,12 +15,11 @@ export function renderCheck(r: CheckResult): string {
 }
 
 export function renderCheckJunit(r: CheckResult): string {
-  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const cases = r.cases.map((c) => {
-    const open = `    <testcase classname="hookdrill.check.${esc(r.provider)}" name="${esc(c.name)}: ${esc(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
-    if (c.status === 'fail') return `${open}\n      <failure message="${esc(c.observed)}"/>\n    </testcase>`;
-    if (c.status === 'skipped') return `${open}\n      <skipped message="${esc(c.observed)}"/>\n    </testcase>`;
-    if (c.status === 'warn') return `${open}\n      <system-out>${esc(`warning: ${c.observed}`)}</system-out>\n    </testcase>`;
+    const open = `    <testcase classname="hookdrill.check.${xml(r.provider)}" name="${xml(c.name)}: ${xml(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
+    if (c.status === 'fail') return `${open}\n      <failure message="${xml(c.observed)}"/>\n    </testcase>`;
+    if (c.status === 'skipped') return `${open}\n      <skipped message="${xml(c.observed)}"/>\n    </testcase>`;
+    if (c.status === 'warn') return `${open}\n      <system-out>${xml(`warning: ${c.observed}`)}</system-out>\n    </testcase>`;
     return `${open}</testcase>`;
   });
   return [

@@ -1,5 +1,6 @@
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { SendResult } from '../commands/send.js';
+import { xml } from './xml.js';
 
 /** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */
 export function renderJunit(result: Omit<SendResult, 'command'>, suiteName = 'hookdrill send'): string {
@@ -27,14 +28,4 @@ function testCase(d: DeliveryRecord, r: Omit<SendResult, 'command'>): string {
   if (d.met) return `${open}/>`;
   const message = `expected ${r.expect}, got ${d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing'} (${d.outcome})`;
   return `${open}>\n      <failure message="${xml(message)}" type="expectation">${xml(trail)}</failure>\n    </testcase>`;
-}
-
-function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 forbids most control characters outright, even escaped.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
