@@ -246,8 +246,13 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     }
 
     const allIds = tracked.map((t) => t.event.deliveryId);
-    const stored = await storedIds(probe, allIds, env);
-    const processedList = o.processed ? await runIdsCommand(o.processed, '--processed', env) : undefined;
+    // The probes' own error output is the user's, and may echo a secret from their command line.
+    const masked = <T>(p: Promise<T>) =>
+      p.catch((err: unknown) => {
+        throw err instanceof UsageError ? new UsageError(mask(err.message)) : err;
+      });
+    const stored = await masked(storedIds(probe, allIds, env));
+    const processedList = o.processed ? await masked(runIdsCommand(o.processed, '--processed', env)) : undefined;
     const processedCount = new Map<string, number>();
     for (const id of processedList ?? []) processedCount.set(id, (processedCount.get(id) ?? 0) + 1);
 
