@@ -23,7 +23,10 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'hookdrill: ')) });
+    .configureOutput({
+      // A mistyped flag may carry a secret (--secert=whsec_…): name the flag, never its value.
+      outputError: (text, write) => write(text.replace(/^error: /, 'hookdrill: ').replace(/(unknown option '[^'=]*)=[^']*'/, "$1=…'")),
+    });
 
   program
     .command('send')
@@ -175,19 +178,22 @@ export function buildProgram(): Command {
         import('./chaos/supervisor.js'),
       ]);
       if (flags.junit) checkWritable(flags.junit);
-      // Ctrl-C: no receiver may outlive hookdrill.
-      const onSigint = () => {
+      // Ctrl-C, or a CI job's timeout (SIGTERM): no receiver may outlive hookdrill.
+      const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+      const onSignal = (signal: keyof typeof signals) => {
         killAllReceivers();
-        process.stderr.write('\nhookdrill: interrupted; the receiver was killed\n');
-        process.exit(130);
+        process.stderr.write(`\nhookdrill: ${signal}; the receiver was killed\n`);
+        process.exit(signals[signal]);
       };
-      process.once('SIGINT', onSigint);
+      for (const s of Object.keys(signals) as (keyof typeof signals)[]) process.once(s, onSignal);
       const envSecret = process.env.HOOKDRILL_SECRET;
       const result = await run({
         fixtures,
         ...pick(flags, ['receiver', 'url', 'provider', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'timeScale']),
         secrets: flags.secret ?? (envSecret ? [envSecret] : []),
-      }).finally(() => process.off('SIGINT', onSigint));
+      }).finally(() => {
+        for (const s of Object.keys(signals) as (keyof typeof signals)[]) process.off(s, onSignal);
+      });
       if (flags.junit) writeAtomically(flags.junit, renderChaosJunit(result));
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderChaos(result));
       process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
@@ -368,7 +374,15 @@ export function buildProgram(): Command {
     .description('show, side by side, why a receiver must verify, store, answer, then work (~10 s, real processes)')
     .option('--json', 'print the measured figures as JSON')
     .action(async (flags: { json?: boolean }) => {
-      const [{ run }, { renderDemo }] = await Promise.all([import('./commands/demo.js'), import('./render/demo.js')]);
+      const [{ run, abortDemos }, { renderDemo }] = await Promise.all([import('./commands/demo.js'), import('./render/demo.js')]);
+      // Interrupted: its receiver processes and temporary directory go with it.
+      const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+      for (const [s, code] of Object.entries(signals)) {
+        process.once(s, () => {
+          abortDemos();
+          process.exit(code);
+        });
+      }
       const result = await run();
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderDemo(result));
       process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
@@ -539,6 +553,12 @@ function writeAtomically(file: string, text: string): void {
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = buildProgram();
+  if (argv.length <= 2) {
+    // No command at all is a usage error (a script that forgot its arguments must not pass).
+    process.stderr.write(program.helpInformation());
+    process.exitCode = EXIT.usage;
+    return;
+  }
   try {
     await program.parseAsync([...argv]);
   } catch (err) {

@@ -58,6 +58,13 @@ export function displayUrl(url: URL): string {
   return copy.href;
 }
 
+/** Credentials in a URL (user:pass@) as the Basic Authorization header a sender derives from them. */
+export function basicAuth(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return `Basic ${Buffer.from(pair).toString('base64')}`;
+}
+
 /** `Name: value` (or `Name=value`) → a header pair; the name must be an HTTP token. */
 export function parseHeader(text: string): [string, string] {
   const match = /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*[:=]\s?(.*)$/.exec(text);

@@ -41,5 +41,5 @@ export function parseTime(text: string, flag: string, now: number): number {
 }
 
 export function isEmpty(sel: Selector): boolean {
-  return Object.keys(sel).filter((k) => k !== 'source').length === 0;
+  return Object.keys(sel).length === 0;
 }

@@ -123,3 +123,33 @@ test('fixtures lists what ships', async () => {
     assert.ok(names.includes(name), name);
   }
 });
+
+test('Ctrl-C during a slow --rate stops at once and still prints what was done', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('./helpers/cli.js');
+    const child = spawn(process.execPath, [BIN, 'send', '--url', server.url, '--provider', 'github', '--secret', 's', '--count', '3', '--rate', '1/h'], {
+      env: { ...process.env, CI: 'true' },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    assert.equal(code, 1);
+    assert.match(stdout, /3 events · 1 delivered .* interrupted$/m);
+  } finally {
+    await server.close();
+  }
+});
+
+test('no command at all is a usage error; a mistyped flag never echoes its value', async () => {
+  const bare = await hookdrill([]);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /Usage: hookdrill/);
+  const typo = await hookdrill(['send', '--url', 'http://127.0.0.1:1/', '--secert=whsec_TOPSECRET']);
+  assert.equal(typo.code, 2);
+  assert.doesNotMatch(typo.stderr, /TOPSECRET/);
+});

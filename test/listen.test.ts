@@ -69,3 +69,9 @@ test('listen: a port in use, an unwritable inbox or a foreign file is one line a
     blocker.close();
   }
 });
+
+test('listen refuses a lease no longer than the forward timeout (a slow forward would be sent twice)', async () => {
+  const r = await hookdrill(['listen', '--provider', 'stripe', '--secret', SECRET, '--port', '0', '--inbox', join(tempDir(), 'x.db'), '--forward-to', 'http://127.0.0.1:1/', '--lease', '5s', '--forward-timeout', '10s']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--lease \(5s\) must be longer than --forward-timeout \(10s\)/);
+});

@@ -329,3 +329,32 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => s.close(() => r()));
   return port;
 }
+
+test('an invalid redirect Location is a failed attempt with its reason, not a crash', async () => {
+  const server = await startServer((_req, res) => reply(res, 302, '', { Location: 'http://[bad' }));
+  try {
+    const result = await run({ url: server.url, provider: 'slack', secrets: ['s'], count: 5, concurrency: 1, noRetry: true });
+    assert.equal(result.ok, false);
+    assert.ok(result.deliveries.every((d) => d.attempts[0]?.error === 'other' && /invalid Location/.test(d.attempts[0]?.detail ?? '')));
+  } finally {
+    await server.close();
+  }
+});
+
+test('credentials in --url are sent as Basic auth and never shown', async () => {
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    const result = await run({ url: server.url.replace('http://', 'http://alice:s3cr%40t@'), provider: 'github', secrets: ['s'] });
+    assert.equal(server.requests[0]?.headers.authorization, `Basic ${Buffer.from('alice:s3cr@t').toString('base64')}`);
+    assert.ok(!JSON.stringify(result).includes('s3cr'));
+  } finally {
+    await server.close();
+  }
+});
+
+test('names that exist on every object are not profiles, and waits longer than a timer can hold are refused', async () => {
+  for (const profile of ['constructor', '__proto__', 'toString']) {
+    await assert.rejects(run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], profile }), (e: unknown) => e instanceof UsageError && /unknown profile/.test(e.message));
+  }
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], timeout: '25d' }), /longer than hookdrill can wait/);
+});

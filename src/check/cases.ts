@@ -218,7 +218,8 @@ export const CASES: readonly CheckCase[] = [
     name: 'slow-client',
     summary: 'a client sending its headers a byte a second does not stop a valid delivery being answered',
     async run(ctx) {
-      const socket = connect({ host: ctx.url.hostname.replace(/^\[|\]$/g, ''), port: Number(ctx.url.port || 80) });
+      const port = Number(ctx.url.port || (ctx.url.protocol === 'https:' ? 443 : 80));
+      const socket = connect({ host: ctx.url.hostname.replace(/^\[|\]$/g, ''), port });
       socket.on('error', () => undefined);
       const line = `POST ${ctx.url.pathname} HTTP/1.1\r\nHost: ${ctx.url.host}\r\n`;
       let sent = 0;

@@ -70,7 +70,10 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       }
     }
     if (o.stored) {
-      const printed = await runIdsCommand(o.stored, '--stored', {});
+      const printed = await runIdsCommand(o.stored, '--stored', {}).catch((err: unknown) => {
+        // The command's own error output may echo a secret from its command line.
+        throw err instanceof UsageError ? new UsageError(secrets.reduce((t, s) => t.split(s).join('***'), err.message)) : err;
+      });
       const counts = new Map<string, number>();
       for (const id of printed) counts.set(id, (counts.get(id) ?? 0) + 1);
       return ids.map((id) => counts.get(id) ?? 0);

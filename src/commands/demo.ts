@@ -20,10 +20,23 @@ export interface DemoResult {
  * Three side-by-side runs with real child processes, real HTTP and real SQLite in a temporary
  * directory (removed afterwards). Every figure is measured in the run.
  */
+const running = new Set<{ world: DemoWorld; dir: string }>();
+
+/** Kill every demo receiver and remove every demo directory, now (for a signal handler). */
+export function abortDemos(): void {
+  for (const r of running) {
+    r.world.killAll();
+    rmSync(r.dir, { recursive: true, force: true });
+  }
+  running.clear();
+}
+
 export async function run(): Promise<DemoResult> {
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'hookdrill-demo-'));
   const world = new DemoWorld(dir, await startCrm());
+  const entry = { world, dir };
+  running.add(entry);
   try {
     const a = await inlineVsQueue(world);
     const b = await ackVsStore(world);
@@ -46,6 +59,7 @@ export async function run(): Promise<DemoResult> {
       surprises,
     };
   } finally {
+    running.delete(entry);
     await world.close();
     rmSync(dir, { recursive: true, force: true });
   }

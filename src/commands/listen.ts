@@ -11,7 +11,7 @@ import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
 import { Worker } from '../worker/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { forwardHandler } from '../worker/forward.js';
-import { parseIntFlag, parseUrl } from '../options.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
 
 export interface ListenOptions {
   port?: string | number;
@@ -81,6 +81,10 @@ export async function start(o: ListenOptions): Promise<Listening> {
     baseMs: parseDuration(o.backoffBase ?? '1s', '--backoff-base'),
     maxMs: parseDuration(o.backoffMax ?? '10m', '--backoff-max'),
   };
+  if (forwardTo && leaseMs <= forwardTimeoutMs) {
+    // A forward still running when its lease runs out would be claimed and sent again.
+    throw new UsageError(`--lease (${o.lease ?? '30s'}) must be longer than --forward-timeout (${o.forwardTimeout ?? '10s'})`);
+  }
   const inboxPath = resolve(o.inbox ?? 'hookdrill-inbox.db');
 
   const inbox: Inbox = openSqliteInbox(inboxPath);
@@ -140,7 +144,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     url: `http://${shownHost}:${address.port}/`,
     inbox: inboxPath,
     provider: provider.name,
-    forwardTo: forwardTo ? forwardTo.href : null,
+    forwardTo: forwardTo ? displayUrl(forwardTo) : null,
     worker: worker !== undefined,
     pid: process.pid,
   };

@@ -6,7 +6,7 @@ import { resolveSigner, resolveTimingFlags } from '../signing.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { Progress } from '../delivery/run.js';
-import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
+import { basicAuth, displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
 import { isEmpty, parseSelector } from '../selector.js';
 import type { SelectorFlags } from '../selector.js';
 import { summarize } from './send.js';
@@ -98,7 +98,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     count: sendable.length,
     concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 8),
     duplicates: 1,
-    extraHeaders: [],
+    extraHeaders: basicAuth(url) ? [['Authorization', basicAuth(url) as string]] : [],
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),

@@ -9,7 +9,7 @@ import type { Timing } from '../delivery/timing.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { Progress } from '../delivery/run.js';
-import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
+import { basicAuth, displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
 import { percentile, round } from '../stats.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
@@ -87,7 +87,9 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, 1);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation(o.expect ?? '2xx');
-  const extraHeaders = (o.headers ?? []).map(parseHeader);
+  const auth = basicAuth(url);
+  // Credentials in --url travel as Basic auth, as senders that accept such URLs send them.
+  const extraHeaders = [...(auth ? [['Authorization', auth] as [string, string]] : []), ...(o.headers ?? []).map(parseHeader)];
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 

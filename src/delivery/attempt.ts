@@ -49,7 +49,12 @@ export async function attempt(req: AttemptRequest): Promise<AttemptOutcome> {
     const location = res.headers.location;
     if (status >= 300 && status < 400 && location !== undefined && req.maxRedirects > 0) {
       if (redirects < req.maxRedirects) {
-        url = new URL(location, url);
+        try {
+          url = new URL(location, url);
+        } catch {
+          const detail = `redirect to an invalid Location: ${location.slice(0, 100)}`;
+          return { status: undefined, error: 'other', detail, latencyMs, redirects, headers: res.headers, bodySnippet: undefined };
+        }
         continue;
       }
       const detail = `more than ${req.maxRedirects} redirects`;

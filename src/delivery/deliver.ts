@@ -7,6 +7,7 @@ import type { Expectation } from './expect.js';
 import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
+import { MAX_TIMER_MS } from '../duration.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */
@@ -145,7 +146,8 @@ export async function deliver(
       let delay = timing.retryDelaysMs[n - 1] as number;
       if (status !== undefined && timing.retryAfterStatuses.includes(status)) {
         const asked = parseRetryAfter(result.headers['retry-after'], Date.now());
-        if (asked !== undefined) delay = asked * timing.timeScale;
+        // A receiver's Retry-After is honoured, within what a timer can wait.
+        if (asked !== undefined) delay = Math.min(asked * timing.timeScale, MAX_TIMER_MS);
       }
       record.nextDelayMs = delay;
       if (!(await sleep(delay, ctx.signal))) outcome = 'interrupted';

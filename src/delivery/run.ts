@@ -1,4 +1,5 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
+import { MAX_TIMER_MS } from '../duration.js';
 import type { PreparedEvent } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
@@ -93,6 +94,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     finishAll = resolve;
     failAll = reject;
   });
+  allDone.catch(() => undefined); // awaited below; a failure before then must not go unhandled
   const onDone = (record: DeliveryRecord) => {
     deliveries.push(record);
     progress.done++;
@@ -108,10 +110,15 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
       if (plan.signal?.aborted) break;
       if (intervalMs > 0) {
         const wait = nextStart - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (wait > 0) await abortableSleep(wait, plan.signal);
+        if (plan.signal?.aborted) break;
         nextStart = Math.max(nextStart + intervalMs, performance.now());
       }
       await slots.acquire(copies);
+      if (plan.signal?.aborted) {
+        slots.release(copies);
+        break;
+      }
       const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(seq);
       const fixture = plan.events.label(seq);
       for (let copy = 1; copy <= copies; copy++) {
@@ -143,4 +150,18 @@ export function shuffle<T>(items: T[], seed: number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j] as T, items[i] as T];
   }
+}
+
+/** Sleep, cut short by the signal (Ctrl-C must not wait out a slow --rate). */
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, Math.min(ms, MAX_TIMER_MS));
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -59,9 +59,14 @@ export class DemoWorld {
     };
   }
 
+  /** Kill every receiver process at once (synchronous: usable from a signal handler). */
+  killAll(): void {
+    for (const child of this.children) killGroup(child);
+  }
+
   /** Leave nothing behind, whatever happened. */
   async close(): Promise<void> {
-    for (const child of this.children) killGroup(child);
+    this.killAll();
     await this.crm.close();
   }
 }

@@ -26,8 +26,8 @@ export function getProvider(name: string): Provider {
 /** Every profile of every provider, by name: `--profile slack` works whichever provider signs. */
 export function getProfile(name: string): TimingProfile {
   for (const provider of Object.values(providers)) {
-    const profile = provider.profiles[name];
-    if (profile) return profile;
+    // Own properties only: `--profile constructor` must not find Object.prototype's.
+    if (Object.hasOwn(provider.profiles, name)) return provider.profiles[name] as TimingProfile;
   }
   const all = Object.values(providers).flatMap((p) => Object.keys(p.profiles));
   throw new UsageError(`unknown profile "${name}" (one of: ${all.join(', ')})`);

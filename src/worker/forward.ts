@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { basicAuth } from '../options.js';
 import type { Handler } from './index.js';
 
 /** Headers that belong to one hop, not to the event: not passed on to the app. */
@@ -17,17 +18,27 @@ export function forwardHandler(target: URL, options: { timeoutMs: number }): Han
     headers['x-hookdrill-source'] = item.source;
     headers['x-hookdrill-delivery-id'] = item.deliveryId;
     headers['x-hookdrill-attempt'] = String(item.attempt);
+    const auth = basicAuth(target);
+    if (auth) headers.authorization = auth;
     const res = await request(target, {
       method: 'POST',
       headers,
       body: item.body ?? '',
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      // One deadline for the whole exchange: undici's own timeouts reset with every chunk, so an
+      // app that dribbles its answer could otherwise hold the row past its lease.
+      signal: AbortSignal.timeout(options.timeoutMs),
     }).catch((err: unknown) => {
       const e = err as { code?: string; message?: string };
       throw new Error(`forward to ${target.origin} failed: ${e.code ?? e.message ?? String(err)}`);
     });
-    const text = (await res.body.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
+    const text = (
+      await res.body.text().catch(() => {
+        throw new Error(`forward target did not finish its answer within ${options.timeoutMs} ms`);
+      })
+    )
+      .slice(0, 200)
+      .replace(/\s+/g, ' ')
+      .trim();
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw new Error(`forward target answered ${res.statusCode}${text ? `: ${text}` : ''}`);
     }

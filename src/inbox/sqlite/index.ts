@@ -279,15 +279,20 @@ export class SqliteInbox implements Inbox {
       .all(params) as number[];
     const batchSize = options.batchSize ?? 500;
     const resetAttempts = options.resetAttempts ? 1 : 0;
+    const logId = this.statements.LOG_REQUEUE.run({ at: options.now ?? Date.now(), moved: 0, selector: JSON.stringify(selector), resetAttempts }).lastInsertRowid;
     let moved = 0;
     for (let i = 0; i < rowids.length; i += batchSize) {
       await options.beforeBatch?.();
       const batch = JSON.stringify(rowids.slice(i, i + batchSize));
-      const changes = this.statements.REQUEUE_ROWIDS.run({ rowids: batch, now: options.now ?? Date.now(), resetAttempts }).changes;
+      // The batch and its count in the log commit together.
+      const changes = this.db.transaction(() => {
+        const n = this.statements.REQUEUE_ROWIDS.run({ rowids: batch, now: options.now ?? Date.now(), resetAttempts }).changes;
+        this.statements.LOG_REQUEUE_PROGRESS.run({ id: logId, moved: moved + n });
+        return n;
+      })();
       moved += changes;
       options.onBatch?.(changes);
     }
-    this.statements.LOG_REQUEUE.run({ at: options.now ?? Date.now(), moved, selector: JSON.stringify(selector), resetAttempts });
     return moved;
   }
 

@@ -78,6 +78,9 @@ export const RECENT_REQUEUES = `SELECT at, moved, selector, reset_attempts FROM 
 
 export const LOG_REQUEUE = `INSERT INTO requeue_log (at, moved, selector, reset_attempts) VALUES (@at, @moved, @selector, @resetAttempts)`;
 
+/** The log entry is written before the first batch and kept current, so even a requeue cut short is on record. */
+export const LOG_REQUEUE_PROGRESS = `UPDATE requeue_log SET moved = @moved WHERE id = @id`;
+
 /**
  * Requeue one batch, by rowid, re-checking the status: a row a worker claimed since the batch was
  * chosen is under lease and stays as it is. `+status` keeps SQLite on the rowid: left to itself it
