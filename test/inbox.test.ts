@@ -35,6 +35,7 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
   assert.deepEqual(db.prepare('SELECT version, name FROM hookdrill_migrations').all(), [
     { version: 1, name: 'deliveries' },
     { version: 2, name: 'requeue_log' },
+    { version: 3, name: 'attempt_base' },
   ]);
   db.close();
   // Opening again migrates nothing twice.
@@ -76,7 +77,7 @@ test('complete and fail are fenced on the attempt: a late worker cannot overwrit
   assert.equal(row?.nextAttemptAt, 9_000);
   assert.equal(row?.lastError, 'crm down');
   const [third] = await inbox.claim({ limit: 1, leaseMs: 100, now: 9_000 });
-  assert.equal(await inbox.complete(key, third!.attempt, 9_050), true);
+  assert.equal(await inbox.complete(key, third!.fence, 9_050), true);
   assert.equal((await inbox.get(key))?.status, 'done');
   assert.equal((await inbox.get(key))?.finishedAt, 9_050);
   await inbox.close();
@@ -87,8 +88,8 @@ test('requeue moves only finished rows; prune drops done payloads but keeps the 
   for (const id of ['dead', 'working', 'done']) await inbox.put(delivery(id));
   const claimed = await inbox.claim({ limit: 3, leaseMs: 60_000, now: 2_000 });
   const by = (id: string) => claimed.find((c) => c.deliveryId === id)!;
-  await inbox.fail({ source: 'stripe', deliveryId: 'dead' }, by('dead').attempt, 'boom', { dead: true }, 2_100);
-  await inbox.complete({ source: 'stripe', deliveryId: 'done' }, by('done').attempt, 2_100);
+  await inbox.fail({ source: 'stripe', deliveryId: 'dead' }, by('dead').fence, 'boom', { dead: true }, 2_100);
+  await inbox.complete({ source: 'stripe', deliveryId: 'done' }, by('done').fence, 2_100);
   const keys = ['dead', 'working', 'done'].map((deliveryId) => ({ source: 'stripe', deliveryId }));
   assert.equal(await inbox.requeue(keys, { resetAttempts: true, now: 3_000 }), 2);
   assert.equal((await inbox.get(keys[1]!))?.status, 'working', 'a row under lease is never touched');
@@ -97,7 +98,7 @@ test('requeue moves only finished rows; prune drops done payloads but keeps the 
   assert.equal(await inbox.requeue(keys, { now: 3_000 }), 0, 'requeued twice: nothing moves, nothing duplicates');
 
   const [again] = await inbox.claim({ limit: 1, leaseMs: 10, now: 3_000 });
-  await inbox.complete({ source: 'stripe', deliveryId: again!.deliveryId }, again!.attempt, 3_001);
+  await inbox.complete({ source: 'stripe', deliveryId: again!.deliveryId }, again!.fence, 3_001);
   assert.equal(await inbox.prune(4_000), 1);
   const pruned = await inbox.get({ source: 'stripe', deliveryId: again!.deliveryId });
   assert.equal(pruned?.body, null);
@@ -134,4 +135,23 @@ test('refuses a file that is not a hookdrill inbox, or is from a newer hookdrill
   assert.throws(() => openSqliteInbox(join(dir, 'missing.db'), { readonly: true }), /no inbox at/);
   assert.throws(() => openSqliteInbox(join(dir, 'no', 'such', 'dir.db')), /cannot open inbox/);
   assert.throws(() => openSqliteInbox(dir), /is a directory/);
+});
+
+test('requeue --reset-attempts restarts the count but never reopens an old fence', async () => {
+  const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
+  const key = { source: 'stripe', deliveryId: 'evt_1' };
+  await inbox.put(delivery('evt_1'));
+  const [stale] = await inbox.claim({ limit: 1, leaseMs: 100, now: 1_000 }); // attempt 1, then its worker hangs
+  const [second] = await inbox.claim({ limit: 1, leaseMs: 100, now: 1_200 }); // the lease ran out: attempt 2
+  assert.equal(await inbox.fail(key, second!.fence, 'crm down', { dead: true }, 1_300), true);
+  assert.equal(await inbox.requeue([key], { resetAttempts: true, now: 2_000 }), 1);
+  assert.equal((await inbox.get(key))?.attempts, 0, 'the count starts anew');
+  const [third] = await inbox.claim({ limit: 1, leaseMs: 60_000, now: 2_000 });
+  assert.equal(third?.attempt, 1, 'attempt 1 since the reset');
+  assert.notEqual(third?.fence, stale?.fence, 'but not the fence the hung worker holds');
+  // The hung first worker wakes up and reports: it must change nothing.
+  assert.equal(await inbox.complete(key, stale!.fence, 2_100), false);
+  assert.equal((await inbox.get(key))?.status, 'working');
+  assert.equal(await inbox.complete(key, third!.fence, 2_200), true);
+  await inbox.close();
 });

@@ -36,10 +36,10 @@ async function seeded(path: string): Promise<SqliteInbox> {
   const claimed = await inbox.claim({ limit: 100, leaseMs: 60 * 60_000, now: NOW - 1_000 });
   for (const c of claimed) {
     const key = { source: c.source, deliveryId: c.deliveryId };
-    if (c.deliveryId.startsWith('evt_dead_crm')) await inbox.fail(key, c.attempt, 'forward target answered 503: crm down', { dead: true }, NOW - 900);
-    else if (c.deliveryId.startsWith('evt_dead_json')) await inbox.fail(key, c.attempt, 'body is not JSON: Unexpected end', { dead: true }, NOW - 800);
-    else if (c.deliveryId.startsWith('evt_done')) await inbox.complete(key, c.attempt, NOW - 700);
-    else if (c.deliveryId.startsWith('evt_pending')) await inbox.fail(key, c.attempt, 'timeout', { retryAt: NOW + 30_000 }, NOW - 600);
+    if (c.deliveryId.startsWith('evt_dead_crm')) await inbox.fail(key, c.fence, 'forward target answered 503: crm down', { dead: true }, NOW - 900);
+    else if (c.deliveryId.startsWith('evt_dead_json')) await inbox.fail(key, c.fence, 'body is not JSON: Unexpected end', { dead: true }, NOW - 800);
+    else if (c.deliveryId.startsWith('evt_done')) await inbox.complete(key, c.fence, NOW - 700);
+    else if (c.deliveryId.startsWith('evt_pending')) await inbox.fail(key, c.fence, 'timeout', { retryAt: NOW + 30_000 }, NOW - 600);
     // evt_working keeps its lease.
   }
   return inbox;
@@ -146,7 +146,7 @@ test('requeue during live traffic: a receiver and a worker keep running; nothing
     await inbox.put({ source: 'stripe', deliveryId: `evt_old_${i}`, eventType: 'invoice.paid', body: Buffer.from(`{"id":"evt_old_${i}"}`), headers: {}, receivedAt: NOW + i });
   }
   for (const c of await inbox.claim({ limit: 600, leaseMs: 1_000, now: NOW + 10_000 })) {
-    await inbox.fail(c, c.attempt, 'crm down', { dead: true });
+    await inbox.fail(c, c.fence, 'crm down', { dead: true });
   }
   const handled = new Map<string, number>();
   const worker = new Worker({

@@ -37,13 +37,18 @@ export interface StoredDelivery extends DeliveryKey {
   finishedAt: number | undefined;
 }
 
-/** A claimed row: `attempt` fences complete/fail, so a worker that lost its lease cannot overwrite. */
+/**
+ * A claimed row. `fence` is what complete/fail check, so a worker that lost its lease cannot
+ * overwrite the outcome of the one that took over; `attempt` counts attempts since the last
+ * `requeue --reset-attempts` (for max attempts, backoff and logs).
+ */
 export interface Claimed extends DeliveryKey {
   eventType: string | undefined;
   body: Buffer | null;
   headers: Record<string, string>;
   receivedAt: number;
   attempt: number;
+  fence: number;
 }
 
 export interface InboxStats {
@@ -99,10 +104,10 @@ export interface Inbox {
   put(delivery: NewDelivery): Promise<{ inserted: boolean }>;
   /** Take the oldest due rows (pending and due, or working with an expired lease) in one statement. */
   claim(options: ClaimOptions): Promise<Claimed[]>;
-  /** Mark done, only if this is still the attempt that holds the row. */
-  complete(key: DeliveryKey, attempt: number, now?: number): Promise<boolean>;
-  /** Reschedule or bury, only if this is still the attempt that holds the row. */
-  fail(key: DeliveryKey, attempt: number, error: string, outcome: FailOutcome, now?: number): Promise<boolean>;
+  /** Mark done, only if this claim (its fence) still holds the row. */
+  complete(key: DeliveryKey, fence: number, now?: number): Promise<boolean>;
+  /** Reschedule or bury, only if this claim (its fence) still holds the row. */
+  fail(key: DeliveryKey, fence: number, error: string, outcome: FailOutcome, now?: number): Promise<boolean>;
   get(key: DeliveryKey): Promise<StoredDelivery | undefined>;
   list(filter?: { status?: DeliveryStatus; limit?: number }): Promise<StoredDelivery[]>;
   stats(): Promise<InboxStats>;

@@ -145,18 +145,18 @@ export class Worker {
     const ms = Math.round(performance.now() - started);
     try {
       if (error === undefined) {
-        const kept = await this.o.inbox.complete(key, row.attempt);
+        const kept = await this.o.inbox.complete(key, row.fence);
         this.o.onOutcome?.({ ...base, outcome: kept ? 'done' : 'fenced', ms });
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentError || row.attempt >= this.o.maxAttempts) {
-        const kept = await this.o.inbox.fail(key, row.attempt, message, { dead: true });
+        const kept = await this.o.inbox.fail(key, row.fence, message, { dead: true });
         this.o.onOutcome?.(kept ? { ...base, outcome: 'dead', ms, error: message } : { ...base, outcome: 'fenced', ms });
         return;
       }
       const retryInMs = backoffDelay(row.attempt, this.o.backoff, this.o.random);
-      const kept = await this.o.inbox.fail(key, row.attempt, message, { retryAt: Date.now() + retryInMs });
+      const kept = await this.o.inbox.fail(key, row.fence, message, { retryAt: Date.now() + retryInMs });
       this.o.onOutcome?.(kept ? { ...base, outcome: 'retry', ms, error: message, retryInMs } : { ...base, outcome: 'fenced', ms });
     } catch (err) {
       // The inbox failed to record the outcome: the lease runs out and the row is claimed again.

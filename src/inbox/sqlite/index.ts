@@ -37,6 +37,7 @@ interface Row {
   received_at: number;
   status: DeliveryStatus;
   attempts: number;
+  attempt_base: number;
   next_attempt_at: number;
   last_error: string | null;
   finished_at: number | null;
@@ -137,7 +138,7 @@ function toStored(r: Row): StoredDelivery {
     headers: JSON.parse(r.headers) as Record<string, string>,
     receivedAt: r.received_at,
     status: r.status,
-    attempts: r.attempts,
+    attempts: r.attempts - r.attempt_base,
     nextAttemptAt: r.next_attempt_at,
     lastError: r.last_error ?? undefined,
     finishedAt: r.finished_at ?? undefined,
@@ -180,19 +181,17 @@ export class SqliteInbox implements Inbox {
       .sort((a, b) => a.received_at - b.received_at)
       .map((r) => {
         const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
-        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts };
+        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
       });
   }
 
-  async complete(key: DeliveryKey, attempt: number, now = Date.now()): Promise<boolean> {
-    return this.statements.COMPLETE.run({ ...key, attempt, now }).changes === 1;
+  async complete(key: DeliveryKey, fence: number, now = Date.now()): Promise<boolean> {
+    return this.statements.COMPLETE.run({ source: key.source, deliveryId: key.deliveryId, attempt: fence, now }).changes === 1;
   }
 
-  async fail(key: DeliveryKey, attempt: number, error: string, outcome: FailOutcome, now = Date.now()): Promise<boolean> {
-    const info =
-      'dead' in outcome
-        ? this.statements.BURY.run({ ...key, attempt, error, now })
-        : this.statements.RETRY.run({ ...key, attempt, error, retryAt: outcome.retryAt });
+  async fail(key: DeliveryKey, fence: number, error: string, outcome: FailOutcome, now = Date.now()): Promise<boolean> {
+    const k = { source: key.source, deliveryId: key.deliveryId, attempt: fence, error };
+    const info = 'dead' in outcome ? this.statements.BURY.run({ ...k, now }) : this.statements.RETRY.run({ ...k, retryAt: outcome.retryAt });
     return info.changes === 1;
   }
 

@@ -48,6 +48,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX deliveries_status_error ON deliveries (status, last_error);
     `,
   },
+  {
+    version: 3,
+    name: 'attempt_base',
+    sql: `
+      -- attempts only ever grows: it fences complete/fail, and a fence must never be reused.
+      -- requeue --reset-attempts moves the base instead; attempts since the reset = attempts - attempt_base.
+      ALTER TABLE deliveries ADD COLUMN attempt_base INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);

@@ -20,9 +20,9 @@ export const CLAIM = `
       WHERE status IN ('pending', 'working') AND next_attempt_at <= @now
       ORDER BY next_attempt_at, received_at
       LIMIT @limit)
-  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, next_attempt_at`;
+  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, attempt_base, next_attempt_at`;
 
-/** Fenced on the attempt: a worker whose lease ran out and was taken over changes nothing. */
+/** Fenced on the claim count (@attempt is the fence): a worker whose lease ran out and was taken over changes nothing. */
 export const COMPLETE = `
   UPDATE deliveries
      SET status = 'done', finished_at = @now, last_error = NULL
@@ -50,7 +50,7 @@ export const OLDEST_PENDING = `SELECT MIN(received_at) AS at FROM deliveries WHE
 export const REQUEUE = `
   UPDATE deliveries
      SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
-         attempts = CASE WHEN @resetAttempts THEN 0 ELSE attempts END
+         attempt_base = CASE WHEN @resetAttempts THEN attempts ELSE attempt_base END
    WHERE source = @source AND delivery_id = @deliveryId AND status IN ('done', 'dead')`;
 
 /** Drop payloads of old done rows; the key stays so a late redelivery is still a duplicate. */
@@ -72,7 +72,7 @@ export const DEAD_BY_ERROR = `
 
 /** Attempts of the rows that are not done: done rows are most of a healthy inbox and say nothing. */
 export const ATTEMPTS = `
-  SELECT attempts, COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'working', 'dead') GROUP BY attempts`;
+  SELECT attempts - attempt_base AS attempts, COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'working', 'dead') GROUP BY 1`;
 
 export const RECENT_REQUEUES = `SELECT at, moved, selector, reset_attempts FROM requeue_log ORDER BY id DESC LIMIT 5`;
 
@@ -89,5 +89,5 @@ export const LOG_REQUEUE_PROGRESS = `UPDATE requeue_log SET moved = @moved WHERE
 export const REQUEUE_ROWIDS = `
   UPDATE deliveries
      SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
-         attempts = CASE WHEN @resetAttempts THEN 0 ELSE attempts END
+         attempt_base = CASE WHEN @resetAttempts THEN attempts ELSE attempt_base END
    WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND +status IN ('done', 'dead')`;
