@@ -3,6 +3,7 @@ import { dirname, basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, ExpectationError, UsageError } from './errors.js';
 import { PROVIDER_NAMES } from './providers/names.js';
+import type { SelectorFlags } from './selector.js';
 
 /*
  * The CLI only turns flags into typed options and hands them to a command module, loaded on
@@ -415,14 +416,8 @@ interface SendFlags {
   quiet?: boolean;
 }
 
-interface SelectorFlagsRaw {
-  status?: string[];
-  type?: string;
-  since?: string;
-  until?: string;
-  error?: string;
-  source?: string;
-}
+/** The selector flags as commander gives them (ids arrive as --id). */
+type SelectorFlagsRaw = Omit<SelectorFlags, 'ids'>;
 
 interface InspectFlags extends SelectorFlagsRaw {
   inbox: string;

@@ -167,3 +167,10 @@ test('github has no timestamp: the timestamp cases are skipped with the reason',
     await inbox.close();
   }
 });
+
+test('a receiver that is not there fails the flood case too: no answer is not a refusal', async () => {
+  const r = await check({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: [SECRET], only: 'unsigned-flood' });
+  const flood = r.cases.find((c) => c.name === 'unsigned-flood');
+  assert.equal(flood?.status, 'fail');
+  assert.match(flood?.observed ?? '', /200 got no answer at all/);
+});

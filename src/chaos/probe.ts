@@ -2,23 +2,28 @@ import { exec } from 'node:child_process';
 import { UsageError } from '../errors.js';
 import { openSqliteInbox } from '../inbox/index.js';
 
-/** How chaos learns what the receiver holds: a hookdrill inbox, or a command printing ids. */
+/** How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids. */
 export type StoreProbe = { kind: 'inbox'; path: string; source: string } | { kind: 'command'; command: string };
 
-/** Which of these ids the receiver holds. */
-export async function storedIds(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<Set<string>> {
+/** How many times the receiver holds each of these ids (a command may print one twice). */
+export async function storedCounts(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<number[]> {
   if (probe.kind === 'inbox') {
     const inbox = openSqliteInbox(probe.path, { readonly: true, create: false });
     try {
-      const held = new Set<string>();
-      for (const id of ids) if (await inbox.get({ source: probe.source, deliveryId: id })) held.add(id);
-      return held;
+      return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: probe.source, deliveryId: id })) ? 1 : 0)));
     } finally {
       await inbox.close();
     }
   }
-  const printed = await runIdsCommand(probe.command, '--stored', env);
-  return new Set(printed);
+  const counts = new Map<string, number>();
+  for (const id of await runIdsCommand(probe.command, '--stored', env)) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return ids.map((id) => counts.get(id) ?? 0);
+}
+
+/** Which of these ids the receiver holds. */
+export async function storedIds(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<Set<string>> {
+  const counts = await storedCounts(probe, ids, env);
+  return new Set(ids.filter((_, i) => (counts[i] ?? 0) > 0));
 }
 
 /** Ids as printed, one per line, repeats kept (a processed id printed twice was processed twice). */

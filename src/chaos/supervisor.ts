@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { UsageError } from '../errors.js';
+import { groupAlive, killGroup } from '../process-group.js';
+import type { KillSignal } from '../process-group.js';
 
 /** The receiver could not be started (it exited, or never accepted connections): exit 2. */
 export class ReceiverStartError extends UsageError {}
@@ -16,7 +17,7 @@ export interface SupervisorOptions {
   readyTimeoutMs: number;
 }
 
-export type KillSignal = 'SIGKILL' | 'SIGTERM';
+export type { KillSignal } from '../process-group.js';
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -24,48 +25,6 @@ let exitHookInstalled = false;
 /** Whatever happens to hookdrill, it leaves no receiver behind: every live group is killed on exit. */
 export function killAllReceivers(): void {
   for (const child of live) killGroup(child, 'SIGKILL');
-}
-
-function killGroup(child: ChildProcess, signal: KillSignal): void {
-  if (child.pid === undefined || !groupAlive(child.pid)) return;
-  try {
-    process.kill(-child.pid, signal); // the whole group: the shell and whatever it started
-  } catch {
-    /* already gone */
-  }
-}
-
-/**
- * Whether any process of the group is still running. The shell exiting is not enough: `sh -c`
- * may leave the real receiver (its child) behind, holding the port. Zombies do not count: a
- * killed grandchild is reaped by init, which here can take seconds, but it is already dead.
- * Reads /proc (Linux); elsewhere falls back to kill(-pgid, 0), which counts zombies too.
- */
-export function groupAlive(pgid: number): boolean {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // it exited while we looked
-    }
-    // "pid (comm) state ppid pgrp …" — comm may hold spaces and parentheses: split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
-  return false;
 }
 
 /**

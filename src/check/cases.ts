@@ -244,6 +244,7 @@ export const CASES: readonly CheckCase[] = [
     async run(ctx) {
       const events = Array.from({ length: 200 }, () => ctx.factory.make(Date.now()));
       let answered2xx = 0;
+      let unanswered = 0;
       let next = 0;
       await Promise.all(
         Array.from({ length: 20 }, async () => {
@@ -253,6 +254,7 @@ export const CASES: readonly CheckCase[] = [
             delete headers[sigHeader(ctx)];
             const res = await post(ctx, e.rawBody, headers);
             if (is2xx(res.status)) answered2xx++;
+            if (res.status === undefined) unanswered++;
           }
         }),
       );
@@ -263,8 +265,10 @@ export const CASES: readonly CheckCase[] = [
         if (n !== undefined) probed = true;
         if (n) stored++;
       }
-      const ok = answered2xx === 0 && stored === 0;
-      return { status: ok ? 'pass' : 'fail', observed: `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}` };
+      // A receiver that is down or falls over also answers nothing with 2xx: that is no pass.
+      const ok = answered2xx === 0 && stored === 0 && unanswered === 0;
+      const lost = unanswered ? `, ${unanswered} got no answer at all` : '';
+      return { status: ok ? 'pass' : 'fail', observed: `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}${lost}` };
     },
   },
 ];

@@ -1,11 +1,11 @@
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures.js';
-import { openSqliteInbox } from '../inbox/index.js';
 import { resolveSigner } from '../signing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
-import { runIdsCommand } from '../chaos/probe.js';
+import { storedCounts as probeCounts } from '../chaos/probe.js';
+import type { StoreProbe } from '../chaos/probe.js';
 import { CASES, CASE_NAMES } from '../check/cases.js';
 import type { CaseStatus, CheckContext } from '../check/cases.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
@@ -60,26 +60,18 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, DEFAULT_MAX_BYTES);
   const inboxPath = o.inbox ? resolvePath(o.inbox) : undefined;
 
-  const storedCounts: CheckContext['storedCounts'] = async (ids) => {
-    if (inboxPath) {
-      const inbox = openSqliteInbox(inboxPath, { readonly: true, create: false });
-      try {
-        return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: provider.name, deliveryId: id })) ? 1 : 0)));
-      } finally {
-        await inbox.close();
-      }
-    }
-    if (o.stored) {
-      const printed = await runIdsCommand(o.stored, '--stored', {}).catch((err: unknown) => {
-        // The command's own error output may echo a secret from its command line.
-        throw err instanceof UsageError ? new UsageError(secrets.reduce((t, s) => t.split(s).join('***'), err.message)) : err;
-      });
-      const counts = new Map<string, number>();
-      for (const id of printed) counts.set(id, (counts.get(id) ?? 0) + 1);
-      return ids.map((id) => counts.get(id) ?? 0);
-    }
-    return undefined;
-  };
+  const probe: StoreProbe | undefined = inboxPath
+    ? { kind: 'inbox', path: inboxPath, source: provider.name }
+    : o.stored
+      ? { kind: 'command', command: o.stored }
+      : undefined;
+  const storedCounts: CheckContext['storedCounts'] = async (ids) =>
+    probe === undefined
+      ? undefined
+      : probeCounts(probe, ids, {}).catch((err: unknown) => {
+          // The command's own error output may echo a secret from its command line.
+          throw err instanceof UsageError ? new UsageError(secrets.reduce((t, s) => t.split(s).join('***'), err.message)) : err;
+        });
 
   await warmUpHttpClient();
   const dispatcher = new TargetDispatcher(url.origin, 32);

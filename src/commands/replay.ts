@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { endToEnd } from '../http-headers.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { Selector, StoredDelivery } from '../inbox/index.js';
 import { getProvider } from '../providers/index.js';
@@ -6,7 +7,7 @@ import { resolveSigner, resolveTimingFlags } from '../signing.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { Progress } from '../delivery/run.js';
-import { basicAuth, displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
+import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
 import { isEmpty, parseSelector } from '../selector.js';
 import type { SelectorFlags } from '../selector.js';
 import { summarize } from './send.js';
@@ -42,8 +43,6 @@ export type ReplayResult = Omit<SendResult, 'command'> & {
   skippedPruned: number;
 };
 
-/** Headers that belong to the hop they arrived on, not to the delivery. */
-const HOP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 export async function run(o: ReplayOptions): Promise<ReplayResult> {
   const selector = parseSelector(o);
@@ -90,7 +89,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
           rawBody: row.body as Buffer, // the stored bytes, exactly as received
           deliveryId: row.deliveryId, // the original id: the receiver must see a redelivery, not a new event
           eventType: row.eventType ?? '',
-          ...(original ? { fixedHeaders: Object.fromEntries(Object.entries(row.headers).filter(([k]) => !HOP.has(k))) } : {}),
+          ...(original ? { fixedHeaders: endToEnd(row.headers) } : {}),
         };
       },
       label: (seq) => (sendable[seq] as StoredDelivery).source,
@@ -98,12 +97,12 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     count: sendable.length,
     concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 8),
     duplicates: 1,
-    extraHeaders: basicAuth(url) ? [['Authorization', basicAuth(url) as string]] : [],
+    extraHeaders: [],
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
-  const interrupted = out.deliveries.length < sendable.length || out.deliveries.some((d) => d.outcome === 'interrupted');
+  const { interrupted } = out;
   const summary = summarize(sendable.length, out.deliveries, out.elapsedMs);
   return {
     command: 'replay',

@@ -9,8 +9,8 @@ import type { Timing } from '../delivery/timing.js';
 import { runDeliveries } from '../delivery/run.js';
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { Progress } from '../delivery/run.js';
-import { basicAuth, displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
-import { percentile, round } from '../stats.js';
+import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
+import { percentiles, round } from '../stats.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
 export interface SendOptions {
@@ -87,9 +87,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, 1);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation(o.expect ?? '2xx');
-  const auth = basicAuth(url);
-  // Credentials in --url travel as Basic auth, as senders that accept such URLs send them.
-  const extraHeaders = [...(auth ? [['Authorization', auth] as [string, string]] : []), ...(o.headers ?? []).map(parseHeader)];
+  const extraHeaders = (o.headers ?? []).map(parseHeader);
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
@@ -114,7 +112,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
 
-  const interrupted = out.deliveries.length < count * duplicates || out.deliveries.some((d) => d.outcome === 'interrupted');
+  const { interrupted } = out;
   const summary = summarize(count, out.deliveries, out.elapsedMs);
   return {
     command: 'send',
@@ -146,9 +144,7 @@ function checkOverrides(fixtures: readonly Fixture[], overrides: ReturnType<type
 export function summarize(events: number, deliveries: readonly DeliveryRecord[], elapsedMs: number): SendSummary {
   const latencies = deliveries.flatMap((d) => d.attempts.map((a) => a.latencyMs));
   const attempts = latencies.length;
-  const p50 = percentile(latencies, 50);
-  const p99 = percentile(latencies, 99);
-  const max = percentile(latencies, 100);
+  const [p50, p99, max] = percentiles(latencies, [50, 99, 100]);
   return {
     events,
     deliveries: deliveries.length,

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { basicAuth } from '../options.js';
 import type { RetryReason } from '../providers/index.js';
 
 export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'too_many_redirects' | 'other';
@@ -36,6 +37,12 @@ export interface AttemptRequest {
  */
 export async function attempt(req: AttemptRequest): Promise<AttemptOutcome> {
   const started = performance.now();
+  // Credentials in the URL (user:pass@) travel as Basic auth, as senders that accept such URLs
+  // send them; an Authorization header the user set explicitly wins. Every sender passes here.
+  const auth = basicAuth(req.url);
+  if (auth && !Object.keys(req.headers).some((k) => k.toLowerCase() === 'authorization')) {
+    req = { ...req, headers: { ...req.headers, Authorization: auth } };
+  }
   const deadline = started + req.timeoutMs;
   let url = req.url;
   for (let redirects = 0; ; redirects++) {

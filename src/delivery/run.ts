@@ -49,6 +49,8 @@ export interface RunOutput {
   /** Event seqs in the order they were sent (differs from 0..n-1 only with --shuffle). */
   order: number[];
   elapsedMs: number;
+  /** Cut short (Ctrl-C): some events were never sent, or some retries never made. */
+  interrupted: boolean;
 }
 
 /** Send every event of the plan and collect one record per delivered copy, in seq order. */
@@ -72,13 +74,12 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     ...(plan.signal ? { signal: plan.signal } : {}),
   };
 
-  const makeEvent = (seq: number): PreparedEvent => plan.events.make(seq);
   const order = Array.from({ length: plan.count }, (_, i) => i);
   // Out-of-order delivery means events made in one order arrive in another, so with --shuffle the
   // events are made first, in order (ids and timestamps ascending), and only then sent shuffled.
   let premade: PreparedEvent[] | undefined;
   if (plan.shuffleSeed !== undefined) {
-    premade = order.map(makeEvent);
+    premade = order.map((seq) => plan.events.make(seq));
     shuffle(order, plan.shuffleSeed);
   }
 
@@ -119,7 +120,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
         slots.release(copies);
         break;
       }
-      const event = premade ? (premade[seq] as PreparedEvent) : makeEvent(seq);
+      const event = premade ? (premade[seq] as PreparedEvent) : plan.events.make(seq);
       const fixture = plan.events.label(seq);
       for (let copy = 1; copy <= copies; copy++) {
         started++;
@@ -130,7 +131,8 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     if (deliveries.length === started) finishAll();
     await allDone;
     deliveries.sort((a, b) => a.seq - b.seq || a.copy - b.copy);
-    return { deliveries, order, elapsedMs: performance.now() - runStartMs };
+    const interrupted = deliveries.length < total || deliveries.some((d) => d.outcome === 'interrupted');
+    return { deliveries, order, elapsedMs: performance.now() - runStartMs, interrupted };
   } finally {
     await dispatcher.close();
   }

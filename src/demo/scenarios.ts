@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { run as send } from '../commands/send.js';
+import { killGroup } from '../process-group.js';
 import { openSqliteInbox } from '../inbox/index.js';
 import { Worker } from '../worker/index.js';
 
@@ -52,7 +53,7 @@ export class DemoWorld {
     return {
       url: `http://127.0.0.1:${port}/`,
       kill: async () => {
-        killGroup(child);
+        killGroup(child, 'SIGKILL');
         await exited;
         this.children.delete(child);
       },
@@ -61,22 +62,13 @@ export class DemoWorld {
 
   /** Kill every receiver process at once (synchronous: usable from a signal handler). */
   killAll(): void {
-    for (const child of this.children) killGroup(child);
+    for (const child of this.children) killGroup(child, 'SIGKILL');
   }
 
   /** Leave nothing behind, whatever happened. */
   async close(): Promise<void> {
     this.killAll();
     await this.crm.close();
-  }
-}
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
   }
 }
 

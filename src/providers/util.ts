@@ -126,8 +126,5 @@ export function unixSeconds(nowMs: number): number {
   return Math.floor(nowMs / 1000);
 }
 
-export function secondsToMs(s: number): number {
-  return s * 1000;
-}
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;

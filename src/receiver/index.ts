@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CREDENTIAL_HEADERS, HOP_BY_HOP_HEADERS } from '../http-headers.js';
 import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';
@@ -28,20 +29,6 @@ export interface ReceiverEvent {
 
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 
-/** Credentials and hop-by-hop headers are not the event's: never stored, never replayed. */
-const DROPPED_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'content-length',
-  'host',
-  'upgrade',
-  'te',
-  'trailer',
-]);
 
 /**
  * The reference receiver as a Node `http` request handler. The order is the whole design:
@@ -151,7 +138,8 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
 function keptHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || DROPPED_HEADERS.has(name)) continue;
+    // Credentials and hop-by-hop headers are not the event's: never stored, never replayed.
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || CREDENTIAL_HEADERS.has(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;

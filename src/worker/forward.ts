@@ -1,9 +1,8 @@
 import { request } from 'undici';
+import { endToEnd } from '../http-headers.js';
 import { basicAuth } from '../options.js';
 import type { Handler } from './index.js';
 
-/** Headers that belong to one hop, not to the event: not passed on to the app. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /**
  * A handler that POSTs each stored delivery to the user's app: the raw body and the original
@@ -13,8 +12,7 @@ const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length
  */
 export function forwardHandler(target: URL, options: { timeoutMs: number }): Handler {
   return async (item) => {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(item.headers)) if (!HOP_HEADERS.has(name)) headers[name] = value;
+    const headers = endToEnd(item.headers);
     headers['x-hookdrill-source'] = item.source;
     headers['x-hookdrill-delivery-id'] = item.deliveryId;
     headers['x-hookdrill-attempt'] = String(item.attempt);
