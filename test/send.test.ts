@@ -185,8 +185,17 @@ test('a refused connection is an attempt like any other, recorded with its reaso
 });
 
 test('--duplicates 3 sends the same event three times at once', async () => {
+  // The receiver holds each request until three are in hand (or 2 s pass), and notes the most it
+  // held at once: copies sent one after another could never make three.
+  let inFlight = 0;
+  let most = 0;
+  const waiting: (() => void)[] = [];
   const server = await startServer(async (_req, res) => {
-    await new Promise((r) => setTimeout(r, 50));
+    inFlight++;
+    most = Math.max(most, inFlight);
+    if (inFlight >= 3) waiting.splice(0).forEach((go) => go());
+    else await new Promise<void>((r) => waiting.push(r) && setTimeout(r, 2_000));
+    inFlight--;
     reply(res, 200);
   });
   try {
@@ -206,6 +215,7 @@ test('--duplicates 3 sends the same event three times at once', async () => {
     // Copies were in flight together even at --concurrency 1: the receiver held all three at once.
     const first = server.requests.slice(0, 3).map((r) => JSON.parse(r.rawBody.toString()).id);
     assert.equal(new Set(first).size, 1);
+    assert.equal(most, 3);
   } finally {
     await server.close();
   }
