@@ -169,11 +169,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--signal <signal>', 'KILL, or TERM (then KILL after 2 s if ignored)').choices(['KILL', 'TERM']).default('KILL'))
     .option('--ready-timeout <duration>', 'how long the receiver may take to accept connections', '10s')
     .option('--settle <duration>', 'wait after the last retry before reading what is stored', '1s')
+    .option('--settle-max <duration>', 'with --inbox and --processed: then wait at most this long for rows a killed worker still leases', '2m')
     .option('--time-scale <factor>', 'scale the profile\'s timeout and retry delays', '0.01')
     .option('--json', 'print the result as one JSON object')
     .option('--junit <file>', 'write a JUnit report, one test case per round')
     .action(async (fixtures: string[], flags: ChaosFlags) => {
-      const [{ run }, { renderChaos, renderChaosJunit }, { killAllReceivers }] = await Promise.all([
+      const [{ run }, { renderChaos, renderChaosJunit, renderSettleWait }, { killAllReceivers }] = await Promise.all([
         import('./commands/chaos.js'),
         import('./render/chaos.js'),
         import('./chaos/supervisor.js'),
@@ -190,8 +191,9 @@ export function buildProgram(): Command {
       const envSecret = process.env.HOOKDRILL_SECRET;
       const result = await run({
         fixtures,
-        ...pick(flags, ['receiver', 'url', 'provider', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'timeScale']),
+        ...pick(flags, ['receiver', 'url', 'provider', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'settleMax', 'timeScale']),
         secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+        onSettleWait: (w) => process.stderr.write(renderSettleWait(w)),
       }).finally(() => {
         for (const s of Object.keys(signals) as (keyof typeof signals)[]) process.off(s, onSignal);
       });
@@ -487,6 +489,7 @@ interface ChaosFlags {
   signal?: string;
   readyTimeout?: string;
   settle?: string;
+  settleMax?: string;
   timeScale?: string;
   json?: boolean;
   junit?: string;

@@ -41,7 +41,29 @@ export function groupAlive(pgid: number): boolean {
     }
     // "pid (comm) state ppid pgrp …" — comm may hold spaces and parentheses: split after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    if (Number(fields[2]) !== pgid) continue;
+    if (fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    // A zombie leader may still have threads tearing down, and they hold its sockets (the port)
+    // until the last one has exited: gone means every thread is gone.
+    if (threadsAlive(entry)) return true;
   }
   return false;
+}
+
+function threadsAlive(pid: string): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      return state !== 'Z' && state !== 'X';
+    } catch {
+      return false;
+    }
+  });
 }

@@ -182,3 +182,210 @@ test('--kill-point random: kills mid-round, and a store-first receiver still los
   assert.equal(result.totals.lost.length, 0);
   assert.equal(result.receiverStarts, 4);
 });
+
+/** A plain HTTP server on the port that answers 200 to everything: the stranger chaos must not test. */
+async function stranger(port: number): Promise<{ close(): Promise<void>; hits: () => number }> {
+  const { createServer: createHttp } = await import('node:http');
+  let hits = 0;
+  const server = createHttp((req, res) => {
+    hits++;
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    hits: () => hits,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+test('a port that already answers: chaos refuses to start instead of testing whatever holds it', async () => {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const other = await stranger(port);
+  try {
+    await assert.rejects(
+      run({
+        receiver: `node ${SIMPLE} ack-first ${file}`,
+        url: `http://127.0.0.1:${port}/`,
+        provider: 'stripe',
+        secrets: [SECRET],
+        stored: `cat ${file}`,
+        events: 5,
+        settle: '50ms',
+      }),
+      (err: unknown) => err instanceof UsageError && /already answers on 127\.0\.0\.1:\d+ \(pid \d+: .*node.*\), before the receiver was started/.test(err.message),
+    );
+    assert.equal(other.hits(), 0, 'no delivery was sent to the stranger');
+    assert.ok(!alive(`simple.js ack-first ${file}`), 'the receiver under test was never left running');
+  } finally {
+    await other.close();
+  }
+});
+
+test('a receiver whose listener leaves its process group: refused, since chaos could not kill it', async () => {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  try {
+    await assert.rejects(
+      run({
+        receiver: `node ${SIMPLE} escape ${file}`,
+        url: `http://127.0.0.1:${port}/`,
+        provider: 'stripe',
+        secrets: [SECRET],
+        stored: `cat ${file}`,
+        events: 5,
+        settle: '50ms',
+      }),
+      (err: unknown) => err instanceof UsageError && /outside the receiver's process group/.test(err.message),
+    );
+    assert.equal(readFileSync(file, 'utf8'), '', 'nothing was sent to it');
+  } finally {
+    const pidFile = `${file}.escaped-pid`;
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+});
+
+test('hookdrill chaos SIGKILLed mid-run: its receiver dies with it and the port is free again', async () => {
+  const { spawn } = await import('node:child_process');
+  const { portAnswers } = await import('../src/chaos/port.js');
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const child = spawn(process.execPath, [
+    BIN, 'chaos', '--receiver', `node ${SIMPLE} store-first ${file}`, '--url', `http://127.0.0.1:${port}/`, '--provider', 'stripe',
+    '--secret', SECRET, '--stored', `cat ${file}`, '--events', '5', '--rounds', '10000',
+  ], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.on('exit', r));
+  try {
+    const deadline = Date.now() + 10_000;
+    while (readFileSync(file, 'utf8').split('\n').filter(Boolean).length < 20) {
+      assert.ok(Date.now() < deadline, 'chaos never got going');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  const deadline = Date.now() + 5_000;
+  while ((await portAnswers('127.0.0.1', port)) || alive(`simple.js store-first ${file}`)) {
+    assert.ok(Date.now() < deadline, 'the receiver outlived hookdrill by 5 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test('a receiver that stores 2 ms after replying fails at --concurrency 1, on a machine as busy as a CI runner', async () => {
+  const { spawn } = await import('node:child_process');
+  // 400 idle processes, as a shared CI runner has: a look through /proc before the signal then
+  // takes milliseconds, long enough for this receiver to write in time and pass (a false pass).
+  const crowd = spawn('sh', ['-c', 'for i in $(seq 400); do sleep 120 & done; wait'], { detached: true, stdio: 'ignore' });
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  await new Promise((r) => setTimeout(r, 300));
+  const result = await run({
+    receiver: `node ${SIMPLE} write-after-reply ${file}`,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET],
+    stored: `cat ${file}`,
+    events: 3,
+    concurrency: 1,
+    rounds: 5,
+    settle: '100ms',
+  }).finally(() => process.kill(-(crowd.pid as number), 'SIGKILL'));
+  assert.equal(result.ok, false, 'acknowledged, then stored too late: that is a loss');
+  assert.ok(result.totals.lost.length > 0);
+  assert.ok(result.rounds.every((r) => typeof r.killSentMs === 'number'), 'each round reports its ack→signal time');
+  assert.equal(result.totals.maxKillSentMs, Math.max(...result.rounds.map((r) => r.killSentMs as number)));
+});
+
+test('a receiver that answers 500 to a delivery it already holds: never acknowledged is a finding, with the answers', async () => {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const result = await run({
+    receiver: `node ${SIMPLE} refuse-duplicates ${file}`,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET],
+    stored: `cat ${file}`,
+    events: 10,
+    concurrency: 10,
+    rounds: 3,
+    settle: '50ms',
+  });
+  assert.equal(result.ok, false, JSON.stringify(result.totals));
+  assert.ok(result.totals.refused.length > 0);
+  assert.equal(result.totals.unacknowledgedStored, result.totals.refused.length, 'it held every one it refused');
+  assert.ok((result.totals.answers['500'] ?? 0) > 0, JSON.stringify(result.totals.answers));
+  assert.match(result.problems.join('\n'), /never acknowledged, even by the retries after the restart \(last answers: 500 ×\d+\); the receiver holds \d+ of them/);
+});
+
+test('nothing acknowledged: the summary names the most common answer and what it usually means', async () => {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const result = await run({
+    receiver: `node ${SIMPLE} store-first ${file}`,
+    url: `https://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET],
+    stored: `cat ${file}`,
+    events: 3,
+    settle: '50ms',
+  });
+  assert.equal(result.ok, false);
+  assert.equal(result.totals.acknowledged, 0);
+  const [answer] = Object.keys(result.rounds[0]?.answers ?? {});
+  assert.ok(answer && !/^\d+$/.test(answer), `each attempt's transport error is kept: ${JSON.stringify(result.rounds[0]?.answers)}`);
+  assert.match(result.problems[0] ?? '', /acknowledged nothing.*\d+ of \d+ attempts got \w+ \(an https:\/\/ --url for a receiver that speaks plain HTTP\?\)/);
+});
+
+test('rows a killed worker still leases are waited for, not called "never processed"', async () => {
+  const { createServer: createHttp } = await import('node:http');
+  // The app listen forwards to takes 300 ms: a kill right after an ack finds rows mid-forward.
+  const app = createHttp((req, res) => {
+    req.resume();
+    setTimeout(() => res.end('ok'), 300);
+  });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const appPort = (app.address() as AddressInfo).port;
+  const dir = tempDir();
+  const inbox = join(dir, 'inbox.db');
+  const port = await freePort();
+  const waits: number[] = [];
+  try {
+    const result = await run({
+      receiver: `node ${BIN} listen --provider stripe --secret ${SECRET} --port ${port} --inbox ${inbox} --forward-to http://127.0.0.1:${appPort}/ --forward-timeout 1s --lease 2s`,
+      url: `http://127.0.0.1:${port}/`,
+      provider: 'stripe',
+      secrets: [SECRET],
+      inbox,
+      processed: `node ${PRINT_DONE} ${inbox}`,
+      events: 6,
+      killAfter: 6,
+      settle: '100ms',
+      onSettleWait: (w) => waits.push(w.leased),
+    });
+    assert.equal(result.ok, true, JSON.stringify(result.problems));
+    assert.ok((result.settleWaitMs ?? 0) > 0, 'it had to wait for the lease to run out');
+    assert.ok(waits.some((n) => n > 0), 'and said it was waiting for leased rows');
+    assert.equal(result.totals.processed, 6);
+  } finally {
+    app.closeAllConnections();
+    await new Promise((r) => app.close(r));
+  }
+});

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import { UsageError } from '../errors.js';
 import { groupAlive, killGroup } from '../process-group.js';
 import type { KillSignal } from '../process-group.js';
+import { portAnswers, portHolders } from './port.js';
+import type { PortHolder } from './port.js';
+import { Watchdog } from './watchdog.js';
 
 /** The receiver could not be started (it exited, or never accepted connections): exit 2. */
 export class ReceiverStartError extends UsageError {}
@@ -29,12 +31,15 @@ export function killAllReceivers(): void {
 
 /**
  * Starts, kills and restarts one receiver process group, and knows when it is ready: when its
- * port accepts a TCP connection. Its stderr is kept (the last lines) for error messages.
+ * port accepts a TCP connection — from a process of its own group, never from a stranger that
+ * already held the port. Its stderr is kept (the last lines) for error messages.
  */
 export class Supervisor {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
+  private gone = true;
   private stderr = '';
+  private watchdog: Watchdog | undefined;
   starts = 0;
 
   constructor(private readonly o: SupervisorOptions) {
@@ -49,6 +54,16 @@ export class Supervisor {
   }
 
   async start(): Promise<void> {
+    const { host, port } = this.o;
+    // Whatever answers before the receiver starts is not the receiver: testing it would be a lie.
+    if (await portAnswers(host, port)) {
+      const who = describeHolders(portHolders(port));
+      throw new ReceiverStartError(
+        this.starts === 0
+          ? `something already answers on ${host}:${port}${who}, before the receiver was started: stop it, or give --url a free port`
+          : `something still answers on ${host}:${port}${who} though the receiver's process group is gone: a process of the receiver left its group (daemonized?), so chaos cannot kill it and its verdict would be about that process`,
+      );
+    }
     this.stderr = '';
     const child = spawn('sh', ['-c', this.o.command], {
       env: { ...process.env, ...this.o.env },
@@ -56,8 +71,11 @@ export class Supervisor {
       detached: true,
     });
     this.child = child;
+    this.gone = false;
     this.starts++;
     live.add(child);
+    this.watchdog ??= new Watchdog();
+    this.watchdog.guard(child.pid);
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString()).slice(-4_000);
     });
@@ -66,6 +84,10 @@ export class Supervisor {
     this.exited = shellExited.then(async () => {
       while (child.pid !== undefined && groupAlive(child.pid)) await new Promise((r) => setTimeout(r, 5));
       live.delete(child);
+      if (this.child === child) {
+        this.gone = true;
+        this.watchdog?.guard(undefined);
+      }
     });
     const deadline = Date.now() + this.o.readyTimeoutMs;
     for (;;) {
@@ -73,30 +95,45 @@ export class Supervisor {
         await this.exited;
         throw new ReceiverStartError(`the receiver exited (${describeExit(child)}) before accepting connections${this.tail()}`);
       }
-      if (await this.accepts()) return;
+      if (await portAnswers(host, port)) break;
       if (Date.now() > deadline) {
         this.kill('SIGKILL');
         await this.exited;
-        throw new ReceiverStartError(`the receiver did not accept connections on ${this.o.host}:${this.o.port} within ${this.o.readyTimeoutMs} ms${this.tail()}`);
+        throw new ReceiverStartError(`the receiver did not accept connections on ${host}:${port} within ${this.o.readyTimeoutMs} ms${this.tail()}`);
       }
       await new Promise((r) => setTimeout(r, 25));
     }
+    // The port answers; make sure it is the receiver that does (Linux: /proc says who listens).
+    const holders = portHolders(port);
+    if (holders && child.pid !== undefined && !holders.some((h) => h.pgid === child.pid)) {
+      this.kill('SIGKILL');
+      await this.exited;
+      throw new ReceiverStartError(
+        `${host}:${port} is answered by${describeHolders(holders)}, outside the receiver's process group: the receiver put its listener in another process group (daemonized?), so chaos cannot kill it${this.tail()}`,
+      );
+    }
   }
 
-  /** Send the signal to the whole group, now (synchronous: chaos calls it the moment an ack lands). */
+  /**
+   * Send the signal to the whole group, now: chaos calls it the moment an ack lands, so nothing
+   * (not even a look at /proc) comes before the signal.
+   */
   kill(signal: KillSignal): void {
-    if (this.child) killGroup(this.child, signal);
+    if (this.gone || this.child?.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      /* already gone */
+    }
   }
 
-  /** Resolves when the current process has exited. */
+  /** Resolves when the current process group is gone. */
   waitExit(): Promise<void> {
     return this.exited;
   }
 
-  /** TERM, then KILL if it is still there after graceMs; says whether it had to escalate. */
-  async stop(graceMs: number): Promise<{ escalated: boolean }> {
-    if (!this.running) return { escalated: false };
-    this.kill('SIGTERM');
+  /** After a signal: wait up to graceMs for the group to go, then SIGKILL it; says whether that was needed. */
+  async awaitGone(graceMs: number): Promise<{ escalated: boolean }> {
     const gone = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs))]);
     if (gone) return { escalated: false };
     this.kill('SIGKILL');
@@ -104,23 +141,29 @@ export class Supervisor {
     return { escalated: true };
   }
 
-  private accepts(): Promise<boolean> {
-    return new Promise((resolve) => {
-      const socket = connect({ host: this.o.host, port: this.o.port });
-      const done = (ok: boolean) => {
-        socket.destroy();
-        resolve(ok);
-      };
-      socket.once('connect', () => done(true));
-      socket.once('error', () => done(false));
-      socket.setTimeout(1_000, () => done(false));
-    });
+  /** TERM, then KILL if it is still there after graceMs. */
+  async stop(graceMs: number): Promise<{ escalated: boolean }> {
+    if (!this.running) return { escalated: false };
+    this.kill('SIGTERM');
+    return this.awaitGone(graceMs);
+  }
+
+  /** Stop, and let the watchdog go: nothing of this supervisor outlives the call. */
+  async close(graceMs: number): Promise<void> {
+    await this.stop(graceMs);
+    this.watchdog?.dispose();
+    this.watchdog = undefined;
   }
 
   private tail(): string {
     const lines = this.stderr.trim().split('\n').filter(Boolean).slice(-3);
     return lines.length ? `; its stderr ended with: ${lines.join(' | ')}` : '; it printed nothing on stderr';
   }
+}
+
+function describeHolders(holders: PortHolder[] | undefined): string {
+  if (!holders) return '';
+  return ` (${holders.map((h) => `pid ${h.pid}: ${h.command}`).join('; ')})`;
 }
 
 function describeExit(child: ChildProcess): string {

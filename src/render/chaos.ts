@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { xml } from './xml.js';
-import type { ChaosResult, ChaosRound } from '../commands/chaos.js';
+import type { ChaosResult, ChaosRound, SettleWait } from '../commands/chaos.js';
 import { formatDuration } from '../duration.js';
 
 export function renderChaos(r: ChaosResult): string {
@@ -8,9 +8,10 @@ export function renderChaos(r: ChaosResult): string {
   for (const round of r.rounds) lines.push(roundLine(round, r));
   const t = r.totals;
   lines.push('');
+  const latency = t.maxKillSentMs !== undefined ? ` · ack→signal ≤ ${t.maxKillSentMs}ms` : '';
   lines.push(
     chalk.dim(
-      `${r.provider} → ${r.url} · receiver: ${r.receiver} · SIG${r.signal} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`} · ${r.receiverStarts} starts`,
+      `${r.provider} → ${r.url} · receiver: ${r.receiver} · SIG${r.signal} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`}${latency} · ${r.receiverStarts} starts`,
     ),
   );
   const parts = [
@@ -19,8 +20,8 @@ export function renderChaos(r: ChaosResult): string {
     `${t.acknowledged} acknowledged`,
     `${t.stored} stored`,
     t.lost.length ? chalk.red(`${t.lost.length} lost`) : '0 lost',
-    `${t.unacknowledgedStored} stored unacknowledged`,
   ];
+  if (t.refused.length) parts.push(chalk.red(`${t.refused.length} never acknowledged`));
   if (t.processed !== undefined) {
     parts.push(`${t.processed} processed`);
     parts.push(t.processedTwice?.length ? chalk.yellow(`${t.processedTwice.length} processed twice`) : '0 processed twice');
@@ -28,33 +29,48 @@ export function renderChaos(r: ChaosResult): string {
   parts.push(formatDuration(r.elapsedMs));
   lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${parts.join(' · ')}`);
   if (t.lost.length) lines.push(chalk.red(`lost (acknowledged, then not stored): ${t.lost.join(' ')}`));
+  if (t.refused.length) lines.push(chalk.red(`never acknowledged (the sender gives up): ${t.refused.join(' ')}`));
   if (t.notProcessed?.length) lines.push(chalk.red(`acknowledged but never processed: ${t.notProcessed.join(' ')}`));
   if (t.processedTwice?.length) lines.push(chalk.yellow(`processed twice: ${t.processedTwice.join(' ')}`));
-  for (const p of r.problems.filter((p) => !/lost|never processed/.test(p))) lines.push(chalk.red(p));
+  for (const p of r.problems) lines.push(chalk.red(p));
   return lines.join('\n') + '\n';
 }
 
 function roundLine(round: ChaosRound, r: ChaosResult): string {
   const kill = !round.killed
     ? chalk.yellow(`killed at the end (fewer than ${r.killAfter} acks)`)
-    : round.killLandedMs !== undefined
+    : round.killSentMs !== undefined
       ? `SIG${r.signal} sent ${round.killSentMs}ms after ack ${r.killAfter}, gone after ${round.killLandedMs}ms`
       : 'killed at a random moment';
   const term = round.escalated ? chalk.yellow(' (ignored SIGTERM: SIGKILLed)') : '';
   const lost = round.lost.length ? chalk.red(`${round.lost.length} lost`) : '0 lost';
+  const refused = round.refused.length ? ` · ${chalk.red(`${round.refused.length} never acknowledged`)}` : '';
   const processed = round.processed !== undefined ? ` · ${round.processed} processed` : '';
   const later = round.acknowledgedAfterRestart ? ` (${round.acknowledgedAfterRestart} on a retry after the restart)` : '';
-  return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged${later} · ${kill}${term} · ${round.stored} stored · ${lost}${processed}`;
+  return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged${later} · ${kill}${term} · ${round.stored} stored · ${lost}${refused}${processed}`;
+}
+
+/** The line the CLI prints (stderr) while chaos waits for rows a killed worker still holds. */
+export function renderSettleWait(w: SettleWait): string {
+  const what = [w.leased ? `${w.leased} still leased by a killed worker` : '', w.pending ? `${w.pending} pending` : ''].filter(Boolean).join(', ');
+  const secs = (at: number) => `${Math.max(0, Math.ceil((at - Date.now()) / 1000))}s`;
+  return `hookdrill: waiting for ${what} (due within ${secs(w.until)}; giving up in ${secs(w.giveUpAt)}, --settle-max)\n`;
 }
 
 /** JUnit: one test case per round ("no acknowledged delivery lost"). */
 export function renderChaosJunit(r: ChaosResult): string {
-  const failures = r.rounds.filter((x) => x.lost.length || x.notProcessed?.length).length;
+  const bad = (x: ChaosRound) => [
+    ...x.lost.map((id) => `lost ${id}`),
+    ...x.refused.map((id) => `never acknowledged ${id}`),
+    ...(x.notProcessed ?? []).map((id) => `not processed ${id}`),
+  ];
+  const failures = r.rounds.filter((x) => bad(x).length > 0).length;
   const cases = r.rounds.map((x) => {
     const open = `    <testcase classname="hookdrill.chaos.${xml(r.provider)}" name="round ${x.round}: no acknowledged delivery lost">`;
-    const bad = [...x.lost.map((id) => `lost ${id}`), ...(x.notProcessed ?? []).map((id) => `not processed ${id}`)];
-    if (bad.length === 0) return `${open}</testcase>`;
-    return `${open}\n      <failure message="${xml(`${x.lost.length} lost, ${x.notProcessed?.length ?? 0} not processed`)}">${xml(bad.join('\n'))}</failure>\n    </testcase>`;
+    const found = bad(x);
+    if (found.length === 0) return `${open}</testcase>`;
+    const message = `${x.lost.length} lost, ${x.refused.length} never acknowledged, ${x.notProcessed?.length ?? 0} not processed`;
+    return `${open}\n      <failure message="${xml(message)}">${xml(found.join('\n'))}</failure>\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

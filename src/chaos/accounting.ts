@@ -1,0 +1,212 @@
+/*
+ * The arithmetic of a chaos verdict, kept pure: what was sent, acknowledged, stored, lost and
+ * processed, per round and in total, and which problems fail the run. Nothing here touches a
+ * process, a socket or a clock, so every rule of the verdict has a plain unit test.
+ */
+
+/** One delivery as chaos followed it: each attempt's answer, and whether any was a 2xx. */
+export interface TrackedDelivery {
+  id: string;
+  round: number;
+  acked: boolean;
+  /** Each attempt's answer, in order: an HTTP status ("200", "500") or a transport error ("refused"). */
+  answers: string[];
+}
+
+/** What happened to the receiver in one round. */
+export interface RoundKill {
+  round: number;
+  /** Whether the receiver was killed in this round (not when it never gave K acks). */
+  killed: boolean;
+  /** From the K-th 2xx arriving to the signal being sent to the receiver's process group, in ms. */
+  killSentMs?: number;
+  /** From the K-th 2xx arriving to no process of the group being left alive (as observed), in ms. */
+  killLandedMs?: number;
+  /** --signal TERM was ignored and hookdrill had to SIGKILL. */
+  escalated?: boolean;
+  /** Acknowledged before the round's kill (the rest were acknowledged by retries after the restart). */
+  acknowledgedBeforeKill: number;
+}
+
+/** Where a row the receiver holds stands, for acknowledged deliveries it has not processed. */
+export interface RowState {
+  status: 'pending' | 'working' | 'done' | 'dead';
+  /** Pending: due at; working: the lease runs out at (unix ms). */
+  until: number;
+}
+
+export interface ChaosRound {
+  round: number;
+  sent: number;
+  acknowledged: number;
+  killed: boolean;
+  killSentMs?: number;
+  killLandedMs?: number;
+  /** Of the acknowledged, how many were acknowledged only by a retry after the restart. */
+  acknowledgedAfterRestart: number;
+  escalated?: boolean;
+  /** Every attempt's answer in this round, counted: {"200": 18, "refused": 2}. */
+  answers: Record<string, number>;
+  stored: number;
+  /** Acknowledged but not stored: the receiver answered 2xx and then lost the event. */
+  lost: string[];
+  /**
+   * Never acknowledged, though the sender retried after the restart: the sender gives up on these
+   * (stored or not), e.g. a receiver answering 500 to a duplicate of what it already holds.
+   */
+  refused: string[];
+  /** Stored though never acknowledged: how many of `refused` the receiver holds all the same. */
+  unacknowledgedStored: number;
+  processed?: number;
+  processedTwice?: string[];
+  /** With --processed: acknowledged but never processed, even after settling. */
+  notProcessed?: string[];
+}
+
+export interface ChaosTotals {
+  sent: number;
+  acknowledged: number;
+  acknowledgedAfterRestart: number;
+  kills: number;
+  /** The longest ack→signal time of any round, in ms. */
+  maxKillSentMs?: number;
+  answers: Record<string, number>;
+  stored: number;
+  lost: string[];
+  refused: string[];
+  unacknowledgedStored: number;
+  processed?: number;
+  processedTwice?: string[];
+  notProcessed?: string[];
+}
+
+export interface AccountInput {
+  deliveries: readonly TrackedDelivery[];
+  kills: readonly RoundKill[];
+  stored: ReadonlySet<string>;
+  /** With --processed: how many times each id was processed. */
+  processed?: ReadonlyMap<string, number>;
+  /** With --inbox: where the rows not processed stand (for explaining, not for judging). */
+  rows?: ReadonlyMap<string, RowState>;
+  /** For the hint when nothing was acknowledged. */
+  target: { https: boolean; timeoutMs: number };
+}
+
+export interface Account {
+  rounds: ChaosRound[];
+  totals: ChaosTotals;
+  /** Why the run failed, one line each; empty when it passed. */
+  problems: string[];
+}
+
+export function account(input: AccountInput): Account {
+  const { deliveries, stored, processed } = input;
+  const rounds: ChaosRound[] = input.kills.map((k) => {
+    const mine = deliveries.filter((d) => d.round === k.round);
+    const acked = mine.filter((d) => d.acked).map((d) => d.id);
+    const refused = mine.filter((d) => !d.acked).map((d) => d.id);
+    const out: ChaosRound = {
+      round: k.round,
+      sent: mine.length,
+      acknowledged: acked.length,
+      killed: k.killed,
+      ...(k.killSentMs !== undefined ? { killSentMs: k.killSentMs } : {}),
+      ...(k.killLandedMs !== undefined ? { killLandedMs: k.killLandedMs } : {}),
+      acknowledgedAfterRestart: acked.length - k.acknowledgedBeforeKill,
+      ...(k.escalated !== undefined ? { escalated: k.escalated } : {}),
+      answers: countAnswers(mine.flatMap((d) => d.answers)),
+      stored: mine.filter((d) => stored.has(d.id)).length,
+      lost: acked.filter((id) => !stored.has(id)),
+      refused,
+      unacknowledgedStored: refused.filter((id) => stored.has(id)).length,
+    };
+    if (processed) {
+      out.processed = mine.filter((d) => processed.has(d.id)).length;
+      out.processedTwice = mine.map((d) => d.id).filter((id) => (processed.get(id) ?? 0) > 1);
+      out.notProcessed = acked.filter((id) => !processed.has(id));
+    }
+    return out;
+  });
+
+  const sum = (f: (r: ChaosRound) => number) => rounds.reduce((n, r) => n + f(r), 0);
+  const killTimes = rounds.map((r) => r.killSentMs).filter((ms): ms is number => ms !== undefined);
+  const totals: ChaosTotals = {
+    sent: sum((r) => r.sent),
+    acknowledged: sum((r) => r.acknowledged),
+    acknowledgedAfterRestart: sum((r) => r.acknowledgedAfterRestart),
+    kills: rounds.filter((r) => r.killed).length,
+    ...(killTimes.length ? { maxKillSentMs: Math.max(...killTimes) } : {}),
+    answers: countAnswers(deliveries.flatMap((d) => d.answers)),
+    stored: sum((r) => r.stored),
+    lost: rounds.flatMap((r) => r.lost),
+    refused: rounds.flatMap((r) => r.refused),
+    unacknowledgedStored: sum((r) => r.unacknowledgedStored),
+    ...(processed
+      ? {
+          processed: sum((r) => r.processed ?? 0),
+          processedTwice: rounds.flatMap((r) => r.processedTwice ?? []),
+          notProcessed: rounds.flatMap((r) => r.notProcessed ?? []),
+        }
+      : {}),
+  };
+
+  const problems: string[] = [];
+  if (totals.acknowledged === 0) {
+    problems.push(`the receiver acknowledged nothing, so nothing was tested: ${cause(deliveries, input.target)}`);
+  } else if (totals.refused.length > 0) {
+    // A delivery never acknowledged is one the sender gives up on: lost from the sender's side.
+    const last = countAnswers(deliveries.filter((d) => !d.acked).map((d) => d.answers.at(-1) ?? 'no attempt'));
+    const held = totals.unacknowledgedStored ? `; the receiver holds ${totals.unacknowledgedStored} of them, so it refused what it already had` : '';
+    problems.push(
+      `${totals.refused.length} deliveries were never acknowledged, even by the retries after the restart (last answers: ${describeCounts(last)})${held}: the sender gives up on them`,
+    );
+  }
+  if (totals.lost.length > 0) problems.push(`${totals.lost.length} acknowledged deliveries were lost`);
+  if ((totals.notProcessed ?? []).length > 0) problems.push(notProcessedProblem(totals.notProcessed ?? [], input.rows));
+  return { rounds, totals, problems };
+}
+
+export function countAnswers(answers: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of answers) out[a] = (out[a] ?? 0) + 1;
+  return out;
+}
+
+function describeCounts(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([a, n]) => `${a} ×${n}`)
+    .join(', ');
+}
+
+/** The most common answer when nothing was acknowledged, and what it usually means. */
+function cause(deliveries: readonly TrackedDelivery[], target: AccountInput['target']): string {
+  const all = countAnswers(deliveries.flatMap((d) => d.answers));
+  const [top, n] = Object.entries(all).sort((a, b) => b[1] - a[1])[0] ?? ['no attempt', 0];
+  const total = Object.values(all).reduce((a, b) => a + b, 0);
+  return `${n} of ${total} attempts got ${top}${hint(top, target) ? ` (${hint(top, target)})` : ''}`;
+}
+
+function hint(answer: string, target: AccountInput['target']): string {
+  const status = Number(answer);
+  if (status === 401 || status === 403 || status === 400) return 'is the secret right, and --provider the one the receiver verifies?';
+  if (status === 404 || status === 405) return "is --url's path the receiver's webhook route?";
+  if (status >= 500) return 'the receiver fails to store: see its stderr';
+  if (answer.startsWith('refused')) return "is the receiver listening on --url's host and port? (PORT is set for it)";
+  if (answer.startsWith('tls') || ((answer.startsWith('reset') || answer.startsWith('other')) && target.https)) {
+    return 'an https:// --url for a receiver that speaks plain HTTP?';
+  }
+  if (answer.startsWith('timeout')) return `the receiver is slower than the timeout, ${Math.round(target.timeoutMs)}ms after --time-scale`;
+  return '';
+}
+
+function notProcessedProblem(ids: readonly string[], rows: AccountInput['rows']): string {
+  const base = `${ids.length} acknowledged deliveries were never processed`;
+  if (!rows) return `${base} (if the receiver leases its rows, they may still be under the killed process's lease: raise --settle)`;
+  const leased = ids.map((id) => rows.get(id)).filter((r): r is RowState => r?.status === 'working');
+  const pending = ids.map((id) => rows.get(id)).filter((r): r is RowState => r?.status === 'pending');
+  const parts: string[] = [];
+  if (leased.length) parts.push(`${leased.length} still leased until ${new Date(Math.max(...leased.map((r) => r.until))).toISOString()}`);
+  if (pending.length) parts.push(`${pending.length} pending, due by ${new Date(Math.max(...pending.map((r) => r.until))).toISOString()}`);
+  return parts.length ? `${base} (${parts.join(', ')}: raise --settle-max, or shorten the receiver's lease)` : base;
+}

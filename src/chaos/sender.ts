@@ -1,0 +1,98 @@
+import type { PreparedEvent } from '../fixtures.js';
+import type { Provider, RetryReason } from '../providers/index.js';
+import { deliver } from '../delivery/deliver.js';
+import type { AttemptRecord, DeliveryContext } from '../delivery/deliver.js';
+import { parseExpectation } from '../delivery/expect.js';
+import { Semaphore } from '../delivery/semaphore.js';
+import type { Timing } from '../delivery/timing.js';
+import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
+import type { TrackedDelivery } from './accounting.js';
+
+/** A delivery chaos follows across rounds and restarts: the event, and where its schedule stands. */
+export interface ChaosDelivery extends TrackedDelivery {
+  event: PreparedEvent;
+  nextAttempt: number;
+  lastReason: RetryReason | undefined;
+}
+
+/** An attempt's answer as chaos counts it: the status, or the transport error's kind. */
+export function answerOf(a: AttemptRecord): string {
+  return a.status !== undefined ? String(a.status) : (a.error ?? 'no answer');
+}
+
+/**
+ * The sending side of chaos: send's own delivery engine (signing, timeouts, retry headers) on
+ * one connection pool, resuming each delivery's schedule where it stopped before a restart.
+ */
+export class ChaosSender {
+  private readonly dispatcher: TargetDispatcher;
+  private readonly slots: Semaphore;
+  private runStartMs = performance.now();
+
+  constructor(
+    private readonly o: { provider: Provider; secrets: readonly string[]; url: URL; timing: Timing; concurrency: number },
+  ) {
+    this.dispatcher = new TargetDispatcher(o.url.origin, o.concurrency);
+    this.slots = new Semaphore(o.concurrency);
+  }
+
+  async warmUp(): Promise<void> {
+    await warmUpHttpClient();
+    this.runStartMs = performance.now();
+  }
+
+  /** When an attempt's answer arrived, on the performance.now() clock. */
+  answeredAt(a: AttemptRecord): number {
+    return this.runStartMs + a.atMs + a.latencyMs;
+  }
+
+  /**
+   * Deliver each item from its next attempt on, all at once within the concurrency limit.
+   * `retries: false` sends one attempt each (the round itself: retries come after the restart).
+   */
+  async deliverAll(items: readonly ChaosDelivery[], options: { retries: boolean; onAttempt?: (a: AttemptRecord) => void }): Promise<void> {
+    const timing = options.retries ? this.o.timing : { ...this.o.timing, retryDelaysMs: [] };
+    const ctx: DeliveryContext = {
+      provider: this.o.provider,
+      secrets: this.o.secrets,
+      url: this.o.url,
+      timing,
+      expectation: parseExpectation('2xx'),
+      extraHeaders: [],
+      dispatcher: this.dispatcher,
+      slots: this.slots,
+      runStartMs: this.runStartMs,
+      ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+    };
+    await Promise.all(
+      items.map(async (item, i) => {
+        await this.slots.acquire();
+        const record = await deliver(
+          item.event,
+          {
+            seq: i,
+            copy: 1,
+            fixture: item.event.eventType,
+            firstAttempt: item.nextAttempt,
+            ...(item.lastReason ? { lastReason: item.lastReason } : {}),
+          },
+          ctx,
+        );
+        item.answers.push(...record.attempts.map(answerOf));
+        item.nextAttempt += record.attempts.length;
+        item.lastReason = record.attempts.at(-1)?.reason;
+        if (record.outcome === 'acknowledged') item.acked = true;
+      }),
+    );
+  }
+
+  /** After a restart: the unacknowledged get the rest of their provider's schedule. */
+  async retryUnacknowledged(items: readonly ChaosDelivery[]): Promise<void> {
+    const due = items.filter((t) => !t.acked && t.nextAttempt <= this.o.timing.retryDelaysMs.length + 1);
+    if (due.length > 0) await this.deliverAll(due, { retries: true });
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+}
