@@ -80,7 +80,7 @@ test('hookdrill\'s own receiver passes every case', async () => {
 });
 
 const expected: Record<Flaw, string[]> = {
-  dup500: ['duplicate', 'concurrent-duplicates'],
+  dup500: ['duplicate', 'retry', 'concurrent-duplicates'],
   'store-before-verify': [
     'wrong-secret',
     'flipped-byte',
@@ -141,8 +141,10 @@ test('a receiver that rejects malformed JSON gets a warning, not a failure; --on
     const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,malformed-json' });
     assert.deepEqual(r.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]), [['valid', 'pass'], ['malformed-json', 'warn']]);
     assert.equal(r.ok, true, 'a warning does not fail the run');
-    const s = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid', skip: 'valid' });
-    assert.equal(s.counts.skipped, CASE_NAMES.length);
+    // A selection that leaves nothing to run is bad input, never "PASS 0 passed".
+    for (const sel of [{ only: 'valid', skip: 'valid' }, { only: '' }, { only: ',' }, { skip: CASE_NAMES.join(',') }]) {
+      await assert.rejects(check({ url: server.url, provider: 'stripe', secrets: [SECRET], ...sel }), (e: unknown) => e instanceof UsageError, JSON.stringify(sel));
+    }
     await assert.rejects(check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,sql-injection' }), (e: unknown) => e instanceof UsageError && /--only sql-injection: no such case/.test(e.message));
   } finally {
     await server.close();
@@ -173,4 +175,59 @@ test('a receiver that is not there fails the flood case too: no answer is not a 
   const flood = r.cases.find((c) => c.name === 'unsigned-flood');
   assert.equal(flood?.status, 'fail');
   assert.match(flood?.observed ?? '', /200 got no answer at all/);
+});
+
+test('a receiver that deduplicates on the signature, not the delivery id, fails every duplicate case', async () => {
+  const { appendFileSync, writeFileSync } = await import('node:fs');
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  const seen = new Set<string>();
+  const server = await serve(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    try {
+      provider.verify(raw, req.headers, [SECRET]);
+    } catch {
+      res.writeHead(401).end();
+      return;
+    }
+    // "Seen this signature? Then it is a duplicate": true only of copies signed in the same second.
+    const signature = String(req.headers['stripe-signature']);
+    if (!seen.has(signature)) {
+      seen.add(signature);
+      appendFileSync(file, `${provider.deliveryId(req.headers, raw)}\n`);
+    }
+    res.writeHead(200).end();
+  });
+  try {
+    const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], stored: `cat ${file}`, only: 'valid,duplicate,retry,concurrent-duplicates' });
+    assert.deepEqual(failed(r), ['duplicate', 'retry', 'concurrent-duplicates'], JSON.stringify(r.cases));
+    assert.match(r.cases.find((c) => c.name === 'retry')?.observed ?? '', /200, then 200 to the retry, stored 2 times/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a Slack retry carries X-Slack-Retry-Num, as Slack\'s own retries do', async () => {
+  const retryNums: (string | undefined)[] = [];
+  const server = await serve(async (req, res) => {
+    req.resume();
+    retryNums.push(req.headers['x-slack-retry-num'] as string | undefined);
+    res.writeHead(200).end();
+  });
+  try {
+    const r = await check({ url: server.url, provider: 'slack', secrets: ['slack-signing-secret'], only: 'retry' });
+    assert.equal(r.cases.find((c) => c.name === 'retry')?.status, 'pass');
+    assert.deepEqual(retryNums, [undefined, '1']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a selection that runs nothing for this provider is refused too (GitHub signs no timestamp)', async () => {
+  await assert.rejects(
+    check({ url: 'http://127.0.0.1:1/', provider: 'github', secrets: [SECRET], only: 'stale-timestamp,future-timestamp' }),
+    (e: unknown) => e instanceof UsageError && /no case left to run \(not in --only; GitHub signs no timestamp\)/.test(e.message),
+  );
 });

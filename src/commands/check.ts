@@ -44,6 +44,7 @@ export interface CheckResult {
 function caseList(text: string | undefined, flag: string): string[] | undefined {
   if (text === undefined) return undefined;
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new UsageError(`${flag} names no case (cases: ${CASE_NAMES.join(', ')})`);
   const unknown = names.filter((n) => !CASE_NAMES.includes(n));
   if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
   return names;
@@ -86,13 +87,22 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     dispatcher,
     storedCounts,
   };
+  // Why each case will not run, decided before anything is sent: a run that tests nothing must
+  // not end in PASS, so a selection that leaves no case to run is refused as bad input.
+  const skipReason = (c: (typeof CASES)[number]): string | undefined =>
+    only && !only.includes(c.name) ? 'not in --only' : skip.includes(c.name) ? 'in --skip' : c.skipFor?.(provider);
+  if (CASES.every((c) => skipReason(c) !== undefined)) {
+    const why = [...new Set(CASES.map(skipReason))].join('; ');
+    throw new UsageError(`no case left to run (${why}): nothing would be checked`);
+  }
   const reports: CaseReport[] = [];
   try {
     for (const c of CASES) {
       const t = performance.now();
+      const reason = skipReason(c);
       let report: CaseReport;
-      if ((only && !only.includes(c.name)) || skip.includes(c.name)) {
-        report = { name: c.name, summary: c.summary, status: 'skipped', observed: only && !only.includes(c.name) ? 'not in --only' : 'in --skip', ms: 0 };
+      if (reason !== undefined) {
+        report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
       } else {
         const outcome = await c.run(ctx);
         report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
