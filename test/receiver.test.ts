@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteInbox } from '../src/inbox/index.js';
@@ -137,25 +138,67 @@ test('bad, missing and stale signatures get 401 with the reason, and nothing is 
   });
 });
 
-test('a body over the limit gets 413 without being read, and the receiver keeps answering', async () => {
-  await withReceiver({ maxBytes: 1024 }, async ({ url, inbox }) => {
-    const big = Buffer.alloc(64 * 1024, 0x61);
-    const { headers } = signed(big);
-    // Declared length over the limit: refused from the headers alone.
-    const declared = await post(url, big, headers).catch((err: Error) => ({ status: 0, json: { error: err.message } }));
-    assert.ok(declared.status === 413 || declared.status === 0, `got ${declared.status}`);
-    // Chunked, no length declared: refused once the limit is crossed.
-    const chunked = await new Promise<number>((resolve) => {
-      const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+/** POST with Node's http client, which writes the whole body before it reads the answer. */
+function nodePost(url: string, headers: Record<string, string>, write: (req: ReturnType<typeof httpRequest>) => void): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    write(req);
+  });
+}
+
+/**
+ * A sender that writes its whole request before it reads anything (as Python's http.client and
+ * many senders do): the answer it gets, or the socket error that stopped it first.
+ */
+function writeAllThenRead(url: string, head: string, body: Buffer): Promise<number | string> {
+  return new Promise((resolve) => {
+    const { port, hostname } = new URL(url);
+    const socket = connect({ port: Number(port), host: hostname });
+    socket.pause(); // nothing is read until the whole request is written
+    let text = '';
+    socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    socket.write(head);
+    socket.write(body, () => {
+      socket.on('data', (c: Buffer) => {
+        text += c.toString('latin1');
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+        if (status) {
+          resolve(Number(status[1]));
+          socket.destroy();
+        }
       });
-      req.on('error', () => resolve(0));
-      for (let i = 0; i < 64; i++) req.write(Buffer.alloc(1024, 0x62));
+      socket.resume();
+    });
+  });
+}
+
+test('a sender that writes its whole oversized body before reading still gets the 413, not a reset', async () => {
+  await withReceiver({ maxBytes: 1024 }, async ({ url }) => {
+    const body = Buffer.alloc(20 * 1024 * 1024, 0x61);
+    const head = `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    for (let i = 0; i < 3; i++) assert.equal(await writeAllThenRead(url, head, body), 413);
+  });
+});
+
+test('a body over the limit gets a 413 that reaches the sender, never a reset; the receiver keeps answering', async () => {
+  await withReceiver({ maxBytes: 1024 }, async ({ url, inbox, events }) => {
+    const big = Buffer.alloc(2 * 1024 * 1024, 0x61);
+    const { headers } = signed(big);
+    // Declared length over the limit: refused from the headers alone, the rest read and dropped.
+    const declared = await nodePost(url, { ...headers, 'content-length': String(big.length) }, (req) => req.end(big));
+    assert.equal(declared, 413);
+    // Chunked, no length declared: refused once the limit is crossed.
+    const chunked = await nodePost(url, { ...headers, 'transfer-encoding': 'chunked' }, (req) => {
+      for (let i = 0; i < 512; i++) req.write(Buffer.alloc(1024, 0x62));
       req.end();
     });
-    assert.ok(chunked === 413 || chunked === 0, `got ${chunked}`);
+    assert.equal(chunked, 413);
     assert.equal((await inbox.stats()).total, 0);
+    assert.deepEqual(events.map((e) => e.result), ['too_large', 'too_large']);
     const ok = signed('{"id":"evt_after","type":"invoice.paid"}');
     assert.equal((await post(url, ok.raw, ok.headers)).status, 200);
   });

@@ -212,7 +212,7 @@ export const CASES: readonly CheckCase[] = [
   ),
   {
     name: 'oversized-body',
-    summary: 'a body over --max-bytes gets 413 (or the connection closed), and the receiver still answers',
+    summary: 'a body over --max-bytes gets 413 (a reset instead is a warning), and the receiver still answers',
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const json = e.rawBody.toString('utf8');
@@ -222,10 +222,12 @@ export const CASES: readonly CheckCase[] = [
       const next = ctx.factory.make(Date.now());
       const after = await post(ctx, next.rawBody, sign(ctx, next));
       const ok = refused && is2xx(after.status);
-      return {
-        status: ok ? 'pass' : 'fail',
-        observed: `${answer(big)} to ${body.length} bytes, then ${answer(after)} to a valid delivery${ok ? '' : ' (expected 413 or closed, then 2xx)'}`,
-      };
+      const observed = `${answer(big)} to ${body.length} bytes, then ${answer(after)} to a valid delivery`;
+      if (!ok) return { status: 'fail', observed: `${observed} (expected 413, then 2xx)` };
+      // A reset instead of the 413 (the receiver closed before reading the rest): a sender that
+      // writes its whole body before reading never sees why, and retries the same body.
+      if (big.status !== 413) return { status: 'warn', observed: `${observed}: the connection was reset before a 413 reached the sender` };
+      return { status: 'pass', observed };
     },
   },
   {

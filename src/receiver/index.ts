@@ -42,13 +42,9 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   const { provider, inbox } = options;
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
-  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, close = false) => {
+  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown) => {
     const text = JSON.stringify(body);
-    res.writeHead(event.status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...(close ? { connection: 'close' } : {}),
-    });
+    res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     options.onRequest?.(event);
   };
@@ -64,29 +60,24 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
     }
 
-    const tooLarge = (bytes: number) => {
-      // Answer, then drop the connection: reading the rest of an oversized body is what a
-      // body-size limit exists to avoid.
-      res.on('finish', () => req.socket.destroy());
-      req.pause();
-      answer(res, { status: 413, result: 'too_large', bytes }, { error: 'payload_too_large', maxBytes }, true);
-    };
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > maxBytes) return tooLarge(declared);
-
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
+    const tooLarge = (bytes: number) => {
+      refused = true;
+      chunks.length = 0;
+      answer(res, { status: 413, result: 'too_large', bytes }, { error: 'payload_too_large', maxBytes });
+      discardRest(req, size);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (refused) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        refused = true;
-        tooLarge(size);
-        return;
-      }
+      if (refused) return;
+      if (size > maxBytes) return tooLarge(size);
       chunks.push(chunk);
     });
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > maxBytes) return tooLarge(declared);
+
     req.on('error', () => undefined); // a client that vanished mid-body: nothing to answer
     req.on('end', () => {
       if (refused) return;
@@ -133,6 +124,30 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
     }
     answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, { ok: true, deliveryId, duplicate: !inserted });
   }
+}
+
+/** How much of an oversized body is read and thrown away, and for how long, before the connection is cut. */
+const DISCARD_CAP_BYTES = 64 * 1024 * 1024;
+const DISCARD_DEADLINE_MS = 10_000;
+
+/**
+ * After a 413, keep reading (and discarding) what the client still sends. Closing at once is what
+ * a body limit seems to call for, but a client that writes its whole body before it reads (Node's
+ * http client, many senders) then gets a TCP reset instead of the 413 — and a sender that sees a
+ * reset retries the same oversized body forever. Past a cap or a deadline the connection is cut.
+ */
+function discardRest(req: IncomingMessage, alreadyRead: number): void {
+  let read = alreadyRead;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DISCARD_DEADLINE_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > DISCARD_CAP_BYTES) cut();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }
 
 function keptHeaders(req: IncomingMessage): Record<string, string> {
