@@ -109,6 +109,8 @@ export function buildProgram(): Command {
     .option('--inbox <file>', 'the SQLite inbox file (created if missing)', 'hookdrill-inbox.db')
     .option('--forward-to <url>', 'POST each stored delivery to your app; 2xx is done, anything else is retried')
     .option('--forward-timeout <duration>', 'how long the app may take per forward', '10s')
+    .option('--forward-secret <secret>', 'sign forwards with this secret (default: --secret) [env: HOOKDRILL_FORWARD_SECRET]')
+    .option('--forward-original-headers', 'forward the signature as received instead of signing anew (goes stale after 5 minutes)')
     .option('--max-bytes <n>', 'bodies larger than this get 413 (default 5 MiB)')
     .option('--tolerance <duration>', 'how old (or new) a signed timestamp may be', '300s')
     .option('--concurrency <n>', 'deliveries processed at once', '4')
@@ -125,9 +127,12 @@ export function buildProgram(): Command {
         if (line !== undefined) process.stdout.write(`${line}\n`);
       };
       const envSecret = process.env.HOOKDRILL_SECRET;
+      const forwardSecret = flags.forwardSecret ?? process.env.HOOKDRILL_FORWARD_SECRET;
       const handle = await start({
         ...pick(flags, ['provider', 'port', 'host', 'inbox', 'forwardTo', 'forwardTimeout', 'maxBytes', 'tolerance', 'concurrency', 'maxAttempts', 'lease', 'backoffBase', 'backoffMax']),
         secrets: flags.secret ?? (envSecret ? [envSecret] : []),
+        ...(forwardSecret ? { forwardSecret } : {}),
+        forwardOriginalHeaders: flags.forwardOriginalHeaders === true,
         noWorker: flags.worker === false,
         onRequest: (e) => write(render.requestLine(e, json)),
         onOutcome: (o) => write(render.outcomeLine(o, json)),
@@ -503,6 +508,8 @@ interface ListenFlags {
   inbox?: string;
   forwardTo?: string;
   forwardTimeout?: string;
+  forwardSecret?: string;
+  forwardOriginalHeaders?: boolean;
   maxBytes?: string;
   tolerance?: string;
   concurrency?: string;

@@ -42,3 +42,25 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
     noRetry: o.noRetry === true,
   });
 }
+
+/**
+ * A stored delivery's headers signed anew, now: a fresh timestamp and signature over the same
+ * bytes, the same delivery id, every other header as the sender sent it — what a real retry
+ * looks like. A forward or requeue long after receipt would otherwise carry a signature older
+ * than every verifier's tolerance (5 minutes), and an app that verifies would refuse it.
+ */
+export function resignStored(
+  provider: Provider,
+  stored: Record<string, string>,
+  body: Buffer,
+  secrets: readonly string[],
+  meta: { deliveryId: string; eventType: string | undefined },
+  nowMs = Date.now(),
+): Record<string, string> {
+  const replaced = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored)) if (!replaced.has(name.toLowerCase())) out[name] = value;
+  const fresh = provider.sign(body, secrets, { nowMs, deliveryId: meta.deliveryId, eventType: meta.eventType ?? '' });
+  for (const [name, value] of Object.entries(fresh)) if (replaced.has(name.toLowerCase())) out[name.toLowerCase()] = value;
+  return out;
+}

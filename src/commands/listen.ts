@@ -21,6 +21,10 @@ export interface ListenOptions {
   inbox?: string;
   forwardTo?: string;
   forwardTimeout?: string;
+  /** Sign forwards with this secret instead of the one deliveries are verified with. */
+  forwardSecret?: string;
+  /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
+  forwardOriginalHeaders?: boolean;
   maxBytes?: string | number;
   tolerance?: string;
   concurrency?: string | number;
@@ -85,6 +89,9 @@ export async function start(o: ListenOptions): Promise<Listening> {
     // A forward still running when its lease runs out would be claimed and sent again.
     throw new UsageError(`--lease (${o.lease ?? '30s'}) must be longer than --forward-timeout (${o.forwardTimeout ?? '10s'})`);
   }
+  if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
+  if (o.forwardOriginalHeaders && o.forwardSecret !== undefined) throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
+  const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
   const inboxPath = resolve(o.inbox ?? 'hookdrill-inbox.db');
 
   const inbox: Inbox = openSqliteInbox(inboxPath);
@@ -98,7 +105,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
         leaseMs,
         backoff,
         // With nowhere to forward to, a stored delivery is simply marked done once logged.
-        handler: forwardTo ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs }) : async () => undefined,
+        handler: forwardTo ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) }) : async () => undefined,
         onOutcome: (outcome) => {
           if (outcome.outcome === 'done') counts.done++;
           else if (outcome.outcome === 'retry') counts.retried++;

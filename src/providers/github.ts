@@ -31,6 +31,7 @@ export const github: Provider = {
   name: 'github',
   title: 'GitHub',
   signatureHeader: HEADER,
+  signedHeaders: [HEADER, 'X-Hub-Signature'],
   timestamped: false,
   rotation: false,
   profiles: { github: cloud, 'github-enterprise': enterprise },

@@ -25,6 +25,7 @@ export const shopify: Provider = {
   name: 'shopify',
   title: 'Shopify',
   signatureHeader: HEADER,
+  signedHeaders: [HEADER, 'X-Shopify-Triggered-At'],
   timestamped: false,
   rotation: false,
   profiles: { shopify: shopifyProfile },

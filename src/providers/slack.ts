@@ -38,6 +38,7 @@ export const slack: Provider = {
   name: 'slack',
   title: 'Slack',
   signatureHeader: HEADER,
+  signedHeaders: [HEADER, TS_HEADER],
   timestamped: true,
   rotation: false,
   profiles: { slack: events },

@@ -42,6 +42,7 @@ export const standard: Provider = {
   name: 'standard',
   title: 'Standard Webhooks (Svix)',
   signatureHeader: 'webhook-signature',
+  signedHeaders: ['webhook-signature', 'webhook-timestamp'],
   timestamped: true,
   rotation: true,
   profiles: { standard: svix, 'standard-spec': spec },

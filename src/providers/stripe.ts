@@ -54,6 +54,7 @@ export const stripe: Provider = {
   name: 'stripe',
   title: 'Stripe',
   signatureHeader: HEADER,
+  signedHeaders: [HEADER],
   timestamped: true,
   rotation: true,
   profiles: { stripe: live, 'stripe-test': testMode },

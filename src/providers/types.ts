@@ -91,6 +91,11 @@ export interface Provider {
   title: string;
   /** The header a receiver reads the signature from (for messages and `check`). */
   signatureHeader: string;
+  /**
+   * The headers a signing writes that differ from one signing to the next (signature, timestamp):
+   * what a re-sign replaces in a stored delivery's headers, keeping the rest as the sender sent them.
+   */
+  signedHeaders: readonly string[];
   /** Whether the signature covers a timestamp (Stripe, Slack, Standard): stale ones are rejected. */
   timestamped: boolean;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */

@@ -1,18 +1,37 @@
 import { request } from 'undici';
+import { formatDuration } from '../duration.js';
 import { endToEnd } from '../http-headers.js';
 import { basicAuth } from '../options.js';
+import type { Provider } from '../providers/index.js';
+import { resignStored } from '../signing.js';
 import type { Handler } from './index.js';
 
+export interface ForwardOptions {
+  /** One deadline for the whole exchange, connect to the last byte of the answer. */
+  timeoutMs: number;
+  /**
+   * Sign each forward anew (fresh timestamp, original delivery id) with these secrets. Absent:
+   * forward the headers exactly as received (`listen --forward-original-headers`).
+   */
+  signer?: { provider: Provider; secrets: readonly string[] };
+}
 
 /**
- * A handler that POSTs each stored delivery to the user's app: the raw body and the original
- * headers (signature included, for apps that verify; its timestamp may be old by the time a retry
- * gets through), plus X-Hookdrill-* headers saying which delivery and attempt this is.
+ * A handler that POSTs each stored delivery to the user's app: the raw body, the sender's headers
+ * with the signature made anew at forward time (a retry or requeue hours later still verifies),
+ * plus X-Hookdrill-* headers saying which delivery and attempt this is.
  * A 2xx means done; anything else throws, and the worker retries with backoff, then buries it.
  */
-export function forwardHandler(target: URL, options: { timeoutMs: number }): Handler {
+export function forwardHandler(target: URL, options: ForwardOptions): Handler {
+  // Failures are recorded in words a person can select on: `requeue --error timeout`.
+  const timedOut = () => new Error(`forward timeout: ${target.origin} gave no complete answer within ${formatDuration(options.timeoutMs)}`);
+  const isTimeout = (err: unknown) => ['TimeoutError', 'AbortError'].includes((err as { name?: string }).name ?? '');
   return async (item) => {
-    const headers = endToEnd(item.headers);
+    const body = item.body ?? Buffer.alloc(0);
+    const received = endToEnd(item.headers);
+    const headers = options.signer
+      ? resignStored(options.signer.provider, received, body, options.signer.secrets, item)
+      : received;
     headers['x-hookdrill-source'] = item.source;
     headers['x-hookdrill-delivery-id'] = item.deliveryId;
     headers['x-hookdrill-attempt'] = String(item.attempt);
@@ -21,17 +40,18 @@ export function forwardHandler(target: URL, options: { timeoutMs: number }): Han
     const res = await request(target, {
       method: 'POST',
       headers,
-      body: item.body ?? '',
+      body,
       // One deadline for the whole exchange: undici's own timeouts reset with every chunk, so an
       // app that dribbles its answer could otherwise hold the row past its lease.
       signal: AbortSignal.timeout(options.timeoutMs),
     }).catch((err: unknown) => {
+      if (isTimeout(err)) throw timedOut();
       const e = err as { code?: string; message?: string };
       throw new Error(`forward to ${target.origin} failed: ${e.code ?? e.message ?? String(err)}`);
     });
     const text = (
-      await res.body.text().catch(() => {
-        throw new Error(`forward target did not finish its answer within ${options.timeoutMs} ms`);
+      await res.body.text().catch((err: unknown) => {
+        throw isTimeout(err) ? timedOut() : new Error(`forward target broke off its answer: ${(err as Error).message}`);
       })
     )
       .slice(0, 200)
