@@ -115,6 +115,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
         ...(o.onError ? { onError: o.onError } : {}),
       });
 
+  // A store that fails is said once on stderr, loudly, not only in each request's line.
+  let lastStoreFailure: string | undefined;
   const server: Server = createReceiverServer({
     provider,
     secrets,
@@ -128,6 +130,11 @@ export async function start(o: ListenOptions): Promise<Listening> {
         worker?.wake();
       } else if (event.result === 'duplicate') counts.duplicates++;
       else if (event.result === 'rejected') counts.rejected++;
+      else if (event.result === 'store_failed' && event.reason !== lastStoreFailure) {
+        lastStoreFailure = event.reason;
+        o.onError?.(new Error(`answering 503: ${event.reason}`));
+      }
+      if (event.result === 'stored') lastStoreFailure = undefined;
       o.onRequest?.(event);
     },
   });

@@ -126,6 +126,8 @@ export interface Inbox {
     selector: Selector,
     options: { resetAttempts?: boolean; batchSize?: number; now?: number; beforeBatch?: () => Promise<void>; onBatch?: (moved: number) => void },
   ): Promise<number>;
+  /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
+  health?(): Promise<{ ok: boolean; problem?: string }>;
   /** Drop the payloads of done rows finished before `before`; keep their keys for dedupe. */
   prune(before: number): Promise<number>;
   close(): Promise<void>;

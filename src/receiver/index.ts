@@ -52,8 +52,13 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
-      if (req.method === 'GET' || req.method === 'HEAD') return answer(res, { status: 200, result: 'health' }, { ok: true });
-      return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
+      if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
+      // Healthy means deliveries can be kept: a store that cannot keep them is a 503 here too.
+      void (inbox.health?.() ?? Promise.resolve({ ok: true, problem: undefined })).then(
+        (h) => answer(res, { status: h.ok ? 200 : 503, result: 'health' }, h.ok ? { ok: true } : { ok: false, problem: h.problem }),
+        (err: unknown) => answer(res, { status: 503, result: 'health' }, { ok: false, problem: err instanceof Error ? err.message : String(err) }),
+      );
+      return;
     }
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');

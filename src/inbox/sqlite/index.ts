@@ -49,6 +49,13 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
   const exists = existsSync(path);
   if (exists && statSync(path).isDirectory()) throw new InboxOpenError(`inbox ${path} is a directory, not a file`);
   if (!exists && (!create || readonly)) throw new InboxOpenError(`no inbox at ${path}`);
+  if (!exists && existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0) {
+    // The inbox was deleted while a process had it open and that process died: its last commits
+    // may be in this WAL. SQLite would drop it silently under a new, empty inbox.
+    throw new InboxOpenError(
+      `no inbox at ${path}, but its write-ahead log ${path}-wal is there (${statSync(`${path}-wal`).size} bytes): the inbox was deleted while in use and its last commits may be in that log; restore ${path}, or move the -wal and -shm files aside to start a new inbox`,
+    );
+  }
 
   let db: Database.Database;
   try {
@@ -57,31 +64,54 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
     throw new InboxOpenError(`cannot open inbox ${path}: ${(err as Error).message}`);
   }
   try {
-    checkIdentity(db, path, readonly);
+    const version = checkIdentity(db, path, readonly);
     // Wait for another process's write (listen, requeue) instead of failing at once.
     db.pragma('busy_timeout = 5000');
     if (!readonly) {
-      db.pragma('journal_mode = WAL');
+      // Already WAL: this changes nothing and writes nothing (a full disk must not stop an open).
+      if (String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
       // better-sqlite3 leaves WAL at NORMAL, which can lose the last commits on power loss: an
       // acknowledged delivery must survive that, so FULL, and checked rather than assumed.
       db.pragma('synchronous = FULL');
+      // After a checkpoint resets it, the WAL file is cut back to 64 MiB: a burst must not keep
+      // holding its peak size on disk for ever (this setting is per connection; nothing is written).
+      db.pragma('journal_size_limit = 67108864');
       const level = db.pragma('synchronous', { simple: true });
       if (level !== 2) throw new InboxOpenError(`inbox ${path}: SQLite refused synchronous=FULL (got ${String(level)})`);
-      migrate(db);
+      // Write only when there is something to migrate: an up-to-date inbox opens without writing.
+      if (version < LATEST_VERSION) migrate(db);
     }
     return new SqliteInbox(db, path);
   } catch (err) {
     db.close();
-    const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      throw new InboxOpenError(`inbox ${path} is locked by another process (waited 5 s); nothing was changed`);
-    }
-    throw err;
+    if (err instanceof InboxOpenError) throw err;
+    throw new InboxOpenError(`cannot open inbox ${path}: ${describeSqliteError(err)}`);
   }
 }
 
-/** Refuse, before writing anything, a file that is not ours or was made by a newer hookdrill. */
-function checkIdentity(db: Database.Database, path: string, readonly: boolean): void {
+/** SQLite's errors in words a person can act on. */
+export function describeSqliteError(err: unknown): string {
+  const code = (err as { code?: string }).code ?? '';
+  const message = (err as Error).message ?? String(err);
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'it is locked by another process (waited 5 s); nothing was changed';
+  if (code === 'SQLITE_FULL') return 'the disk holding it is full';
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY')) return 'it cannot be written (read-only file or file system)';
+  if (code.startsWith('SQLITE_IOERR')) return `disk I/O error (${code}); is it a regular file on a working disk?`;
+  if (code === 'SQLITE_CANTOPEN') return 'it cannot be opened (a missing directory, or no permission)';
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return 'it is damaged or not a SQLite database';
+  return message;
+}
+
+/** The inbox file was deleted or replaced under a process that has it open. */
+export class InboxFileGoneError extends Error {
+  override readonly name = 'InboxFileGoneError';
+}
+
+/**
+ * Refuse, before writing anything, a file that is not ours or was made by a newer hookdrill.
+ * Returns the schema version it holds (0 for a new, empty file).
+ */
+function checkIdentity(db: Database.Database, path: string, readonly: boolean): number {
   let appId: number;
   let tables: string[];
   try {
@@ -94,7 +124,7 @@ function checkIdentity(db: Database.Database, path: string, readonly: boolean): 
   }
   if (appId === 0 && tables.length === 0) {
     if (readonly) throw new InboxOpenError(`${path} is empty, not a hookdrill inbox`);
-    return; // a new, empty file: ours to set up
+    return 0; // a new, empty file: ours to set up
   }
   if (appId !== APPLICATION_ID) {
     throw new InboxOpenError(`${path} is not a hookdrill inbox (a SQLite database of something else)`);
@@ -113,6 +143,7 @@ function checkIdentity(db: Database.Database, path: string, readonly: boolean): 
       `inbox ${path} has schema version ${version}, made by a newer hookdrill (this one knows up to ${LATEST_VERSION}); upgrade hookdrill`,
     );
   }
+  return version;
 }
 
 function migrate(db: Database.Database): void {
@@ -147,11 +178,15 @@ function toStored(r: Row): StoredDelivery {
 
 export class SqliteInbox implements Inbox {
   private readonly statements: Record<keyof typeof sql, Database.Statement>;
+  /** The file opened, by device and inode: a path that no longer leads to it means it was deleted or replaced. */
+  private readonly identity: { dev: number; ino: number } | undefined;
 
   constructor(
     private readonly db: Database.Database,
     readonly location: string,
   ) {
+    const st = statSync(location, { throwIfNoEntry: false });
+    this.identity = st ? { dev: st.dev, ino: st.ino } : undefined;
     // Prepared once. A file without the schema (an empty one opened read-only) fails here, clearly.
     const prepared = {} as Record<keyof typeof sql, Database.Statement>;
     try {
@@ -163,15 +198,62 @@ export class SqliteInbox implements Inbox {
   }
 
   async put(d: NewDelivery): Promise<{ inserted: boolean }> {
-    const info = this.statements.PUT.run({
+    const row = {
       source: d.source,
       deliveryId: d.deliveryId,
       eventType: d.eventType ?? null,
       body: d.body,
       headers: JSON.stringify(d.headers),
       receivedAt: d.receivedAt,
-    });
+    };
+    let info: Database.RunResult;
+    try {
+      info = this.statements.PUT.run(row);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_FULL' || !this.checkpointAfterFull()) {
+        throw new Error(`inbox ${this.location}: ${describeSqliteError(err)}`);
+      }
+      // The checkpoint emptied the WAL: the space it held is free for this write.
+      try {
+        info = this.statements.PUT.run(row);
+      } catch (again) {
+        throw new Error(`inbox ${this.location}: ${describeSqliteError(again)}`);
+      }
+    }
+    // Committed — but into the file at this path? A commit into a deleted file is lost when the
+    // process exits: the caller must not acknowledge it.
+    const gone = this.fileProblem();
+    if (gone) throw new InboxFileGoneError(gone);
     return { inserted: info.changes === 1 };
+  }
+
+  /** Why the inbox cannot keep what is written to it now, or undefined when it can. */
+  fileProblem(): string | undefined {
+    if (!this.identity) return undefined;
+    const st = statSync(this.location, { throwIfNoEntry: false });
+    if (st && st.dev === this.identity.dev && st.ino === this.identity.ino) return undefined;
+    return `inbox ${this.location} was ${st ? 'replaced' : 'deleted'} while in use: what is written now is lost when this process exits, so nothing is acknowledged; restart to open a new inbox`;
+  }
+
+  async health(): Promise<{ ok: boolean; problem?: string }> {
+    const problem = this.fileProblem();
+    return problem ? { ok: false, problem } : { ok: true };
+  }
+
+  /**
+   * A write found the disk full. Appending to the WAL needs new space, but a WAL that has grown
+   * over the disk only shrinks through a checkpoint (its pages moved into the database, then the
+   * file truncated): without one, freeing a little space is eaten by the next appends and the
+   * inbox never recovers. Returns whether the checkpoint completed, so the write can be tried
+   * again; while the disk is too full even for that, the write fails as it would have (503).
+   */
+  private checkpointAfterFull(): boolean {
+    try {
+      const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      return row !== undefined && row.busy === 0;
+    } catch {
+      return false;
+    }
   }
 
   async claim(o: ClaimOptions): Promise<Claimed[]> {
