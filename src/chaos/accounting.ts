@@ -18,7 +18,7 @@ export interface RoundKill {
   round: number;
   /** Whether the receiver was killed in this round (not when it never gave K acks). */
   killed: boolean;
-  /** From the K-th 2xx arriving to the signal being sent to the receiver's process group, in ms. */
+  /** From the K-th 2xx arriving (the HTTP client's callback) to the kill system call for the receiver's group, in ms. */
   killSentMs?: number;
   /** From the K-th 2xx arriving to no process of the group being left alive (as observed), in ms. */
   killLandedMs?: number;

@@ -41,16 +41,12 @@ export class ChaosSender {
     this.runStartMs = performance.now();
   }
 
-  /** When an attempt's answer arrived, on the performance.now() clock. */
-  answeredAt(a: AttemptRecord): number {
-    return this.runStartMs + a.atMs + a.latencyMs;
-  }
-
   /**
    * Deliver each item from its next attempt on, all at once within the concurrency limit.
    * `retries: false` sends one attempt each (the round itself: retries come after the restart).
+   * `onAnswer` is told of each final status synchronously, the moment it is complete.
    */
-  async deliverAll(items: readonly ChaosDelivery[], options: { retries: boolean; onAttempt?: (a: AttemptRecord) => void }): Promise<void> {
+  async deliverAll(items: readonly ChaosDelivery[], options: { retries: boolean; onAnswer?: (status: number) => void }): Promise<void> {
     const timing = options.retries ? this.o.timing : { ...this.o.timing, retryDelaysMs: [] };
     const ctx: DeliveryContext = {
       provider: this.o.provider,
@@ -62,7 +58,7 @@ export class ChaosSender {
       dispatcher: this.dispatcher,
       slots: this.slots,
       runStartMs: this.runStartMs,
-      ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+      ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
     };
     await Promise.all(
       items.map(async (item, i) => {

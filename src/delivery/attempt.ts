@@ -28,6 +28,12 @@ export interface AttemptRequest {
   timeoutMs: number;
   maxRedirects: number;
   dispatcher: Dispatcher;
+  /**
+   * Called synchronously the moment a final answer is complete, from the HTTP client's own
+   * callback, before any promise settles: chaos signals the receiver from here, so nothing else
+   * the process has queued runs between the ack and the kill.
+   */
+  onAnswer?: (status: number) => void;
 }
 
 /**
@@ -132,6 +138,8 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
             }
           },
           onResponseEnd() {
+            const final = status !== undefined && !(status >= 300 && status < 400 && headers.location !== undefined && req.maxRedirects > 0);
+            if (final && !settled) req.onAnswer?.(status as number);
             const text = snippet ? snippetText(snippet) : undefined;
             settle({ status, headers, bodySnippet: text, error: undefined, detail: undefined });
           },

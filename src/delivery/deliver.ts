@@ -63,8 +63,10 @@ export interface DeliveryContext {
   slots: Semaphore;
   runStartMs: number;
   signal?: AbortSignal;
-  /** Told of every attempt as soon as its answer is in (chaos kills on the K-th 2xx). */
+  /** Told of every attempt as soon as its answer is in. */
   onAttempt?: (attempt: AttemptRecord, event: PreparedEvent) => void;
+  /** Told synchronously, inside the HTTP client's callback, of each final status (chaos kills on the K-th 2xx). */
+  onAnswer?: (status: number) => void;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function deliver(
         timeoutMs: timing.timeoutMs,
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
+        ...(ctx.onAnswer ? { onAnswer: ctx.onAnswer } : {}),
       });
     } finally {
       ctx.slots.release();
