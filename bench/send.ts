@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { run as send } from '../src/commands/send.js';
+import { run as send } from '../src/commands/send/run.js';
 import { resolveFixtures, prepareEvent } from '../src/fixtures.js';
 import { providers } from '../src/providers/index.js';
 

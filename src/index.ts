@@ -11,8 +11,8 @@ export type {
   IncomingHeaders,
   OutgoingHeaders,
 } from './providers/index.js';
-export { run as send } from './commands/send.js';
-export type { SendOptions, SendResult, SendSummary } from './commands/send.js';
+export { run as send } from './commands/send/run.js';
+export type { SendOptions, SendResult, SendSummary } from './commands/send/run.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryOutcome } from './delivery/deliver.js';
 export { UsageError, ExpectationError } from './errors.js';
 export { openSqliteInbox, SqliteInbox, InboxOpenError, STATUSES } from './inbox/index.js';

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../src/commands/chaos.js';
+import { run } from '../src/commands/chaos/run.js';
 import { UsageError } from '../src/errors.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { run as check } from '../src/commands/check.js';
+import { run as check } from '../src/commands/check/run.js';
 import { CASE_NAMES } from '../src/check/cases.js';
 import { UsageError } from '../src/errors.js';
 import { openSqliteInbox } from '../src/inbox/index.js';

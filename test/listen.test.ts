@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { run as send } from '../src/commands/send.js';
+import { run as send } from '../src/commands/send/run.js';
 import { openSqliteInbox } from '../src/inbox/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { run } from '../src/commands/send.js';
+import { run } from '../src/commands/send/run.js';
 import { UsageError } from '../src/errors.js';
 import { providers } from '../src/providers/index.js';
 import type { ProviderName } from '../src/providers/index.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { run as send } from '../commands/send.js';
+import { run as send } from '../commands/send/run.js';
 import { killGroup } from '../process-group.js';
 import { openSqliteInbox } from '../inbox/index.js';
 import { Worker } from '../worker/index.js';

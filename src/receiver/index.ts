@@ -4,6 +4,7 @@ import { CREDENTIAL_HEADERS, HOP_BY_HOP_HEADERS } from '../http-headers.js';
 import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';
+import { RECEIVER_DEFAULTS } from './defaults.js';
 
 export interface ReceiverOptions {
   provider: Provider;
@@ -27,7 +28,8 @@ export interface ReceiverEvent {
   bytes?: number;
 }
 
-export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+/** Kept for the library API: the receiver's body limit by default (see receiver/defaults.ts). */
+export const DEFAULT_MAX_BYTES = RECEIVER_DEFAULTS.maxBytes;
 
 
 /**

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { xml } from './xml.js';
-import type { ChaosResult, ChaosRound, SettleWait } from '../commands/chaos.js';
+import type { ChaosResult, ChaosRound, SettleWait } from '../commands/chaos/run.js';
 import { formatDuration } from '../duration.js';
 
 export function renderChaos(r: ChaosResult): string {

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { xml } from './xml.js';
-import type { CheckResult } from '../commands/check.js';
+import type { CheckResult } from '../commands/check/run.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
 

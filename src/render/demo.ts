@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { DemoResult } from '../commands/demo.js';
+import type { DemoResult } from '../commands/demo/run.js';
 import { formatDuration } from '../duration.js';
 
 function bytes(n: number): string {

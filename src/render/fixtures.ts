@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { FixturesResult } from '../commands/fixtures.js';
+import type { FixturesResult } from '../commands/fixtures/run.js';
 
 export function renderFixtures(result: FixturesResult): string {
   const width = Math.max(...result.fixtures.map((f) => f.name.length), 4);

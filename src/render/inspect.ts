@@ -1,6 +1,6 @@
 import chalk from 'chalk';
-import type { InspectResult, RowSummary } from '../commands/inspect.js';
-import type { RequeueResult } from '../commands/requeue.js';
+import type { InspectResult, RowSummary } from '../commands/inspect/run.js';
+import type { RequeueResult } from '../commands/requeue/run.js';
 import type { Selector } from '../inbox/index.js';
 import { formatDuration } from '../duration.js';
 

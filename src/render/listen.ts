@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { ListenSummary, Ready } from '../commands/listen.js';
+import type { ListenSummary, Ready } from '../commands/listen/run.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { formatDuration } from '../duration.js';

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { ProfilesResult } from '../commands/profiles.js';
+import type { ProfilesResult } from '../commands/profiles/run.js';
 import { formatDuration } from '../duration.js';
 
 export function renderProfiles(result: ProfilesResult): string {

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import type { AttemptRecord, DeliveryRecord } from '../delivery/deliver.js';
-import type { SendResult } from '../commands/send.js';
+import type { SendResult } from '../commands/send/run.js';
 import { formatDuration } from '../duration.js';
 
 /** Human output of `send`: one line per delivery, then the timing used and a summary. */

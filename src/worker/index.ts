@@ -1,6 +1,7 @@
 import type { Claimed, DeliveryKey, Inbox } from '../inbox/index.js';
 import type { BackoffOptions } from './backoff.js';
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import { WORKER_DEFAULTS } from './defaults.js';
 
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
@@ -56,11 +57,8 @@ export class Worker {
 
   constructor(options: WorkerOptions) {
     this.o = {
-      concurrency: 4,
-      leaseMs: 30_000,
-      maxAttempts: 8,
+      ...WORKER_DEFAULTS,
       backoff: DEFAULT_BACKOFF,
-      pollMs: 200,
       random: Math.random,
       ...options,
     };

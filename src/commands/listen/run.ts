@@ -1,17 +1,19 @@
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
-import { UsageError } from '../errors.js';
-import { parseDuration } from '../duration.js';
-import { openSqliteInbox } from '../inbox/index.js';
-import type { Inbox, InboxStats } from '../inbox/index.js';
-import { getProvider } from '../providers/index.js';
-import { createReceiverServer, listen } from '../receiver/server.js';
-import type { ReceiverEvent } from '../receiver/index.js';
-import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
-import { Worker } from '../worker/index.js';
-import type { WorkOutcome } from '../worker/index.js';
-import { forwardHandler } from '../worker/forward.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
+import { UsageError } from '../../errors.js';
+import { formatDuration, parseDuration } from '../../duration.js';
+import { openSqliteInbox } from '../../inbox/index.js';
+import type { Inbox, InboxStats } from '../../inbox/index.js';
+import { getProvider } from '../../providers/index.js';
+import { createReceiverServer, listen } from '../../receiver/server.js';
+import type { ReceiverEvent } from '../../receiver/index.js';
+import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
+import { DEFAULT_BACKOFF, Worker } from '../../worker/index.js';
+import { WORKER_DEFAULTS } from '../../worker/defaults.js';
+import { LISTEN_DEFAULTS } from './defaults.js';
+import type { WorkOutcome } from '../../worker/index.js';
+import { forwardHandler } from '../../worker/forward.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
 
 export interface ListenOptions {
   port?: string | number;
@@ -72,27 +74,28 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const secrets = o.secrets ?? [];
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
   for (const s of secrets) provider.checkSecret(s);
-  const port = parseIntFlag(o.port, '--port', 0, 65_535, 3000);
-  const host = o.host ?? '127.0.0.1';
+  const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
+  const host = o.host ?? LISTEN_DEFAULTS.host;
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
-  const forwardTimeoutMs = parseDuration(o.forwardTimeout ?? '10s', '--forward-timeout');
-  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, DEFAULT_MAX_BYTES);
-  const toleranceSec = Math.round(parseDuration(o.tolerance ?? '300s', '--tolerance') / 1000);
-  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, 4);
-  const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, 8);
-  const leaseMs = parseDuration(o.lease ?? '30s', '--lease');
+  const duration = (text: string | undefined, flag: string, fallback: number) => (text !== undefined ? parseDuration(text, flag) : fallback);
+  const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
+  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, WORKER_DEFAULTS.concurrency);
+  const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
+  const leaseMs = duration(o.lease, '--lease', WORKER_DEFAULTS.leaseMs);
   const backoff = {
-    baseMs: parseDuration(o.backoffBase ?? '1s', '--backoff-base'),
-    maxMs: parseDuration(o.backoffMax ?? '10m', '--backoff-max'),
+    baseMs: duration(o.backoffBase, '--backoff-base', DEFAULT_BACKOFF.baseMs),
+    maxMs: duration(o.backoffMax, '--backoff-max', DEFAULT_BACKOFF.maxMs),
   };
   if (forwardTo && leaseMs <= forwardTimeoutMs) {
     // A forward still running when its lease runs out would be claimed and sent again.
-    throw new UsageError(`--lease (${o.lease ?? '30s'}) must be longer than --forward-timeout (${o.forwardTimeout ?? '10s'})`);
+    throw new UsageError(`--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`);
   }
   if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
   if (o.forwardOriginalHeaders && o.forwardSecret !== undefined) throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
   const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
-  const inboxPath = resolve(o.inbox ?? 'hookdrill-inbox.db');
+  const inboxPath = resolve(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
   const inbox: Inbox = openSqliteInbox(inboxPath);
   const counts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, done: 0, retried: 0, dead: 0 };

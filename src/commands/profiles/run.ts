@@ -1,5 +1,5 @@
-import { providers } from '../providers/index.js';
-import type { ProviderName, TimingProfile } from '../providers/index.js';
+import { providers } from '../../providers/index.js';
+import type { ProviderName, TimingProfile } from '../../providers/index.js';
 
 export interface ProfilesResult {
   command: 'profiles';

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DemoWorld, ackVsStore, inlineVsQueue, startCrm, verifyOrder } from '../demo/scenarios.js';
-import type { AckVsStore, InlineVsQueue, VerifyOrder } from '../demo/scenarios.js';
+import { DemoWorld, ackVsStore, inlineVsQueue, startCrm, verifyOrder } from '../../demo/scenarios.js';
+import type { AckVsStore, InlineVsQueue, VerifyOrder } from '../../demo/scenarios.js';
 
 export interface DemoResult {
   command: 'demo';

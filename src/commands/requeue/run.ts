@@ -1,11 +1,11 @@
-import { UsageError } from '../errors.js';
-import { asLockError, openInboxForCommand } from '../inbox/open.js';
-import type { Selector } from '../inbox/index.js';
-import { parseRate } from '../options.js';
-import { parseSelector } from '../selector.js';
-import type { SelectorFlags } from '../selector.js';
-import { summarize } from './inspect.js';
-import type { RowSummary } from './inspect.js';
+import { UsageError } from '../../errors.js';
+import { asLockError, openInboxForCommand } from '../../inbox/open.js';
+import type { Selector } from '../../inbox/index.js';
+import { parseRate } from '../../options.js';
+import { parseSelector } from '../../selector.js';
+import type { SelectorFlags } from '../../selector.js';
+import { summarize } from '../inspect/run.js';
+import type { RowSummary } from '../inspect/run.js';
 
 export interface RequeueOptions extends SelectorFlags {
   inbox?: string;

@@ -1,14 +1,14 @@
 import { resolve as resolvePath } from 'node:path';
-import { UsageError } from '../errors.js';
-import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures.js';
-import { resolveSigner } from '../signing.js';
-import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
-import { DEFAULT_MAX_BYTES } from '../receiver/index.js';
-import { storedCounts as probeCounts } from '../chaos/probe.js';
-import type { StoreProbe } from '../chaos/probe.js';
-import { CASES, CASE_NAMES } from '../check/cases.js';
-import type { CaseStatus, CheckContext } from '../check/cases.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
+import { UsageError } from '../../errors.js';
+import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../../fixtures.js';
+import { resolveSigner } from '../../signing.js';
+import { TargetDispatcher, warmUpHttpClient } from '../../delivery/dispatcher.js';
+import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
+import { storedCounts as probeCounts } from '../../chaos/probe.js';
+import type { StoreProbe } from '../../chaos/probe.js';
+import { CASES, CASE_NAMES } from '../../check/cases.js';
+import type { CaseStatus, CheckContext } from '../../check/cases.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
 
 export interface CheckOptions {
   url?: string;
@@ -58,7 +58,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, '--only');
   const skip = caseList(o.skip, '--skip') ?? [];
-  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, DEFAULT_MAX_BYTES);
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolvePath(o.inbox) : undefined;
 
   const probe: StoreProbe | undefined = inboxPath

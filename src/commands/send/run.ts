@@ -1,16 +1,17 @@
-import { UsageError } from '../errors.js';
-import { applyOverrides, compileFixture, parseOverride, resolveFixtures } from '../fixtures.js';
-import type { EventFactory, Fixture } from '../fixtures.js';
-import { isProviderName } from '../providers/index.js';
-import { resolveSigner, resolveTimingFlags } from '../signing.js';
-import type { ProviderName } from '../providers/index.js';
-import { parseExpectation } from '../delivery/expect.js';
-import type { Timing } from '../delivery/timing.js';
-import { runDeliveries } from '../delivery/run.js';
-import type { DeliveryRecord } from '../delivery/deliver.js';
-import type { Progress } from '../delivery/run.js';
-import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../options.js';
-import { percentiles, round } from '../stats.js';
+import { UsageError } from '../../errors.js';
+import { applyOverrides, compileFixture, parseOverride, resolveFixtures } from '../../fixtures.js';
+import type { EventFactory, Fixture } from '../../fixtures.js';
+import { isProviderName } from '../../providers/index.js';
+import { resolveSigner, resolveTimingFlags } from '../../signing.js';
+import type { ProviderName } from '../../providers/index.js';
+import { parseExpectation } from '../../delivery/expect.js';
+import type { Timing } from '../../delivery/timing.js';
+import { runDeliveries } from '../../delivery/run.js';
+import type { DeliveryRecord } from '../../delivery/deliver.js';
+import type { Progress } from '../../delivery/run.js';
+import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../../options.js';
+import { percentiles, round } from '../../stats.js';
+import { SEND_DEFAULTS } from './defaults.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
 export interface SendOptions {
@@ -83,10 +84,10 @@ export async function run(o: SendOptions): Promise<SendResult> {
   checkOverrides(fixtures, overrides);
 
   const count = parseIntFlag(o.count, '--count', 1, MAX_COUNT, fixtures.length);
-  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 16);
-  const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, 1);
+  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, SEND_DEFAULTS.concurrency);
+  const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, SEND_DEFAULTS.duplicates);
   const ratePerSec = parseRate(o.rate);
-  const expectation = parseExpectation(o.expect ?? '2xx');
+  const expectation = parseExpectation(o.expect ?? SEND_DEFAULTS.expect);
   const extraHeaders = (o.headers ?? []).map(parseHeader);
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');

@@ -1,20 +1,21 @@
 import { resolve as resolvePath } from 'node:path';
-import { UsageError } from '../errors.js';
-import { compileFixture, resolveFixtures } from '../fixtures.js';
-import { resolveSigner, resolveTimingFlags } from '../signing.js';
-import type { Timing } from '../delivery/timing.js';
-import { parseDuration } from '../duration.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../options.js';
-import { ReceiverStartError, Supervisor } from '../chaos/supervisor.js';
-import type { KillSignal } from '../chaos/supervisor.js';
-import { runIdsCommand, storedIds } from '../chaos/probe.js';
-import type { StoreProbe } from '../chaos/probe.js';
-import { account } from '../chaos/accounting.js';
-import type { ChaosRound, ChaosTotals, RoundKill, RowState } from '../chaos/accounting.js';
-import { ChaosSender } from '../chaos/sender.js';
-import type { ChaosDelivery } from '../chaos/sender.js';
-import { waitForRows } from '../chaos/settle.js';
-import type { SettleWait } from '../chaos/settle.js';
+import { UsageError } from '../../errors.js';
+import { compileFixture, resolveFixtures } from '../../fixtures.js';
+import { resolveSigner, resolveTimingFlags } from '../../signing.js';
+import type { Timing } from '../../delivery/timing.js';
+import { parseDuration } from '../../duration.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
+import { ReceiverStartError, Supervisor } from '../../chaos/supervisor.js';
+import type { KillSignal } from '../../chaos/supervisor.js';
+import { runIdsCommand, storedIds } from '../../chaos/probe.js';
+import type { StoreProbe } from '../../chaos/probe.js';
+import { account } from '../../chaos/accounting.js';
+import type { ChaosRound, ChaosTotals, RoundKill, RowState } from '../../chaos/accounting.js';
+import { ChaosSender } from '../../chaos/sender.js';
+import type { ChaosDelivery } from '../../chaos/sender.js';
+import { waitForRows } from '../../chaos/settle.js';
+import { CHAOS_DEFAULTS } from '../../chaos/defaults.js';
+import type { SettleWait } from '../../chaos/settle.js';
 
 export interface ChaosOptions {
   receiver?: string;
@@ -43,8 +44,8 @@ export interface ChaosOptions {
   onSettleWait?: (wait: SettleWait) => void;
 }
 
-export type { ChaosRound, ChaosTotals } from '../chaos/accounting.js';
-export type { SettleWait } from '../chaos/settle.js';
+export type { ChaosRound, ChaosTotals } from '../../chaos/accounting.js';
+export type { SettleWait } from '../../chaos/settle.js';
 
 export interface ChaosResult {
   command: 'chaos';
@@ -78,19 +79,20 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
   const probe: StoreProbe = o.inbox ? { kind: 'inbox', path: resolvePath(o.inbox), source: provider.name } : { kind: 'command', command: o.stored as string };
-  const events = parseIntFlag(o.events, '--events', 1, 100_000, 20);
-  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, 8);
-  const rounds = parseIntFlag(o.rounds, '--rounds', 1, 10_000, 1);
-  const killAfter = parseIntFlag(o.killAfter, '--kill-after', 1, events, 1);
-  const killPoint = o.killPoint ?? 'after-ack';
+  const d = CHAOS_DEFAULTS;
+  const events = parseIntFlag(o.events, '--events', 1, 100_000, d.events);
+  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, d.concurrency);
+  const rounds = parseIntFlag(o.rounds, '--rounds', 1, 10_000, d.rounds);
+  const killAfter = parseIntFlag(o.killAfter, '--kill-after', 1, events, d.killAfter);
+  const killPoint = o.killPoint ?? d.killPoint;
   if (killPoint !== 'after-ack' && killPoint !== 'random') throw new UsageError(`--kill-point ${killPoint}: expected after-ack or random`);
-  const signalName = (o.signal ?? 'KILL').toUpperCase().replace(/^SIG/, '');
+  const signalName = (o.signal ?? d.signal).toUpperCase().replace(/^SIG/, '');
   if (signalName !== 'KILL' && signalName !== 'TERM') throw new UsageError(`--signal ${o.signal}: expected KILL or TERM`);
   const signal: KillSignal = signalName === 'KILL' ? 'SIGKILL' : 'SIGTERM';
-  const readyTimeoutMs = parseDuration(o.readyTimeout ?? '10s', '--ready-timeout');
-  const settleMs = parseDuration(o.settle ?? '1s', '--settle');
-  const settleMaxMs = parseDuration(o.settleMax ?? '2m', '--settle-max');
-  const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale }, 0.01);
+  const readyTimeoutMs = o.readyTimeout !== undefined ? parseDuration(o.readyTimeout, '--ready-timeout') : d.readyTimeoutMs;
+  const settleMs = o.settle !== undefined ? parseDuration(o.settle, '--settle') : d.settleMs;
+  const settleMaxMs = o.settleMax !== undefined ? parseDuration(o.settleMax, '--settle-max') : d.settleMaxMs;
+  const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale }, d.timeScale);
   // At most three retries per delivery: enough to get through a restart, and a receiver that keeps
   // refusing cannot stretch a chaos run over the provider's whole schedule (Stripe's is 3 days).
   const timing: Timing = { ...scaled, retryDelaysMs: scaled.retryDelaysMs.slice(0, MAX_RETRIES) };

@@ -1,17 +1,18 @@
-import { UsageError } from '../errors.js';
-import { endToEnd } from '../http-headers.js';
-import { openInboxForCommand } from '../inbox/open.js';
-import type { Selector, StoredDelivery } from '../inbox/index.js';
-import { getProvider } from '../providers/index.js';
-import { resolveSigner, resolveTimingFlags } from '../signing.js';
-import { parseExpectation } from '../delivery/expect.js';
-import { runDeliveries } from '../delivery/run.js';
-import type { Progress } from '../delivery/run.js';
-import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../options.js';
-import { isEmpty, parseSelector } from '../selector.js';
-import type { SelectorFlags } from '../selector.js';
-import { summarize } from './send.js';
-import type { SendResult } from './send.js';
+import { UsageError } from '../../errors.js';
+import { endToEnd } from '../../http-headers.js';
+import { openInboxForCommand } from '../../inbox/open.js';
+import type { Selector, StoredDelivery } from '../../inbox/index.js';
+import { getProvider } from '../../providers/index.js';
+import { resolveSigner, resolveTimingFlags } from '../../signing.js';
+import { parseExpectation } from '../../delivery/expect.js';
+import { runDeliveries } from '../../delivery/run.js';
+import type { Progress } from '../../delivery/run.js';
+import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../../options.js';
+import { isEmpty, parseSelector } from '../../selector.js';
+import type { SelectorFlags } from '../../selector.js';
+import { summarize } from '../send/run.js';
+import type { SendResult } from '../send/run.js';
+import { REPLAY_DEFAULTS } from './defaults.js';
 
 export interface ReplayOptions extends SelectorFlags {
   inbox?: string;
@@ -56,7 +57,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     if (!o.provider) throw new UsageError('re-signing needs --provider and --secret (or send the stored headers with --original-headers)');
     if (secrets.length === 0) throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
   }
-  const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, 10_000);
+  const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, REPLAY_DEFAULTS.limit);
 
   const inbox = await openInboxForCommand(o.inbox, { readonly: true });
   let rows: StoredDelivery[];
@@ -95,7 +96,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
       label: (seq) => (sendable[seq] as StoredDelivery).source,
     },
     count: sendable.length,
-    concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, 8),
+    concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 10_000, REPLAY_DEFAULTS.concurrency),
     duplicates: 1,
     extraHeaders: [],
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),

@@ -1,9 +1,10 @@
-import { UsageError } from '../errors.js';
-import { openInboxForCommand } from '../inbox/open.js';
-import type { Overview, Selector, StoredDelivery } from '../inbox/index.js';
-import { parseIntFlag } from '../options.js';
-import { isEmpty, parseSelector } from '../selector.js';
-import type { SelectorFlags } from '../selector.js';
+import { UsageError } from '../../errors.js';
+import { openInboxForCommand } from '../../inbox/open.js';
+import type { Overview, Selector, StoredDelivery } from '../../inbox/index.js';
+import { parseIntFlag } from '../../options.js';
+import { isEmpty, parseSelector } from '../../selector.js';
+import type { SelectorFlags } from '../../selector.js';
+import { INSPECT_DEFAULTS } from './defaults.js';
 
 export interface InspectOptions extends SelectorFlags {
   inbox?: string;
@@ -63,7 +64,7 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     if (isEmpty(selector) && o.limit === undefined) {
       return { command: 'inspect', view: 'overview', inbox: location, now, overview: await inbox.overview(now) };
     }
-    const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, 50);
+    const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, INSPECT_DEFAULTS.limit);
     const [rows, total] = await Promise.all([inbox.select(selector, { limit }), inbox.count(selector)]);
     return { command: 'inspect', view: 'rows', inbox: location, now, selector, total, rows: rows.map(summarize) };
   } finally {

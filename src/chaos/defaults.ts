@@ -1,0 +1,15 @@
+/** chaos's defaults: the one place they are written (run and --help both read them). */
+export const CHAOS_DEFAULTS = {
+  events: 20,
+  concurrency: 8,
+  rounds: 1,
+  killAfter: 1,
+  killPoint: 'after-ack',
+  signal: 'KILL',
+  readyTimeoutMs: 10_000,
+  settleMs: 1_000,
+  /** With --inbox and --processed: the longest wait for rows a killed worker still leases. */
+  settleMaxMs: 120_000,
+  /** The provider's schedule, compressed: Stripe's first retry (1 min) comes after 600 ms. */
+  timeScale: 0.01,
+} as const;

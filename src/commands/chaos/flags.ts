@@ -1,0 +1,88 @@
+import { Option } from 'commander';
+import { defineCommand } from '../../cli/spec.js';
+import { pick } from '../../cli/io.js';
+import { CHAOS_DEFAULTS as D } from '../../chaos/defaults.js';
+import { formatDuration } from '../../duration.js';
+import { declareOutput } from '../../flags/output.js';
+import type { OutputFlags } from '../../flags/output.js';
+import { declareSigner, signerOptions } from '../../flags/signer.js';
+import type { SignerFlags } from '../../flags/signer.js';
+import { declareTiming } from '../../flags/timing.js';
+import type { ChaosOptions } from './run.js';
+
+export interface ChaosFlags extends SignerFlags, OutputFlags {
+  receiver: string;
+  url: string;
+  inbox?: string;
+  stored?: string;
+  processed?: string;
+  profile?: string;
+  events?: string;
+  concurrency?: string;
+  rounds?: string;
+  killAfter?: string;
+  killPoint?: string;
+  signal?: string;
+  readyTimeout?: string;
+  settle?: string;
+  settleMax?: string;
+  timeScale?: string;
+}
+
+export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
+  name: 'chaos',
+  declare: (cmd) => {
+    cmd
+      .description('start your receiver, SIGKILL it right after it answers 200, restart it, and prove nothing acknowledged was lost')
+      .argument('[fixtures...]', "what to send (default: the provider's default fixture)")
+      .requiredOption('--receiver <command>', 'shell command that starts the receiver (PORT is set from --url)')
+      .requiredOption('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks');
+    declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret' });
+    cmd
+      .option('--inbox <file>', 'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly')
+      .option('--stored <command>', 'a command that prints the delivery ids the receiver holds, one per line')
+      .option('--processed <command>', 'a command that prints the ids whose work was done (twice = processed twice)');
+    declareTiming(cmd, ['profile', 'timeScale'], {
+      profile: 'timing profile for the retries after a restart',
+      timeScale: `scale the profile's timeout and retry delays (default: ${D.timeScale})`,
+    });
+    cmd
+      .option('--events <n>', `events per round (default: ${D.events})`)
+      .option('--concurrency <n>', `requests in flight at most (default: ${D.concurrency})`)
+      .option('--rounds <n>', `kill-and-restart rounds (default: ${D.rounds})`)
+      .option('--kill-after <k>', `kill the moment the K-th 2xx of a round arrives (default: ${D.killAfter})`)
+      .addOption(new Option('--kill-point <when>', `after-ack, or a random moment, mid-request included (default: ${D.killPoint})`).choices(['after-ack', 'random']))
+      .addOption(new Option('--signal <signal>', `KILL, or TERM (then KILL after 2 s if ignored) (default: ${D.signal})`).choices(['KILL', 'TERM']))
+      .option('--ready-timeout <duration>', `how long the receiver may take to accept connections (default: ${formatDuration(D.readyTimeoutMs)})`)
+      .option('--settle <duration>', `wait after the last retry before reading what is stored (default: ${formatDuration(D.settleMs)})`)
+      .option('--settle-max <duration>', `with --inbox and --processed: then wait at most this long for rows a killed worker still leases (default: ${formatDuration(D.settleMaxMs)})`);
+    return declareOutput(cmd, { junit: 'write a JUnit report, one test case per round' });
+  },
+  options: ({ args, flags, env }) => ({
+    fixtures: (args[0] as string[] | undefined) ?? [],
+    ...pick(flags, ['receiver', 'url', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'settleMax', 'timeScale']),
+    ...signerOptions(flags, env),
+  }),
+  async execute(options, flags) {
+    const [{ run }, { renderChaos, renderChaosJunit, renderSettleWait }, { killAllReceivers }, io] = await Promise.all([
+      import('./run.js'),
+      import('../../render/chaos.js'),
+      import('../../chaos/supervisor.js'),
+      import('../../cli/io.js'),
+    ]);
+    if (flags.junit) io.checkWritable(flags.junit);
+    // Ctrl-C, or a CI job's timeout (SIGTERM): no receiver may outlive hookdrill.
+    const onSignal = (signal: keyof typeof io.SIGNAL_EXIT) => {
+      killAllReceivers();
+      process.stderr.write(`\nhookdrill: ${signal}; the receiver was killed\n`);
+      process.exit(io.SIGNAL_EXIT[signal]);
+    };
+    const signals = Object.keys(io.SIGNAL_EXIT) as (keyof typeof io.SIGNAL_EXIT)[];
+    for (const s of signals) process.once(s, onSignal);
+    const result = await run({ ...options, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(() => {
+      for (const s of signals) process.off(s, onSignal);
+    });
+    if (flags.junit) io.writeAtomically(flags.junit, renderChaosJunit(result));
+    io.printResult(result, flags.json, renderChaos);
+  },
+});

@@ -1,0 +1,67 @@
+import { defineCommand } from '../../cli/spec.js';
+import { UsageError } from '../../errors.js';
+import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../flags/selectors.js';
+import { INSPECT_DEFAULTS } from './defaults.js';
+import type { InspectOptions } from './run.js';
+
+export interface InspectFlags extends SelectorFlagsRaw {
+  inbox: string;
+  body?: boolean;
+  limit?: string;
+  watch?: string;
+  json?: boolean;
+}
+
+export const inspect = defineCommand<InspectFlags, InspectOptions>({
+  name: 'inspect',
+  declare: (cmd) => {
+    cmd
+      .description('see what an inbox holds: counts, the oldest pending, dead rows by error; or rows, or one delivery')
+      .requiredOption('--inbox <file>', 'the inbox file (opened read-only: safe while listen runs)')
+      .option('--id <id>', 'one delivery in full')
+      .option('--body', 'with --id: print the raw body exactly as received, nothing else')
+      .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`);
+    declareSelectors(cmd, 'only rows in this status: pending, working, done, dead (repeatable)');
+    return cmd.option('--watch <seconds>', 'refresh the overview every N seconds (Ctrl-C to stop)').option('--json', 'print the result as JSON');
+  },
+  options: ({ flags }) => {
+    // inspect's --id names one delivery (a string), not a list.
+    const { id, ...rest } = flags;
+    if (flags.body && !id) throw new UsageError('--body goes with --id');
+    return {
+      inbox: flags.inbox,
+      ...selectorOptions(rest),
+      ...(typeof id === 'string' ? { id } : {}),
+      ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+    };
+  },
+  async execute(options, flags) {
+    const [{ run }, render] = await Promise.all([import('./run.js'), import('../../render/inspect.js')]);
+    if (flags.body) {
+      const result = await run(options);
+      if (result.view !== 'delivery') return;
+      const first = result.deliveries[0];
+      if (first?.body === null) throw new UsageError(`the body of ${options.id} was pruned`);
+      process.stdout.write(first?.body ?? Buffer.alloc(0));
+      return;
+    }
+    const show = async () => {
+      const result = await run(options);
+      return flags.json ? `${render.inspectJson(result)}\n` : render.renderInspect(result);
+    };
+    if (flags.watch === undefined) {
+      process.stdout.write(await show());
+      return;
+    }
+    const seconds = Number(flags.watch);
+    if (!(seconds > 0)) throw new UsageError(`--watch ${flags.watch}: expected seconds above 0`);
+    const tty = process.stdout.isTTY === true;
+    for (;;) {
+      const text = await show();
+      // On a terminal, redraw in place; piped, print one view after another.
+      process.stdout.write(tty ? `\u001b[H\u001b[2J${text}` : `${text}\n`);
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+    }
+  },
+});

@@ -1,0 +1,16 @@
+import { defineCommand } from '../../cli/spec.js';
+
+export interface ProfilesFlags {
+  json?: boolean;
+}
+
+export const profiles = defineCommand<ProfilesFlags, Record<string, never>>({
+  name: 'profiles',
+  declare: (cmd) => cmd.description("list the timing profiles: each provider's timeout and retry schedule").option('--json', 'print the list as JSON'),
+  options: () => ({}),
+  async execute(_options, flags) {
+    const [{ run }, { renderProfiles }] = await Promise.all([import('./run.js'), import('../../render/profiles.js')]);
+    const result = await run();
+    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderProfiles(result));
+  },
+});

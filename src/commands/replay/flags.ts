@@ -1,0 +1,67 @@
+import { defineCommand } from '../../cli/spec.js';
+import { pick } from '../../cli/io.js';
+import { declareOutput } from '../../flags/output.js';
+import type { OutputFlags } from '../../flags/output.js';
+import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../flags/selectors.js';
+import { declareSigner, signerOptions } from '../../flags/signer.js';
+import type { SignerFlags } from '../../flags/signer.js';
+import { declareTiming, timingOptions } from '../../flags/timing.js';
+import type { TimingFlags } from '../../flags/timing.js';
+import { REPLAY_DEFAULTS } from './defaults.js';
+import type { ReplayOptions } from './run.js';
+
+export interface ReplayFlags extends SelectorFlagsRaw, SignerFlags, TimingFlags, OutputFlags {
+  inbox: string;
+  to: string;
+  originalHeaders?: boolean;
+  concurrency?: string;
+  rate?: string;
+  limit?: string;
+}
+
+export const replay = defineCommand<ReplayFlags, ReplayOptions>({
+  name: 'replay',
+  declare: (cmd) => {
+    cmd
+      .description('re-send stored deliveries to a URL: re-signed (fresh timestamp, original id) or with their original headers')
+      .requiredOption('--inbox <file>', 'the inbox file (read-only)')
+      .requiredOption('--to <url>', 'where to send them');
+    declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });
+    cmd.option('--original-headers', 'send the stored headers untouched instead of re-signing');
+    declareTiming(cmd, undefined, { profile: "timing profile (default: the provider's own)", timeout: 'per-attempt timeout', retryDelays: 'delays before each retry (none: no retries)', timeScale: 'multiply every timeout and delay' });
+    cmd
+      .option('--concurrency <n>', `requests in flight at most (default: ${REPLAY_DEFAULTS.concurrency})`)
+      .option('--rate <r>', 'deliveries started per second at most')
+      .option('--limit <n>', `replay at most this many rows (default: ${REPLAY_DEFAULTS.limit})`);
+    declareSelectors(cmd, 'only rows in this status (repeatable)', { ids: true });
+    return declareOutput(cmd, { junit: 'write a JUnit report, one test case per delivery', quiet: true });
+  },
+  options: ({ flags, env }) => ({
+    inbox: flags.inbox,
+    to: flags.to,
+    ...selectorOptions(flags),
+    ...signerOptions(flags, env),
+    ...timingOptions(flags),
+    ...pick(flags, ['concurrency', 'rate', 'limit']),
+    originalHeaders: flags.originalHeaders === true,
+  }),
+  async execute(options, flags) {
+    const [{ run }, { renderSend }, { renderJunit }, { createProgressBar }, io] = await Promise.all([
+      import('./run.js'),
+      import('../../render/send.js'),
+      import('../../render/junit.js'),
+      import('../../render/progress.js'),
+      import('../../cli/io.js'),
+    ]);
+    if (flags.junit) io.checkWritable(flags.junit);
+    const bar = createProgressBar();
+    const stop = io.interruptOnSigint();
+    const result = await run({ ...options, signal: stop.signal, ...(bar ? { onProgress: (p) => bar.update(p) } : {}) }).finally(() => {
+      bar?.stop();
+      stop.dispose();
+    });
+    if (flags.junit) io.writeAtomically(flags.junit, renderJunit(result, 'hookdrill replay'));
+    io.printResult(result, flags.json, (r) => renderSend(r, { quiet: flags.quiet === true }));
+  },
+});

@@ -1,0 +1,39 @@
+import { defineCommand } from '../../cli/spec.js';
+import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../flags/selectors.js';
+import type { RequeueOptions } from './run.js';
+
+export interface RequeueFlags extends SelectorFlagsRaw {
+  inbox: string;
+  dryRun?: boolean;
+  rate?: string;
+  resetAttempts?: boolean;
+  json?: boolean;
+}
+
+export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
+  name: 'requeue',
+  declare: (cmd) => {
+    cmd
+      .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
+      .requiredOption('--inbox <file>', 'the inbox file')
+      .option('--dry-run', 'say how many rows would move, and show some; change nothing')
+      .option('--rate <r>', 'rows per second at most (100, 100/s)')
+      .option('--reset-attempts', 'start the attempt count anew');
+    declareSelectors(cmd, 'dead or done (required unless --id is given)', { ids: true });
+    return cmd.option('--json', 'print the result as JSON');
+  },
+  options: ({ flags }) => ({
+    inbox: flags.inbox,
+    ...selectorOptions(flags),
+    ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
+    dryRun: flags.dryRun === true,
+    resetAttempts: flags.resetAttempts === true,
+  }),
+  async execute(options, flags) {
+    const [{ run }, render, { createProgressBar }] = await Promise.all([import('./run.js'), import('../../render/inspect.js'), import('../../render/progress.js')]);
+    const bar = options.dryRun ? undefined : createProgressBar();
+    const result = await run({ ...options, ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}) }).finally(() => bar?.stop());
+    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : render.renderRequeue(result));
+  },
+});

@@ -1,0 +1,76 @@
+import { defineCommand } from '../../cli/spec.js';
+import { collect, declareSigner, signerOptions } from '../../flags/signer.js';
+import type { SignerFlags } from '../../flags/signer.js';
+import { declareTiming, timingOptions } from '../../flags/timing.js';
+import type { TimingFlags } from '../../flags/timing.js';
+import { declareOutput } from '../../flags/output.js';
+import type { OutputFlags } from '../../flags/output.js';
+import { pick } from '../../cli/io.js';
+import type { SendOptions } from './run.js';
+import { SEND_DEFAULTS } from './defaults.js';
+
+export interface SendFlags extends SignerFlags, TimingFlags, OutputFlags {
+  url: string;
+  count?: string;
+  concurrency?: string;
+  rate?: string;
+  duplicates?: string;
+  shuffle?: boolean;
+  seed?: string;
+  header?: string[];
+  set?: string[];
+  event?: string;
+  expect?: string;
+}
+
+export const send = defineCommand<SendFlags, SendOptions>({
+  name: 'send',
+  declare: (cmd) => {
+    cmd
+      .description('sign fixture events as the provider does and deliver them with its timeout and retry profile')
+      .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
+      .requiredOption('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks');
+    declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret; repeat for rotation (stripe, standard)' });
+    declareTiming(cmd);
+    cmd
+      .option('--count <n>', 'events to send, taking the fixtures in turn (default: one per fixture)')
+      .option('--concurrency <n>', `requests in flight at most (default: ${SEND_DEFAULTS.concurrency})`)
+      .option('--rate <r>', 'new events per second at most (50, 50/s, 600/m)')
+      .option('--duplicates <k>', `send each event K times at once: same id, same body (default: ${SEND_DEFAULTS.duplicates})`)
+      .option('--shuffle', 'deliver in a random order (events are made in order first)')
+      .option('--seed <n>', 'with --shuffle: the order to replay')
+      .option('--header <name:value>', 'add or replace a request header (repeatable)', collect)
+      .option('--set <path=value>', 'override a fixture field, e.g. data.object.amount_paid=5000 (repeatable)', collect)
+      .option('--event <name>', 'event name for a fixture file not named after it (GitHub X-GitHub-Event, Shopify topic)')
+      .option('--expect <status>', `what every delivery must end with: 2xx, 401, 4xx, 401,403 (default: ${SEND_DEFAULTS.expect})`);
+    return declareOutput(cmd, { junit: 'write a JUnit XML report, one test case per delivery', quiet: true });
+  },
+  options: ({ args, flags, env }) => ({
+    fixtures: (args[0] as string[] | undefined) ?? [],
+    url: flags.url,
+    ...signerOptions(flags, env),
+    ...timingOptions(flags),
+    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event']),
+    shuffle: flags.shuffle === true,
+    headers: flags.header ?? [],
+    sets: flags.set ?? [],
+  }),
+  async execute(options, flags) {
+    const [{ run }, { renderSend }, { renderJunit }, { createProgressBar }, io] = await Promise.all([
+      import('./run.js'),
+      import('../../render/send.js'),
+      import('../../render/junit.js'),
+      import('../../render/progress.js'),
+      import('../../cli/io.js'),
+    ]);
+    if (flags.junit) io.checkWritable(flags.junit);
+    const bar = createProgressBar();
+    const stop = io.interruptOnSigint();
+    const result = await run({ ...options, signal: stop.signal, ...(bar ? { onProgress: (p) => bar.update(p) } : {}) }).finally(() => {
+      bar?.stop();
+      stop.dispose();
+    });
+    if (flags.junit) io.writeAtomically(flags.junit, renderJunit(result));
+    io.printResult(result, flags.json, (r) => renderSend(r, { quiet: flags.quiet === true }));
+  },
+});

@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildProgram } from '../src/cli.js';
+import { COMMANDS } from '../src/cli/registry.js';
+
+/** Parse argv as the CLI does and return the options the command would run with — without running it. */
+async function optionsFor(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ name: string; options: unknown }> {
+  let seen: { name: string; options: unknown } | undefined;
+  const program = buildProgram({ env, runF: (name, options) => (seen = { name, options }) });
+  program.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  await program.parseAsync(['node', 'hookdrill', ...argv]);
+  assert.ok(seen, `${argv.join(' ')} ran nothing`);
+  return seen;
+}
+
+const U = 'http://127.0.0.1:3000/';
+
+/** flags → options, for every command: [argv, environment, the options expected]. */
+const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
+  [['send', 'stripe/invoice.paid', '--url', U, '--provider', 'stripe', '--secret', 'a', '--secret', 'b', '--no-retry', '--time-scale', '0.5', '--header', 'X-A: 1', '--set', 'a=1', '--shuffle', '--seed', '7', '--count', '3', '--json'], {},
+    { fixtures: ['stripe/invoice.paid'], url: U, provider: 'stripe', secrets: ['a', 'b'], timeScale: '0.5', noRetry: true, count: '3', seed: '7', shuffle: true, headers: ['X-A: 1'], sets: ['a=1'] }],
+  [['send', '--url', U, '--retry-delays', '0,1m', '--timeout', '2s', '--profile', 'slack', '--concurrency', '4', '--rate', '5/s', '--duplicates', '2', '--expect', '401', '--event', 'push'], { HOOKDRILL_SECRET: 'from-env' },
+    { fixtures: [], url: U, secrets: ['from-env'], profile: 'slack', timeout: '2s', retryDelays: '0,1m', noRetry: false, concurrency: '4', rate: '5/s', duplicates: '2', expect: '401', event: 'push', shuffle: false, headers: [], sets: [] }],
+  [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
+  [['profiles'], {}, {}],
+  [['demo', '--json'], {}, {}],
+  [['listen', '--provider', 'stripe', '--port', '0', '--inbox', 'x.db', '--forward-to', U, '--lease', '1m', '--no-worker', '--forward-original-headers'], { HOOKDRILL_SECRET: 's' },
+    { provider: 'stripe', secrets: ['s'], port: '0', inbox: 'x.db', forwardTo: U, lease: '1m', forwardOriginalHeaders: true, noWorker: true }],
+  [['listen', '--provider', 'slack', '--secret', 's', '--forward-to', U], { HOOKDRILL_FORWARD_SECRET: 'app' },
+    { provider: 'slack', secrets: ['s'], forwardTo: U, forwardSecret: 'app', forwardOriginalHeaders: false, noWorker: false }],
+  [['chaos', 'stripe/invoice.paid', '--receiver', 'node r.js', '--url', U, '--provider', 'stripe', '--secret', 's', '--stored', 'cat ids', '--rounds', '5', '--kill-point', 'random', '--signal', 'TERM', '--settle-max', '10s', '--time-scale', '0.1'], {},
+    { fixtures: ['stripe/invoice.paid'], receiver: 'node r.js', url: U, stored: 'cat ids', rounds: '5', killPoint: 'random', signal: 'TERM', settleMax: '10s', timeScale: '0.1', provider: 'stripe', secrets: ['s'] }],
+  [['inspect', '--inbox', 'x.db', '--status', 'dead', '--status', 'pending', '--error', 'crm', '--since', '2h', '--limit', '5'], {},
+    { inbox: 'x.db', status: ['dead', 'pending'], error: 'crm', since: '2h', limit: '5' }],
+  [['inspect', '--inbox', 'x.db', '--id', 'evt_1', '--body'], {}, { inbox: 'x.db', id: 'evt_1' }],
+  [['requeue', '--inbox', 'x.db', '--id', 'a', '--id', 'b', '--dry-run', '--rate', '100/s'], {},
+    { inbox: 'x.db', ids: ['a', 'b'], rate: '100/s', dryRun: true, resetAttempts: false }],
+  [['replay', '--inbox', 'x.db', '--to', U, '--status', 'dead', '--type', 'invoice.paid', '--original-headers', '--no-retry', '--limit', '9'], { HOOKDRILL_SECRET: 's' },
+    { inbox: 'x.db', to: U, status: ['dead'], type: 'invoice.paid', secrets: ['s'], noRetry: true, limit: '9', originalHeaders: true }],
+  [['check', '--url', U, '--provider', 'github', '--secret', 's', '--only', 'valid,retry', '--max-bytes', '1024', '--junit', 'c.xml'], {},
+    { url: U, only: 'valid,retry', maxBytes: '1024', provider: 'github', secrets: ['s'] }],
+];
+
+for (const [argv, env, expected] of TABLE) {
+  test(`flags → options: hookdrill ${argv.join(' ')}`, async () => {
+    const { name, options } = await optionsFor(argv, env);
+    assert.equal(name, argv[0]);
+    assert.deepEqual(options, expected);
+  });
+}
+
+test('every command has a row in the table', () => {
+  assert.deepEqual(new Set(COMMANDS.map((c) => c.name)), new Set(TABLE.map(([argv]) => argv[0])));
+});
+
+test('--secret wins over HOOKDRILL_SECRET; a flag a command does not declare is refused', async () => {
+  const { options } = await optionsFor(['check', '--url', U, '--secret', 'flag'], { HOOKDRILL_SECRET: 'env' });
+  assert.deepEqual((options as { secrets: string[] }).secrets, ['flag']);
+  await assert.rejects(optionsFor(['inspect', '--inbox', 'x.db', '--dry-run']), /unknown option '--dry-run'/);
+});
