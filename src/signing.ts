@@ -1,5 +1,6 @@
 import { UsageError } from './errors.js';
 import { getProfile, getProvider } from './providers/index.js';
+import { PROVIDER_NAMES } from './providers/names.js';
 import type { Provider } from './providers/index.js';
 import { parseDuration } from './duration.js';
 import { resolveTiming } from './delivery/timing.js';
@@ -11,12 +12,17 @@ import { parseDelays, parsePositiveNumber } from './options.js';
  * provider, at least one secret (flag, or HOOKDRILL_SECRET via the CLI), several only where the
  * provider signs with several at once (rotation), each of the provider's shape.
  */
-export function resolveSigner(o: { provider?: string | undefined; secrets?: string[] | undefined }): { provider: Provider; secrets: string[] } {
-  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
+export function resolveSigner(o: { provider?: string | undefined; secrets?: string[] | undefined; verifying?: boolean }): {
+  provider: Provider;
+  secrets: string[];
+} {
+  if (!o.provider) throw new UsageError(`--provider is required (${PROVIDER_NAMES.join(', ')})`);
   const provider = getProvider(o.provider);
   const secrets = o.secrets ?? [];
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
-  if (secrets.length > 1 && !provider.rotation) {
+  // A verifier may hold several secrets of any provider (it tries each); a sender signs with several
+  // only where the provider itself does (rotation).
+  if (secrets.length > 1 && !provider.rotation && !o.verifying) {
     throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
   }
   for (const s of secrets) provider.checkSecret(s);

@@ -165,7 +165,7 @@ export const CASES: readonly CheckCase[] = [
   },
   rejection('wrong-secret', 'signed with another secret: 4xx, nothing stored', (ctx, e) => ({
     body: e.rawBody,
-    headers: sign(ctx, e, { secret: ctx.provider.name === 'standard' ? `whsec_${Buffer.from('not the receiver\'s key, hookdrill').toString('base64')}` : 'hookdrill-wrong-secret' }),
+    headers: sign(ctx, e, { secret: ctx.provider.otherSecret(ctx.secrets[0] ?? '') }),
   })),
   rejection('flipped-byte', 'one byte of the body changed after signing: 4xx, nothing stored', (ctx, e) => {
     const headers = sign(ctx, e);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { header, hmac, parseJson, requireHeader, requireSecrets, safeEqual, stringField } from './util.js';
+import { header, hmac, parseJson, requireHeader, requireSecrets, safeEqual, stringField, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Hub-Signature-256';
 
@@ -32,6 +32,7 @@ export const github: Provider = {
   title: 'GitHub',
   signatureHeader: HEADER,
   signedHeaders: [HEADER, 'X-Hub-Signature'],
+  otherSecret: otherStringSecret,
   timestamped: false,
   rotation: false,
   profiles: { github: cloud, 'github-enterprise': enterprise },

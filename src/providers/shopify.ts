@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { MINUTE, header, hmac, requireHeader, requireSecrets, safeEqual } from './util.js';
+import { MINUTE, header, hmac, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Shopify-Hmac-Sha256';
 
@@ -26,6 +26,7 @@ export const shopify: Provider = {
   title: 'Shopify',
   signatureHeader: HEADER,
   signedHeaders: [HEADER, 'X-Shopify-Triggered-At'],
+  otherSecret: otherStringSecret,
   timestamped: false,
   rotation: false,
   profiles: { shopify: shopifyProfile },

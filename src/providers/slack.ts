@@ -13,6 +13,7 @@ import {
   safeEqual,
   stringField,
   unixSeconds,
+  otherStringSecret,
 } from './util.js';
 
 const HEADER = 'X-Slack-Signature';
@@ -39,6 +40,7 @@ export const slack: Provider = {
   title: 'Slack',
   signatureHeader: HEADER,
   signedHeaders: [HEADER, TS_HEADER],
+  otherSecret: otherStringSecret,
   timestamped: true,
   rotation: false,
   profiles: { slack: events },
@@ -46,6 +48,13 @@ export const slack: Provider = {
 
   checkSecret(secret) {
     if (secret.length === 0) throw new UsageError('slack: the signing secret is empty');
+  },
+
+  // Slack checks a new endpoint by asking it to echo a challenge; there is nothing to store.
+  challengeAnswer(rawBody) {
+    const body = parseJson(rawBody);
+    if (!isObject(body) || body.type !== 'url_verification' || typeof body.challenge !== 'string') return undefined;
+    return { challenge: body.challenge };
   },
 
   sign(rawBody, secrets, ctx) {

@@ -43,6 +43,11 @@ export const standard: Provider = {
   title: 'Standard Webhooks (Svix)',
   signatureHeader: 'webhook-signature',
   signedHeaders: ['webhook-signature', 'webhook-timestamp'],
+  // A key of the right shape (whsec_ + base64), so the receiver gets as far as comparing signatures.
+  otherSecret: (secret) => {
+    const other = `whsec_${Buffer.from("not the receiver's key, hookdrill").toString('base64')}`;
+    return secret === other ? `whsec_${Buffer.from('another key, hookdrill').toString('base64')}` : other;
+  },
   timestamped: true,
   rotation: true,
   profiles: { standard: svix, 'standard-spec': spec },

@@ -15,6 +15,7 @@ import {
   safeEqual,
   stringField,
   unixSeconds,
+  otherStringSecret,
 } from './util.js';
 
 const HEADER = 'Stripe-Signature';
@@ -55,6 +56,7 @@ export const stripe: Provider = {
   title: 'Stripe',
   signatureHeader: HEADER,
   signedHeaders: [HEADER],
+  otherSecret: otherStringSecret,
   timestamped: true,
   rotation: true,
   profiles: { stripe: live, 'stripe-test': testMode },

@@ -1,6 +1,9 @@
 /** What every provider module exports: data (names, a timing profile) plus sign and verify. */
 
-export type ProviderName = 'stripe' | 'github' | 'slack' | 'standard' | 'shopify';
+import type { PROVIDER_NAMES } from './names.js';
+
+/** Derived from the one list of names (names.ts), which --help reads without loading any provider. */
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** Headers as a sender writes them: name → value. */
 export type OutgoingHeaders = Record<string, string>;
@@ -113,6 +116,14 @@ export interface Provider {
   deliveryId(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
   /** The event type of a received request, from its body or headers; undefined when it has none. */
   eventTypeOf(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
+  /**
+   * A request the provider sends to check an endpoint rather than deliver an event (Slack's
+   * url_verification): the JSON to answer it with, or undefined for an ordinary delivery. The
+   * receiver answers it after verifying the signature and stores nothing.
+   */
+  challengeAnswer?(rawBody: Buffer): unknown;
+  /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */
+  otherSecret(secret: string): string;
   /** Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1. */
   retryHeaders?(retryNum: number, reason: RetryReason): OutgoingHeaders;
 

@@ -111,6 +111,11 @@ function randomByte(): number {
 }
 
 /** Random [A-Za-z0-9] of the given length, the shape of Stripe's and Svix's ids (ids, not keys). */
+/** A signing secret that is not `secret`, for providers whose secrets are any string. */
+export function otherStringSecret(secret: string): string {
+  return secret === 'hookdrill-wrong-secret' ? 'hookdrill-wrong-secret-2' : 'hookdrill-wrong-secret';
+}
+
 export function randomAlnum(length: number, alphabet = ALNUM): string {
   let out = '';
   for (let i = 0; i < length; i++) out += alphabet[randomByte() % alphabet.length];

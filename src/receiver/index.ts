@@ -104,11 +104,9 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       return answer(res, { status: 401, result: 'rejected', reason: err.message, bytes }, { error: err.code, message: err.message });
     }
 
-    // Slack checks a new endpoint by asking it to echo a challenge; there is nothing to store.
-    if (provider.name === 'slack') {
-      const challenge = urlVerificationChallenge(rawBody);
-      if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, { challenge });
-    }
+    // A provider checking the endpoint (Slack's url_verification) gets its answer; nothing is stored.
+    const challenge = provider.challengeAnswer?.(rawBody);
+    if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
     // so the sender's retries of the same bytes still dedupe.
@@ -165,13 +163,4 @@ function keptHeaders(req: IncomingMessage): Record<string, string> {
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-function urlVerificationChallenge(rawBody: Buffer): string | undefined {
-  try {
-    const body = JSON.parse(rawBody.toString('utf8')) as { type?: unknown; challenge?: unknown };
-    return body.type === 'url_verification' && typeof body.challenge === 'string' ? body.challenge : undefined;
-  } catch {
-    return undefined;
-  }
 }

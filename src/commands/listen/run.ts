@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../duration.js';
 import { openSqliteInbox } from '../../inbox/index.js';
 import type { Inbox, InboxStats } from '../../inbox/index.js';
-import { getProvider } from '../../providers/index.js';
+import { resolveSigner } from '../../signing.js';
 import { createReceiverServer, listen } from '../../receiver/server.js';
 import type { ReceiverEvent } from '../../receiver/index.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
@@ -69,11 +69,8 @@ export interface Listening {
 
 /** Run the receiver (and, unless told not to, the worker) until stop() is called. */
 export async function start(o: ListenOptions): Promise<Listening> {
-  if (!o.provider) throw new UsageError('--provider is required (stripe, github, slack, standard, shopify)');
-  const provider = getProvider(o.provider);
-  const secrets = o.secrets ?? [];
-  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
-  for (const s of secrets) provider.checkSecret(s);
+  // Verifying accepts several secrets at once (rotation) whatever the provider: each is tried.
+  const { provider, secrets } = resolveSigner({ ...o, verifying: true });
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
   const host = o.host ?? LISTEN_DEFAULTS.host;
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
