@@ -50,6 +50,11 @@ export function parseUrl(text: string | undefined, flag: string): URL {
   return url;
 }
 
+/** Where a URL's server is, for a TCP connection: the host without IPv6 brackets, and the port (default by scheme). */
+export function hostAndPort(url: URL): { host: string; port: number } {
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+}
+
 /** A URL as it may be shown: a password in it is a secret like any other. */
 export function displayUrl(url: URL): string {
   if (!url.password) return url.href;

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { run as inspect } from '../src/commands/inspect/run.js';
+import type { InspectResult } from '../src/commands/inspect/run.js';
 import { run as requeue } from '../src/commands/requeue/run.js';
 import { run as replay } from '../src/commands/replay/run.js';
 import { run as send } from '../src/commands/send/run.js';
@@ -18,6 +19,12 @@ import { hookdrill } from './helpers/cli.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
+
+/** The result as the view it must be: fails the test (never skips its assertions) when it is another. */
+function asView<V extends InspectResult['view']>(result: InspectResult, view: V): Extract<InspectResult, { view: V }> {
+  assert.equal(result.view, view);
+  return result as Extract<InspectResult, { view: V }>;
+}
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const SECRET = 'whsec_incident';
@@ -71,17 +78,13 @@ test('inspect: filters list rows; --id shows one in full; it never writes', asyn
   await (await seeded(path)).close();
   const hash = () => createHash('sha256').update(readFileSync(path)).digest('hex');
   const before = hash();
-  const rows = await inspect({ inbox: path, status: ['dead'], error: 'crm', limit: 4, now: NOW });
-  assert.equal(rows.view, 'rows');
-  if (rows.view === 'rows') {
-    assert.equal(rows.total, 6);
-    assert.deepEqual(rows.rows.map((x) => x.deliveryId), ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3']);
-  }
-  const since = await inspect({ inbox: path, since: '15m', now: NOW });
-  if (since.view === 'rows') assert.deepEqual(since.rows.map((x) => x.deliveryId).sort(), ['evt_done_0', 'evt_done_1', 'evt_done_2', 'evt_pending_new', 'evt_working']);
-  const one = await inspect({ inbox: path, id: 'evt_dead_json_1', now: NOW });
-  assert.equal(one.view, 'delivery');
-  if (one.view === 'delivery') assert.equal(one.deliveries[0]?.lastError, 'body is not JSON: Unexpected end');
+  const rows = asView(await inspect({ inbox: path, status: ['dead'], error: 'crm', limit: 4, now: NOW }), 'rows');
+  assert.equal(rows.total, 6);
+  assert.deepEqual(rows.rows.map((x) => x.deliveryId), ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3']);
+  const since = asView(await inspect({ inbox: path, since: '15m', now: NOW }), 'rows');
+  assert.deepEqual(since.rows.map((x) => x.deliveryId).sort(), ['evt_done_0', 'evt_done_1', 'evt_done_2', 'evt_pending_new', 'evt_working']);
+  const one = asView(await inspect({ inbox: path, id: 'evt_dead_json_1', now: NOW }), 'delivery');
+  assert.equal(one.deliveries[0]?.lastError, 'body is not JSON: Unexpected end');
   assert.equal(hash(), before, 'inspect changed the file');
 });
 
@@ -131,11 +134,9 @@ test('requeue: needs a selector, previews with --dry-run, moves only finished ro
   assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_working' }))?.status, 'working');
   assert.equal(await inbox.count({}), 14, 'no row was duplicated');
   await inbox.close();
-  const view = await inspect({ inbox: path });
-  if (view.view === 'overview') {
-    assert.deepEqual(view.overview.requeues.map((q) => q.moved), [1, 0, 6]);
-    assert.deepEqual(view.overview.requeues[2]?.selector, { statuses: ['dead'], error: 'crm' });
-  }
+  const view = asView(await inspect({ inbox: path }), 'overview');
+  assert.deepEqual(view.overview.requeues.map((q) => q.moved), [1, 0, 6]);
+  assert.deepEqual(view.overview.requeues[2]?.selector, { statuses: ['dead'], error: 'crm' });
 });
 
 test('requeue during live traffic: a receiver and a worker keep running; nothing lost, nothing done twice', async () => {

@@ -1,5 +1,6 @@
 import { openSqliteInbox } from '../inbox/index.js';
 import type { RowState } from './accounting.js';
+import { sleep } from '../wait.js';
 
 export interface SettleWait {
   /** Rows of the run not finished yet: still leased (working) or pending. */
@@ -40,7 +41,7 @@ export async function waitForRows(
     const key = `${wait.leased}/${wait.pending}/${wait.until}`;
     if (key !== told) options.onWait?.(wait);
     told = key;
-    await new Promise((r) => setTimeout(r, Math.min(options.pollMs ?? 200, Math.max(10, giveUpAt - now))));
+    await sleep(Math.min(options.pollMs ?? 200, Math.max(10, giveUpAt - now)));
   }
 }
 

@@ -6,6 +6,7 @@ import type { KillSignal } from '../process-group.js';
 import { portAnswers, portHolders } from './port.js';
 import type { PortHolder } from './port.js';
 import { Watchdog } from './watchdog.js';
+import { sleep } from '../wait.js';
 
 /** The receiver could not be started (it exited, or never accepted connections): exit 2. */
 export class ReceiverStartError extends UsageError {}
@@ -82,7 +83,7 @@ export class Supervisor {
     const shellExited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // Gone means the shell has exited and nothing of its group is left running.
     this.exited = shellExited.then(async () => {
-      while (child.pid !== undefined && groupAlive(child.pid)) await new Promise((r) => setTimeout(r, 5));
+      while (child.pid !== undefined && groupAlive(child.pid)) await sleep(5);
       live.delete(child);
       if (this.child === child) {
         this.gone = true;
@@ -101,7 +102,7 @@ export class Supervisor {
         await this.exited;
         throw new ReceiverStartError(`the receiver did not accept connections on ${host}:${port} within ${this.o.readyTimeoutMs} ms${this.tail()}`);
       }
-      await new Promise((r) => setTimeout(r, 25));
+      await sleep(25);
     }
     // The port answers; make sure it is the receiver that does (Linux: /proc says who listens).
     const holders = portHolders(port);

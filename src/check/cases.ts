@@ -5,6 +5,8 @@ import { attempt } from '../delivery/attempt.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
 import type { TargetDispatcher } from '../delivery/dispatcher.js';
 import { percentile } from '../stats.js';
+import { hostAndPort } from '../options.js';
+import { sleep } from '../wait.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -264,8 +266,7 @@ export const CASES: readonly CheckCase[] = [
     name: 'slow-client',
     summary: 'a client sending its headers a byte a second does not stop a valid delivery being answered',
     async run(ctx) {
-      const port = Number(ctx.url.port || (ctx.url.protocol === 'https:' ? 443 : 80));
-      const socket = connect({ host: ctx.url.hostname.replace(/^\[|\]$/g, ''), port });
+      const socket = connect(hostAndPort(ctx.url));
       socket.on('error', () => undefined);
       const line = `POST ${ctx.url.pathname} HTTP/1.1\r\nHost: ${ctx.url.host}\r\n`;
       let sent = 0;
@@ -273,7 +274,7 @@ export const CASES: readonly CheckCase[] = [
         if (sent < line.length && !socket.destroyed) socket.write(line[sent++] as string);
       }, 1_000);
       try {
-        await new Promise((r) => setTimeout(r, 1_100)); // the slow client is connected and has started
+        await sleep(1_100); // the slow client is connected and has started
         const e = ctx.factory.make(Date.now());
         const res = await post(ctx, e.rawBody, sign(ctx, e));
         const ok = is2xx(res.status);

@@ -8,6 +8,7 @@ import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
 import { MAX_TIMER_MS } from '../duration.js';
+import { sleep } from '../wait.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */
@@ -178,20 +179,4 @@ function applyExtraHeaders(headers: OutgoingHeaders, extra: DeliveryContext['ext
     for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) delete headers[key];
     headers[name] = value;
   }
-}
-
-/** Wait, unless the run is cancelled first; resolves false when cancelled. */
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { xml } from './xml.js';
+import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../commands/chaos/run.js';
 import { formatDuration } from '../duration.js';
 
@@ -72,13 +72,5 @@ export function renderChaosJunit(r: ChaosResult): string {
     const message = `${x.lost.length} lost, ${x.refused.length} never acknowledged, ${x.notProcessed?.length ?? 0} not processed`;
     return `${open}\n      <failure message="${xml(message)}">${xml(found.join('\n'))}</failure>\n    </testcase>`;
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hookdrill" tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="hookdrill chaos" tests="${cases.length}" failures="${failures}" errors="0" time="${(r.elapsedMs / 1000).toFixed(3)}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitReport('hookdrill chaos', cases, { failures, seconds: r.elapsedMs / 1000 });
 }

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { xml } from './xml.js';
+import { junitReport, xml } from './xml.js';
 import type { CheckResult } from '../commands/check/run.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
@@ -22,13 +22,5 @@ export function renderCheckJunit(r: CheckResult): string {
     if (c.status === 'warn') return `${open}\n      <system-out>${xml(`warning: ${c.observed}`)}</system-out>\n    </testcase>`;
     return `${open}</testcase>`;
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hookdrill" tests="${cases.length}" failures="${r.counts.fail}" skipped="${r.counts.skipped}">`,
-    `  <testsuite name="hookdrill check" tests="${cases.length}" failures="${r.counts.fail}" errors="0" skipped="${r.counts.skipped}" time="${(r.elapsedMs / 1000).toFixed(3)}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitReport('hookdrill check', cases, { failures: r.counts.fail, skipped: r.counts.skipped, seconds: r.elapsedMs / 1000 });
 }

@@ -1,21 +1,12 @@
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { SendResult } from '../commands/send/run.js';
-import { xml } from './xml.js';
+import { junitReport, xml } from './xml.js';
 
 /** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */
 export function renderJunit(result: Omit<SendResult, 'command'>, suiteName = 'hookdrill send'): string {
   const cases = result.deliveries.map((d) => testCase(d, result));
   const failures = result.deliveries.filter((d) => !d.met).length;
-  const seconds = (result.summary.elapsedMs / 1000).toFixed(3);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hookdrill" tests="${cases.length}" failures="${failures}" time="${seconds}">`,
-    `  <testsuite name="${xml(suiteName)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitReport(suiteName, cases, { failures, seconds: result.summary.elapsedMs / 1000 });
 }
 
 function testCase(d: DeliveryRecord, r: Omit<SendResult, 'command'>): string {

@@ -10,3 +10,18 @@ export function xml(text: string): string {
       .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
   );
 }
+
+/** A JUnit XML document around test cases already rendered: one suite, as CI systems read it. */
+export function junitReport(suite: string, cases: readonly string[], counts: { failures: number; skipped?: number; seconds: number }): string {
+  const time = counts.seconds.toFixed(3);
+  const skipped = counts.skipped ?? 0;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="hookdrill" tests="${cases.length}" failures="${counts.failures}" skipped="${skipped}" time="${time}">`,
+    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${counts.failures}" errors="0" skipped="${skipped}" time="${time}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

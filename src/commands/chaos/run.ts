@@ -4,17 +4,19 @@ import { compileFixture, resolveFixtures } from '../../fixtures.js';
 import { resolveSigner, resolveTimingFlags } from '../../signing.js';
 import type { Timing } from '../../delivery/timing.js';
 import { parseDuration } from '../../duration.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
+import { displayUrl, hostAndPort, parseIntFlag, parseUrl } from '../../options.js';
+import { maskSecrets } from '../../secrets.js';
 import { ReceiverStartError, Supervisor } from '../../chaos/supervisor.js';
 import type { KillSignal } from '../../chaos/supervisor.js';
-import { runIdsCommand, storedIds } from '../../chaos/probe.js';
-import type { StoreProbe } from '../../chaos/probe.js';
+import { runIdsCommand, storedIds } from '../../store-probe.js';
+import type { StoreProbe } from '../../store-probe.js';
 import { account } from '../../chaos/accounting.js';
 import type { ChaosRound, ChaosTotals, RoundKill, RowState } from '../../chaos/accounting.js';
 import { ChaosSender } from '../../chaos/sender.js';
 import type { ChaosDelivery } from '../../chaos/sender.js';
 import { waitForRows } from '../../chaos/settle.js';
 import { CHAOS_DEFAULTS } from '../../chaos/defaults.js';
+import { sleep } from '../../wait.js';
 import type { SettleWait } from '../../chaos/settle.js';
 
 export interface ChaosOptions {
@@ -99,11 +101,11 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
   const factories = fixtures.map((f) => compileFixture(provider, f, []));
   const random = o.random ?? Math.random;
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const { host, port } = hostAndPort(url);
   const env = { PORT: String(port) };
-  const mask = (text: string) => secrets.reduce((t, s) => (s ? t.split(s).join('***') : t), text);
+  const mask = (text: string) => maskSecrets(text, secrets);
 
-  const supervisor = new Supervisor({ command: o.receiver, host: url.hostname.replace(/^\[|\]$/g, ''), port, env, readyTimeoutMs });
+  const supervisor = new Supervisor({ command: o.receiver, host, port, env, readyTimeoutMs });
   const sender = new ChaosSender({ provider, secrets, url, timing, concurrency });
   const tracked: ChaosDelivery[] = [];
   const kills: RoundKill[] = [];
@@ -180,7 +182,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       // Back up once more, let the sender's retries through, let the receiver's work settle.
       await supervisor.start();
       await sender.retryUnacknowledged(tracked);
-      await new Promise((r) => setTimeout(r, settleMs));
+      await sleep(settleMs);
       if (probe.kind === 'inbox' && o.processed) {
         const waited = await waitForRows(probe.path, probe.source, tracked.map((t) => t.id), {
           maxMs: settleMaxMs,

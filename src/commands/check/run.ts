@@ -1,11 +1,12 @@
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { maskSecrets } from '../../secrets.js';
 import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../../fixtures.js';
 import { resolveSigner } from '../../signing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../../delivery/dispatcher.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
-import { storedCounts as probeCounts } from '../../chaos/probe.js';
-import type { StoreProbe } from '../../chaos/probe.js';
+import { storedCounts as probeCounts } from '../../store-probe.js';
+import type { StoreProbe } from '../../store-probe.js';
 import { CASES, CASE_NAMES } from '../../check/cases.js';
 import type { CaseStatus, CheckContext } from '../../check/cases.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
@@ -71,7 +72,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       ? undefined
       : probeCounts(probe, ids, {}).catch((err: unknown) => {
           // The command's own error output may echo a secret from its command line.
-          throw err instanceof UsageError ? new UsageError(secrets.reduce((t, s) => t.split(s).join('***'), err.message)) : err;
+          throw err instanceof UsageError ? new UsageError(maskSecrets(err.message, secrets)) : err;
         });
 
   await warmUpHttpClient();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoWorld, ackVsStore, inlineVsQueue, startCrm, verifyOrder } from '../../demo/scenarios.js';
 import type { AckVsStore, InlineVsQueue, VerifyOrder } from '../../demo/scenarios.js';
+import { run as send } from '../send/run.js';
 
 export interface DemoResult {
   command: 'demo';
@@ -34,7 +35,7 @@ export function abortDemos(): void {
 export async function run(): Promise<DemoResult> {
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'hookdrill-demo-'));
-  const world = new DemoWorld(dir, await startCrm());
+  const world = new DemoWorld(dir, await startCrm(), send);
   const entry = { world, dir };
   running.add(entry);
   try {

@@ -1,6 +1,10 @@
 import { UsageError } from '../../errors.js';
 import { openInboxForCommand } from '../../inbox/open.js';
-import type { Overview, Selector, StoredDelivery } from '../../inbox/index.js';
+import type { Overview, Selector } from '../../inbox/index.js';
+import { rowSummary } from '../../inbox/row-summary.js';
+import type { RowSummary } from '../../inbox/row-summary.js';
+
+export type { RowSummary } from '../../inbox/row-summary.js';
 import { parseIntFlag } from '../../options.js';
 import { isEmpty, parseSelector } from '../../selector.js';
 import type { SelectorFlags } from '../../selector.js';
@@ -14,40 +18,11 @@ export interface InspectOptions extends SelectorFlags {
   now?: number;
 }
 
-/** A row as inspect shows it: without its body (see --id … --body). */
-export interface RowSummary {
-  source: string;
-  deliveryId: string;
-  eventType: string | undefined;
-  status: StoredDelivery['status'];
-  attempts: number;
-  receivedAt: number;
-  nextAttemptAt: number | undefined;
-  lastError: string | undefined;
-  finishedAt: number | undefined;
-  bytes: number | null;
-}
-
 export type InspectResult =
   | { command: 'inspect'; view: 'overview'; inbox: string; now: number; overview: Overview }
   | { command: 'inspect'; view: 'rows'; inbox: string; now: number; selector: Selector; total: number; rows: RowSummary[] }
   | { command: 'inspect'; view: 'delivery'; inbox: string; now: number; deliveries: (RowSummary & { headers: Record<string, string>; body: Buffer | null })[] };
 
-export function summarize(r: StoredDelivery): RowSummary {
-  return {
-    source: r.source,
-    deliveryId: r.deliveryId,
-    eventType: r.eventType,
-    status: r.status,
-    attempts: r.attempts,
-    receivedAt: r.receivedAt,
-    // For a done or dead row the stored next-attempt time means nothing.
-    nextAttemptAt: r.status === 'pending' || r.status === 'working' ? r.nextAttemptAt : undefined,
-    lastError: r.lastError,
-    finishedAt: r.finishedAt,
-    bytes: r.body === null ? null : r.body.length,
-  };
-}
 
 /** Read-only: opens the inbox without writing, so it is safe while listen is running. */
 export async function run(o: InspectOptions): Promise<InspectResult> {
@@ -58,7 +33,7 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     if (o.id !== undefined) {
       const rows = await inbox.select({ ids: [o.id], ...(o.source ? { source: o.source } : {}) }, { limit: 10 });
       if (rows.length === 0) throw new UsageError(`no delivery ${o.id} in ${location}`);
-      return { command: 'inspect', view: 'delivery', inbox: location, now, deliveries: rows.map((r) => ({ ...summarize(r), headers: r.headers, body: r.body })) };
+      return { command: 'inspect', view: 'delivery', inbox: location, now, deliveries: rows.map((r) => ({ ...rowSummary(r), headers: r.headers, body: r.body })) };
     }
     const selector = parseSelector(o, now);
     if (isEmpty(selector) && o.limit === undefined) {
@@ -66,7 +41,7 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     }
     const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, INSPECT_DEFAULTS.limit);
     const [rows, total] = await Promise.all([inbox.select(selector, { limit }), inbox.count(selector)]);
-    return { command: 'inspect', view: 'rows', inbox: location, now, selector, total, rows: rows.map(summarize) };
+    return { command: 'inspect', view: 'rows', inbox: location, now, selector, total, rows: rows.map(rowSummary) };
   } finally {
     await inbox.close();
   }

@@ -10,7 +10,7 @@ import type { Progress } from '../../delivery/run.js';
 import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../../options.js';
 import { isEmpty, parseSelector } from '../../selector.js';
 import type { SelectorFlags } from '../../selector.js';
-import { summarize } from '../send/run.js';
+import { summarizeDeliveries } from '../../delivery/summary.js';
 import type { SendResult } from '../send/run.js';
 import { REPLAY_DEFAULTS } from './defaults.js';
 
@@ -104,7 +104,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
   const { interrupted } = out;
-  const summary = summarize(sendable.length, out.deliveries, out.elapsedMs);
+  const summary = summarizeDeliveries(sendable.length, out.deliveries, out.elapsedMs);
   return {
     command: 'replay',
     ok: summary.failed === 0 && !interrupted,

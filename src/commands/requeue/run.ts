@@ -4,8 +4,9 @@ import type { Selector } from '../../inbox/index.js';
 import { parseRate } from '../../options.js';
 import { parseSelector } from '../../selector.js';
 import type { SelectorFlags } from '../../selector.js';
-import { summarize } from '../inspect/run.js';
-import type { RowSummary } from '../inspect/run.js';
+import { rowSummary } from '../../inbox/row-summary.js';
+import type { RowSummary } from '../../inbox/row-summary.js';
+import { sleep } from '../../wait.js';
 
 export interface RequeueOptions extends SelectorFlags {
   inbox?: string;
@@ -45,7 +46,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     // Only finished rows move: count and sample exactly those.
     const finished: Selector = { ...selector, statuses: selector.statuses ?? ['done', 'dead'] };
     const matched = await inbox.count(finished);
-    const sample = (await inbox.select(finished, { limit: SAMPLE })).map(summarize);
+    const sample = (await inbox.select(finished, { limit: SAMPLE })).map(rowSummary);
     const base = { command: 'requeue' as const, inbox: inbox.location, selector, matched, resetAttempts: o.resetAttempts === true, sample };
     if (o.dryRun) return { ...base, dryRun: true, moved: 0 };
 
@@ -61,7 +62,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
         batchSize,
         beforeBatch: async () => {
           const wait = next - performance.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          if (wait > 0) await sleep(wait);
           next = Math.max(next, performance.now()) + spacingMs;
         },
         onBatch: (n) => {

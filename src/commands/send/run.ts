@@ -10,7 +10,8 @@ import { runDeliveries } from '../../delivery/run.js';
 import type { DeliveryRecord } from '../../delivery/deliver.js';
 import type { Progress } from '../../delivery/run.js';
 import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../../options.js';
-import { percentiles, round } from '../../stats.js';
+import { summarizeDeliveries } from '../../delivery/summary.js';
+import type { SendSummary } from '../../delivery/summary.js';
 import { SEND_DEFAULTS } from './defaults.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
@@ -39,20 +40,7 @@ export interface SendOptions {
   onProgress?: (p: Progress) => void;
 }
 
-export interface SendSummary {
-  events: number;
-  deliveries: number;
-  /** Deliveries answered 2xx by some attempt. */
-  delivered: number;
-  /** Deliveries whose last answer did not match --expect. */
-  failed: number;
-  attempts: number;
-  retries: number;
-  transportErrors: number;
-  latencyMs: { p50?: number; p99?: number; max?: number };
-  elapsedMs: number;
-  deliveriesPerSec: number;
-}
+export type { SendSummary } from '../../delivery/summary.js';
 
 /** The result of `send`, printed as-is by --json. It never holds a secret. */
 export interface SendResult {
@@ -114,7 +102,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
   });
 
   const { interrupted } = out;
-  const summary = summarize(count, out.deliveries, out.elapsedMs);
+  const summary = summarizeDeliveries(count, out.deliveries, out.elapsedMs);
   return {
     command: 'send',
     ok: summary.failed === 0 && !interrupted,
@@ -142,24 +130,3 @@ function checkOverrides(fixtures: readonly Fixture[], overrides: ReturnType<type
   for (const f of fixtures) applyOverrides(structuredClone(f.body), overrides, f.path);
 }
 
-export function summarize(events: number, deliveries: readonly DeliveryRecord[], elapsedMs: number): SendSummary {
-  const latencies = deliveries.flatMap((d) => d.attempts.map((a) => a.latencyMs));
-  const attempts = latencies.length;
-  const [p50, p99, max] = percentiles(latencies, [50, 99, 100]);
-  return {
-    events,
-    deliveries: deliveries.length,
-    delivered: deliveries.filter((d) => d.outcome === 'acknowledged').length,
-    failed: deliveries.filter((d) => !d.met).length,
-    attempts,
-    retries: attempts - deliveries.length,
-    transportErrors: deliveries.reduce((n, d) => n + d.attempts.filter((a) => a.error).length, 0),
-    latencyMs: {
-      ...(p50 !== undefined ? { p50: round(p50) } : {}),
-      ...(p99 !== undefined ? { p99: round(p99) } : {}),
-      ...(max !== undefined ? { max: round(max) } : {}),
-    },
-    elapsedMs: round(elapsedMs),
-    deliveriesPerSec: elapsedMs > 0 ? round((deliveries.length * 1000) / elapsedMs) : 0,
-  };
-}

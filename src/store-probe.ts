@@ -1,6 +1,6 @@
 import { exec } from 'node:child_process';
-import { UsageError } from '../errors.js';
-import { openSqliteInbox } from '../inbox/index.js';
+import { UsageError } from './errors.js';
+import { openSqliteInbox } from './inbox/index.js';
 
 /** How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids. */
 export type StoreProbe = { kind: 'inbox'; path: string; source: string } | { kind: 'command'; command: string };
