@@ -32,11 +32,24 @@ try {
       const dead = i % (ROWS / DEAD) === 0;
       const at = now - Math.floor(((ROWS - i) / ROWS) * 7 * 86_400_000); // a week of traffic
       const error = dead ? (i % 3 === 0 ? 'forward target answered 503: crm down' : 'body is not JSON') : null;
-      insert.run('stripe', `evt_${i.toString(36).padStart(10, '0')}`, i % 2 ? 'invoice.paid' : 'customer.created', body, at, dead ? 'dead' : 'done', dead ? 8 : 1, at, error, at + 50);
+      insert.run(
+        'stripe',
+        `evt_${i.toString(36).padStart(10, '0')}`,
+        i % 2 ? 'invoice.paid' : 'customer.created',
+        body,
+        at,
+        dead ? 'dead' : 'done',
+        dead ? 8 : 1,
+        at,
+        error,
+        at + 50,
+      );
     }
   })();
   db.close();
-  process.stderr.write(`built ${ROWS.toLocaleString()} rows (${DEAD.toLocaleString()} dead) in ${((performance.now() - started) / 1000).toFixed(1)}s\n`);
+  process.stderr.write(
+    `built ${ROWS.toLocaleString()} rows (${DEAD.toLocaleString()} dead) in ${((performance.now() - started) / 1000).toFixed(1)}s\n`,
+  );
 
   const time = async (fn: () => Promise<unknown>) => {
     const t = performance.now();
@@ -63,7 +76,9 @@ try {
     requeues.push(await time(() => requeue({ inbox: path, status: ['dead'] })));
     // Bury them again for the next round (not timed).
     const c = new Database(path);
-    c.prepare(`UPDATE deliveries SET status = 'dead', finished_at = received_at + 50 WHERE last_error IS NOT NULL AND status = 'pending'`).run();
+    c.prepare(
+      `UPDATE deliveries SET status = 'dead', finished_at = received_at + 50 WHERE last_error IS NOT NULL AND status = 'pending'`,
+    ).run();
     c.close();
   }
   const view = median(views);

@@ -33,7 +33,11 @@ async function startServer(): Promise<{ url: string; child: ChildProcess }> {
 function fixedRequest(): { body: Buffer; headers: Record<string, string> } {
   const [fixture] = resolveFixtures(['invoice.paid'], 'stripe');
   const event = prepareEvent(providers.stripe, fixture!, [], Date.now());
-  const headers = providers.stripe.sign(event.rawBody, ['whsec_bench'], { nowMs: Date.now(), deliveryId: event.deliveryId, eventType: event.eventType });
+  const headers = providers.stripe.sign(event.rawBody, ['whsec_bench'], {
+    nowMs: Date.now(),
+    deliveryId: event.deliveryId,
+    eventType: event.eventType,
+  });
   return { body: event.rawBody, headers };
 }
 
@@ -77,9 +81,11 @@ async function undiciRate(url: string): Promise<number> {
       );
     });
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < total) await post();
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < total) await post();
+    }),
+  );
   const rate = (total * 1000) / (performance.now() - started);
   await pool.close();
   lastUndici = rate;

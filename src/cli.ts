@@ -75,7 +75,9 @@ function exitCodeFor(err: unknown): number {
     return EXIT.expectationFailed;
   }
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`);
+  process.stderr.write(
+    `hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`,
+  );
   if (process.env.HOOKDRILL_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   return EXIT.bug;
 }

@@ -89,7 +89,9 @@ export function resolveFixtures(args: readonly string[], provider: ProviderName 
 function resolveOne(arg: string, provider: ProviderName | undefined): Fixture[] {
   const stat = statOrUndefined(arg);
   if (stat?.isDirectory()) {
-    const files = readdirSync(arg).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(arg)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     if (files.length === 0) throw new UsageError(`fixture directory ${arg} holds no .json files`);
     return files.map((f) => loadFixtureFile(join(arg, f)));
   }
@@ -112,7 +114,9 @@ function resolveOne(arg: string, provider: ProviderName | undefined): Fixture[] 
 function loadShipped(provider: ProviderName, name: string): Fixture {
   const shipped = listShippedFixtures().find((f) => f.provider === provider && f.name === name.replace('/', '.'));
   if (!shipped) {
-    const names = listShippedFixtures().filter((f) => f.provider === provider).map((f) => f.name);
+    const names = listShippedFixtures()
+      .filter((f) => f.provider === provider)
+      .map((f) => f.name);
     throw new UsageError(`no ${provider} fixture "${name}" and no such file (${provider} ships: ${names.join(', ')})`);
   }
   return loadFixtureFile(shipped.path, provider);
@@ -213,7 +217,7 @@ export function compileFixture(
   const fields = provider.freshFields(body);
   const marker = `__hookdrill_${randomAlnum(12)}_`;
   const placeholders = fields.map((_, i) => `${marker}${i}__`);
-  fields.forEach((field, i) => setPath(body, field.path, placeholders[i] as string));
+  for (const [i, field] of fields.entries()) setPath(body, field.path, placeholders[i] as string);
   applyOverrides(body, overrides, fixture.path);
   const described = provider.describe(body, eventName ?? fixture.name);
 

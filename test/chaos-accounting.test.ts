@@ -4,7 +4,12 @@ import { account } from '../src/chaos/accounting.js';
 import type { AccountInput, TrackedDelivery } from '../src/chaos/accounting.js';
 
 const target = { https: false, timeoutMs: 200 };
-const d = (id: string, round: number, answers: string[]): TrackedDelivery => ({ id, round, answers, acked: answers.some((a) => /^2\d\d$/.test(a)) });
+const d = (id: string, round: number, answers: string[]): TrackedDelivery => ({
+  id,
+  round,
+  answers,
+  acked: answers.some((a) => /^2\d\d$/.test(a)),
+});
 const kill = (round: number, acknowledgedBeforeKill: number, killSentMs?: number) => ({
   round,
   killed: true,
@@ -42,10 +47,16 @@ test('never acknowledged after the retries is a finding, and says whether the re
 
 test('nothing acknowledged: the most common answer and its usual meaning', () => {
   const base = { kills: [kill(1, 0)], stored: new Set<string>(), target };
-  assert.match(account({ ...base, deliveries: [d('a', 1, ['401', '401']), d('b', 1, ['401', 'refused'])] }).problems[0] ?? '', /3 of 4 attempts got 401 \(is the secret right/);
+  assert.match(
+    account({ ...base, deliveries: [d('a', 1, ['401', '401']), d('b', 1, ['401', 'refused'])] }).problems[0] ?? '',
+    /3 of 4 attempts got 401 \(is the secret right/,
+  );
   assert.match(account({ ...base, deliveries: [d('a', 1, ['refused'])] }).problems[0] ?? '', /got refused \(is the receiver listening/);
   assert.match(account({ ...base, deliveries: [d('a', 1, ['timeout'])] }).problems[0] ?? '', /slower than the timeout, 200ms/);
-  assert.match(account({ ...base, target: { https: true, timeoutMs: 1 }, deliveries: [d('a', 1, ['reset'])] }).problems[0] ?? '', /https:\/\/ --url for a receiver that speaks plain HTTP/);
+  assert.match(
+    account({ ...base, target: { https: true, timeoutMs: 1 }, deliveries: [d('a', 1, ['reset'])] }).problems[0] ?? '',
+    /https:\/\/ --url for a receiver that speaks plain HTTP/,
+  );
 });
 
 test('processed: twice and never, with rows still leased or pending explained', () => {
@@ -55,19 +66,28 @@ test('processed: twice and never, with rows still leased or pending explained', 
     kills: [kill(1, 2, 0.1), kill(2, 1, 0.4)],
     stored: new Set(['a', 'b', 'c']),
     processed: new Map([['a', 2]]),
-    rows: new Map([['b', { status: 'working', until }], ['c', { status: 'pending', until }]]),
+    rows: new Map([
+      ['b', { status: 'working', until }],
+      ['c', { status: 'pending', until }],
+    ]),
     target,
   });
   assert.deepEqual(r.totals.processedTwice, ['a']);
   assert.deepEqual(r.totals.notProcessed, ['b', 'c']);
   assert.equal(r.totals.maxKillSentMs, 0.4);
   assert.deepEqual(r.problems, [
-    '2 acknowledged deliveries were never processed (1 still leased until 2026-12-01T03:00:00.000Z, 1 pending, due by 2026-12-01T03:00:00.000Z: raise --settle-max, or shorten the receiver\'s lease)',
+    "2 acknowledged deliveries were never processed (1 still leased until 2026-12-01T03:00:00.000Z, 1 pending, due by 2026-12-01T03:00:00.000Z: raise --settle-max, or shorten the receiver's lease)",
   ]);
 });
 
 test('a clean run has no problems', () => {
-  const r = account({ deliveries: [d('a', 1, ['200'])], kills: [kill(1, 1, 0.1)], stored: new Set(['a']), processed: new Map([['a', 1]]), target });
+  const r = account({
+    deliveries: [d('a', 1, ['200'])],
+    kills: [kill(1, 1, 0.1)],
+    stored: new Set(['a']),
+    processed: new Map([['a', 1]]),
+    target,
+  });
   assert.deepEqual(r.problems, []);
   assert.equal(r.totals.kills, 1);
 });

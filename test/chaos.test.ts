@@ -25,7 +25,10 @@ async function freePort(): Promise<number> {
 
 function alive(pattern: string): boolean {
   try {
-    return execSync(`ps -eo args`).toString().split('\n').some((l) => l.includes(pattern) && !l.includes('ps -eo'));
+    return execSync(`ps -eo args`)
+      .toString()
+      .split('\n')
+      .some((l) => l.includes(pattern) && !l.includes('ps -eo'));
   } catch {
     return false;
   }
@@ -52,7 +55,10 @@ test('an ack-first receiver fails, with exactly the ids it acknowledged and lost
   // Every id reported lost was acknowledged and is not in the store; and none is missing from the report.
   assert.ok(result.totals.lost.length > 0);
   for (const id of result.totals.lost) assert.ok(!stored.has(id), `${id} is stored but reported lost`);
-  assert.ok(result.rounds.every((r) => r.killed && r.lost.length > 0), 'each kill lost what was acknowledged in memory');
+  assert.ok(
+    result.rounds.every((r) => r.killed && r.lost.length > 0),
+    'each kill lost what was acknowledged in memory',
+  );
   assert.equal(result.totals.lost.length, result.totals.acknowledged - result.totals.stored + result.totals.unacknowledgedStored);
   assert.ok(!alive(`simple.js ack-first ${file}`), 'no receiver left behind');
 });
@@ -110,7 +116,11 @@ test('a receiver that crashes at startup, or never listens: a clear error with i
   const base = { url: `http://127.0.0.1:${port}/`, provider: 'stripe', secrets: [SECRET], stored: 'true' };
   await assert.rejects(
     run({ ...base, receiver: `node ${SIMPLE} crash` }),
-    (err: unknown) => err instanceof UsageError && /exited \(code 1\) before accepting connections; its stderr ended with: loading config \| fatal: DATABASE_URL is not set/.test(err.message),
+    (err: unknown) =>
+      err instanceof UsageError &&
+      /exited \(code 1\) before accepting connections; its stderr ended with: loading config \| fatal: DATABASE_URL is not set/.test(
+        err.message,
+      ),
   );
   await assert.rejects(
     run({ ...base, receiver: `node ${SIMPLE} never-listens`, readyTimeout: '500ms' }),
@@ -145,8 +155,24 @@ test('chaos CLI: exit 1 with the lost ids for ack-first, --json and --junit; bad
   const port = await freePort();
   const junit = join(dir, 'chaos.xml');
   const r = await hookdrill([
-    'chaos', '--receiver', `node ${SIMPLE} ack-first ${file}`, '--url', `http://127.0.0.1:${port}/`, '--provider', 'stripe',
-    '--secret', SECRET, '--stored', `cat ${file}`, '--events', '5', '--settle', '700ms', '--json', '--junit', junit,
+    'chaos',
+    '--receiver',
+    `node ${SIMPLE} ack-first ${file}`,
+    '--url',
+    `http://127.0.0.1:${port}/`,
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--stored',
+    `cat ${file}`,
+    '--events',
+    '5',
+    '--settle',
+    '700ms',
+    '--json',
+    '--junit',
+    junit,
   ]);
   assert.equal(r.code, 1, r.stderr);
   const result = JSON.parse(r.stdout) as { ok: boolean; totals: { lost: string[] } };
@@ -219,7 +245,9 @@ test('a port that already answers: chaos refuses to start instead of testing wha
         events: 5,
         settle: '50ms',
       }),
-      (err: unknown) => err instanceof UsageError && /already answers on 127\.0\.0\.1:\d+ \(pid \d+: .*node.*\), before the receiver was started/.test(err.message),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        /already answers on 127\.0\.0\.1:\d+ \(pid \d+: .*node.*\), before the receiver was started/.test(err.message),
     );
     assert.equal(other.hits(), 0, 'no delivery was sent to the stranger');
     assert.ok(!alive(`simple.js ack-first ${file}`), 'the receiver under test was never left running');
@@ -264,10 +292,28 @@ test('hookdrill chaos SIGKILLed mid-run: its receiver dies with it and the port 
   const file = join(tempDir(), 'stored.txt');
   writeFileSync(file, '');
   const port = await freePort();
-  const child = spawn(process.execPath, [
-    BIN, 'chaos', '--receiver', `node ${SIMPLE} store-first ${file}`, '--url', `http://127.0.0.1:${port}/`, '--provider', 'stripe',
-    '--secret', SECRET, '--stored', `cat ${file}`, '--events', '5', '--rounds', '10000',
-  ], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'chaos',
+      '--receiver',
+      `node ${SIMPLE} store-first ${file}`,
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--stored',
+      `cat ${file}`,
+      '--events',
+      '5',
+      '--rounds',
+      '10000',
+    ],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise((r) => child.on('exit', r));
   try {
     const deadline = Date.now() + 10_000;
@@ -308,7 +354,10 @@ test('a receiver that stores 2 ms after replying fails at --concurrency 1, on a 
   }).finally(() => process.kill(-(crowd.pid as number), 'SIGKILL'));
   assert.equal(result.ok, false, 'acknowledged, then stored too late: that is a loss');
   assert.ok(result.totals.lost.length > 0);
-  assert.ok(result.rounds.every((r) => typeof r.killSentMs === 'number'), 'each round reports its ack→signal time');
+  assert.ok(
+    result.rounds.every((r) => typeof r.killSentMs === 'number'),
+    'each round reports its ack→signal time',
+  );
   assert.equal(result.totals.maxKillSentMs, Math.max(...result.rounds.map((r) => r.killSentMs as number)));
 });
 
@@ -331,7 +380,10 @@ test('a receiver that answers 500 to a delivery it already holds: never acknowle
   assert.ok(result.totals.refused.length > 0);
   assert.equal(result.totals.unacknowledgedStored, result.totals.refused.length, 'it held every one it refused');
   assert.ok((result.totals.answers['500'] ?? 0) > 0, JSON.stringify(result.totals.answers));
-  assert.match(result.problems.join('\n'), /never acknowledged, even by the retries after the restart \(last answers: 500 ×\d+\); the receiver holds \d+ of them/);
+  assert.match(
+    result.problems.join('\n'),
+    /never acknowledged, even by the retries after the restart \(last answers: 500 ×\d+\); the receiver holds \d+ of them/,
+  );
 });
 
 test('nothing acknowledged: the summary names the most common answer and what it usually means', async () => {
@@ -351,7 +403,10 @@ test('nothing acknowledged: the summary names the most common answer and what it
   assert.equal(result.totals.acknowledged, 0);
   const [answer] = Object.keys(result.rounds[0]?.answers ?? {});
   assert.ok(answer && !/^\d+$/.test(answer), `each attempt's transport error is kept: ${JSON.stringify(result.rounds[0]?.answers)}`);
-  assert.match(result.problems[0] ?? '', /acknowledged nothing.*\d+ of \d+ attempts got \w+ \(an https:\/\/ --url for a receiver that speaks plain HTTP\?\)/);
+  assert.match(
+    result.problems[0] ?? '',
+    /acknowledged nothing.*\d+ of \d+ attempts got \w+ \(an https:\/\/ --url for a receiver that speaks plain HTTP\?\)/,
+  );
 });
 
 test('rows a killed worker still leases are waited for, not called "never processed"', async () => {
@@ -382,7 +437,10 @@ test('rows a killed worker still leases are waited for, not called "never proces
     });
     assert.equal(result.ok, true, JSON.stringify(result.problems));
     assert.ok((result.settleWaitMs ?? 0) > 0, 'it had to wait for the lease to run out');
-    assert.ok(waits.some((n) => n > 0), 'and said it was waiting for leased rows');
+    assert.ok(
+      waits.some((n) => n > 0),
+      'and said it was waiting for leased rows',
+    );
     assert.equal(result.totals.processed, 6);
   } finally {
     app.closeAllConnections();

@@ -57,12 +57,19 @@ function broken(flaw: Flaw, inbox: Inbox) {
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
   const server = createServer((req, res) => void handler(req, res).catch(() => res.writeHead(500).end()));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  };
 }
 
 const failed = (r: Awaited<ReturnType<typeof check>>) => r.cases.filter((c) => c.status === 'fail').map((c) => c.name);
 
-test('hookdrill\'s own receiver passes every case', async () => {
+test("hookdrill's own receiver passes every case", async () => {
   const path = join(tempDir(), 'inbox.db');
   const inbox = openSqliteInbox(path);
   const server = createReceiverServer({ provider, secrets: [SECRET], inbox, maxBytes: MAX_BYTES });
@@ -131,7 +138,12 @@ test('a receiver that rejects malformed JSON gets a warning, not a failure; --on
         return;
       }
       const { Readable } = await import('node:stream');
-      const replayed = Object.assign(Readable.from([raw]), { headers: req.headers, method: req.method, url: req.url, socket: req.socket }) as unknown as IncomingMessage;
+      const replayed = Object.assign(Readable.from([raw]), {
+        headers: req.headers,
+        method: req.method,
+        url: req.url,
+        socket: req.socket,
+      }) as unknown as IncomingMessage;
       inner(replayed, res);
       return;
     }
@@ -139,13 +151,26 @@ test('a receiver that rejects malformed JSON gets a warning, not a failure; --on
   });
   try {
     const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,malformed-json' });
-    assert.deepEqual(r.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]), [['valid', 'pass'], ['malformed-json', 'warn']]);
+    assert.deepEqual(
+      r.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]),
+      [
+        ['valid', 'pass'],
+        ['malformed-json', 'warn'],
+      ],
+    );
     assert.equal(r.ok, true, 'a warning does not fail the run');
     // A selection that leaves nothing to run is bad input, never "PASS 0 passed".
     for (const sel of [{ only: 'valid', skip: 'valid' }, { only: '' }, { only: ',' }, { skip: CASE_NAMES.join(',') }]) {
-      await assert.rejects(check({ url: server.url, provider: 'stripe', secrets: [SECRET], ...sel }), (e: unknown) => e instanceof UsageError, JSON.stringify(sel));
+      await assert.rejects(
+        check({ url: server.url, provider: 'stripe', secrets: [SECRET], ...sel }),
+        (e: unknown) => e instanceof UsageError,
+        JSON.stringify(sel),
+      );
     }
-    await assert.rejects(check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,sql-injection' }), (e: unknown) => e instanceof UsageError && /--only sql-injection: no such case/.test(e.message));
+    await assert.rejects(
+      check({ url: server.url, provider: 'stripe', secrets: [SECRET], only: 'valid,sql-injection' }),
+      (e: unknown) => e instanceof UsageError && /--only sql-injection: no such case/.test(e.message),
+    );
   } finally {
     await server.close();
     await inbox.close();
@@ -158,7 +183,13 @@ test('github has no timestamp: the timestamp cases are skipped with the reason',
   const server = createReceiverServer({ provider: providers.github, secrets: [SECRET], inbox });
   const { port } = await listen(server, 0, '127.0.0.1');
   try {
-    const r = await check({ url: `http://127.0.0.1:${port}/`, provider: 'github', secrets: [SECRET], inbox: path, only: 'valid,stale-timestamp,future-timestamp' });
+    const r = await check({
+      url: `http://127.0.0.1:${port}/`,
+      provider: 'github',
+      secrets: [SECRET],
+      inbox: path,
+      only: 'valid,stale-timestamp,future-timestamp',
+    });
     const stale = r.cases.find((c) => c.name === 'stale-timestamp');
     assert.equal(stale?.status, 'skipped');
     assert.match(stale?.observed ?? '', /signs no timestamp/);
@@ -201,7 +232,13 @@ test('a receiver that deduplicates on the signature, not the delivery id, fails 
     res.writeHead(200).end();
   });
   try {
-    const r = await check({ url: server.url, provider: 'stripe', secrets: [SECRET], stored: `cat ${file}`, only: 'valid,duplicate,retry,concurrent-duplicates' });
+    const r = await check({
+      url: server.url,
+      provider: 'stripe',
+      secrets: [SECRET],
+      stored: `cat ${file}`,
+      only: 'valid,duplicate,retry,concurrent-duplicates',
+    });
     assert.deepEqual(failed(r), ['duplicate', 'retry', 'concurrent-duplicates'], JSON.stringify(r.cases));
     assert.match(r.cases.find((c) => c.name === 'retry')?.observed ?? '', /200, then 200 to the retry, stored 2 times/);
   } finally {
@@ -209,7 +246,7 @@ test('a receiver that deduplicates on the signature, not the delivery id, fails 
   }
 });
 
-test('a Slack retry carries X-Slack-Retry-Num, as Slack\'s own retries do', async () => {
+test("a Slack retry carries X-Slack-Retry-Num, as Slack's own retries do", async () => {
   const retryNums: (string | undefined)[] = [];
   const server = await serve(async (req, res) => {
     req.resume();

@@ -46,14 +46,23 @@ test('bad input: one clear line and exit 2', async () => {
   assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe']), /a secret is required/);
   assertUsageError(await hookdrill(['send', '--provider', 'stripe', '--secret', 's']), /--url/);
   assertUsageError(await hookdrill(['send', '--url', 'localhost:3000', '--provider', 'stripe', '--secret', 's']), /must be http/);
-  assertUsageError(await hookdrill(['send', broken, '--url', url, '--provider', 'stripe', '--secret', 's']), /broken.json is not valid JSON/);
-  assertUsageError(await hookdrill(['send', join(dir, 'missing.json'), '--url', url, '--provider', 'stripe', '--secret', 's']), /no stripe fixture/);
+  assertUsageError(
+    await hookdrill(['send', broken, '--url', url, '--provider', 'stripe', '--secret', 's']),
+    /broken.json is not valid JSON/,
+  );
+  assertUsageError(
+    await hookdrill(['send', join(dir, 'missing.json'), '--url', url, '--provider', 'stripe', '--secret', 's']),
+    /no stripe fixture/,
+  );
   assertUsageError(
     await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--set', 'data.object.nope=1']),
     /--set data.object.nope/,
   );
   assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--bogus']), /unknown option/);
-  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--junit', join(dir, 'no/such/dir/r.xml')]), /cannot write/);
+  assertUsageError(
+    await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--junit', join(dir, 'no/such/dir/r.xml')]),
+    /cannot write/,
+  );
 });
 
 test('the secret never appears in any output or report, and a password in the URL is masked', async () => {
@@ -63,7 +72,9 @@ test('the secret never appears in any output or report, and a password in the UR
     const url = server.url.replace('http://', 'http://user:hunter2@');
     const junit = join(dir, 'report.xml');
     const runs = [
-      await hookdrill(['send', '--url', url, '--provider', 'stripe', '--count', '4', '--no-retry', '--junit', junit], { HOOKDRILL_SECRET: SECRET }),
+      await hookdrill(['send', '--url', url, '--provider', 'stripe', '--count', '4', '--no-retry', '--junit', junit], {
+        HOOKDRILL_SECRET: SECRET,
+      }),
       await hookdrill(['send', '--url', url, '--provider', 'stripe', '--count', '4', '--no-retry', '--json'], { HOOKDRILL_SECRET: SECRET }),
       await hookdrill(['send', '--url', url, '--provider', 'standard', '--secret', `${SECRET}!`]),
     ];
@@ -82,9 +93,22 @@ test('exit 0 when every delivery meets --expect, 1 when one does not; --json and
   const dir = mkdtempSync(join(tmpdir(), 'hookdrill-junit-'));
   try {
     const junit = join(dir, 'send.xml');
-    const r = await hookdrill(
-      ['send', 'stripe/invoice.paid', '--url', server.url, '--secret', 's', '--count', '3', '--no-retry', '--concurrency', '1', '--json', '--junit', junit],
-    );
+    const r = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      server.url,
+      '--secret',
+      's',
+      '--count',
+      '3',
+      '--no-retry',
+      '--concurrency',
+      '1',
+      '--json',
+      '--junit',
+      junit,
+    ]);
     assert.equal(r.code, 1, r.stderr);
     const result = JSON.parse(r.stdout) as { ok: boolean; summary: { delivered: number; failed: number }; deliveries: { met: boolean }[] };
     assert.equal(result.ok, false);
@@ -129,9 +153,13 @@ test('Ctrl-C during a slow --rate stops at once and still prints what was done',
   try {
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('./helpers/cli.js');
-    const child = spawn(process.execPath, [BIN, 'send', '--url', server.url, '--provider', 'github', '--secret', 's', '--count', '3', '--rate', '1/h'], {
-      env: { ...process.env, CI: 'true' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'send', '--url', server.url, '--provider', 'github', '--secret', 's', '--count', '3', '--rate', '1/h'],
+      {
+        env: { ...process.env, CI: 'true' },
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));

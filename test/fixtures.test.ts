@@ -39,14 +39,19 @@ test('slack: fresh event_id, event_time and event_ts; url_verification gets a fr
 
 test('--set reaches into arrays, parses JSON values, and pins an id when asked', () => {
   const [fixture] = resolveFixtures(['stripe/invoice.paid'], undefined);
-  const sets = ['data.object.lines.data.0.amount=999', 'data.object.paid=false', 'id=evt_pinned', 'data.object.number="0042"'].map(parseOverride);
+  const sets = ['data.object.lines.data.0.amount=999', 'data.object.paid=false', 'id=evt_pinned', 'data.object.number="0042"'].map(
+    parseOverride,
+  );
   const e = prepareEvent(providers.stripe, fixture!, sets, Date.now());
   const body = JSON.parse(e.rawBody.toString());
   assert.equal(body.data.object.lines.data[0].amount, 999);
   assert.equal(body.data.object.paid, false);
   assert.equal(body.data.object.number, '0042');
   assert.equal(e.deliveryId, 'evt_pinned', 'a pinned id makes deliberate duplicates');
-  assert.throws(() => prepareEvent(providers.stripe, fixture!, [parseOverride('data.object.lines.data.5.amount=1')], Date.now()), UsageError);
+  assert.throws(
+    () => prepareEvent(providers.stripe, fixture!, [parseOverride('data.object.lines.data.5.amount=1')], Date.now()),
+    UsageError,
+  );
   assert.throws(() => parseOverride('noequals'), UsageError);
 });
 
@@ -56,7 +61,10 @@ test('a directory of fixtures, and a user file named for its event', () => {
   writeFileSync(join(dir, 'a.json'), '{"type":"a.happened","id":"evt_a"}');
   writeFileSync(join(dir, 'notes.txt'), 'ignored');
   const fixtures = resolveFixtures([dir], 'stripe');
-  assert.deepEqual(fixtures.map((f) => f.name), ['a', 'b']);
+  assert.deepEqual(
+    fixtures.map((f) => f.name),
+    ['a', 'b'],
+  );
 
   const release = join(dir, 'release.published.json');
   writeFileSync(release, '{"action":"published","release":{"id":1}}');

@@ -38,7 +38,11 @@ async function app(handler?: (req: IncomingMessage, res: ServerResponse, raw: Bu
   return {
     url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`),
     seen,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
 }
 
@@ -47,17 +51,23 @@ async function oldDelivery(inbox: ReturnType<typeof openSqliteInbox>) {
   const body = Buffer.from('{"id":"evt_old","object":"event","type":"invoice.paid"}');
   const receivedAt = Date.now() - 600_000;
   const signed = providers.stripe.sign(body, [SECRET], { nowMs: receivedAt, deliveryId: 'evt_old', eventType: 'invoice.paid' });
-  const headers = Object.fromEntries(Object.entries({ ...signed, 'x-request-origin': 'kept as received' }).map(([k, v]) => [k.toLowerCase(), v]));
+  const headers = Object.fromEntries(
+    Object.entries({ ...signed, 'x-request-origin': 'kept as received' }).map(([k, v]) => [k.toLowerCase(), v]),
+  );
   await inbox.put({ source: 'stripe', deliveryId: 'evt_old', eventType: 'invoice.paid', body, headers, receivedAt });
   return headers;
 }
 
-test('a forward ten minutes after receipt is signed anew and passes the app\'s official verifier', async () => {
+test("a forward ten minutes after receipt is signed anew and passes the app's official verifier", async () => {
   const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
   const target = await app();
   const original = await oldDelivery(inbox);
   try {
-    const worker = new Worker({ inbox, maxAttempts: 1, handler: forwardHandler(target.url, { timeoutMs: 2_000, signer: { provider: providers.stripe, secrets: [SECRET] } }) });
+    const worker = new Worker({
+      inbox,
+      maxAttempts: 1,
+      handler: forwardHandler(target.url, { timeoutMs: 2_000, signer: { provider: providers.stripe, secrets: [SECRET] } }),
+    });
     await worker.drain();
     assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_old' }))?.status, 'done');
     const [request] = target.seen;

@@ -8,7 +8,14 @@ import type { NewDelivery } from '../src/inbox/index.js';
 import { tempDir } from './helpers/tmp.js';
 
 function delivery(id: string, receivedAt = 1_000, body = `{"id":"${id}"}`): NewDelivery {
-  return { source: 'stripe', deliveryId: id, eventType: 'invoice.paid', body: Buffer.from(body), headers: { 'stripe-signature': 't=1,v1=ab' }, receivedAt };
+  return {
+    source: 'stripe',
+    deliveryId: id,
+    eventType: 'invoice.paid',
+    body: Buffer.from(body),
+    headers: { 'stripe-signature': 't=1,v1=ab' },
+    receivedAt,
+  };
 }
 
 test('put is idempotent on (source, delivery id) and keeps the raw bytes exactly', async () => {
@@ -49,14 +56,29 @@ test('claim takes the oldest due rows with a lease; an expired lease is claimed 
   await inbox.put(delivery('evt_a', 1_000));
   await inbox.put(delivery('evt_c', 3_000));
   const first = await inbox.claim({ limit: 2, leaseMs: 500, now: 10_000 });
-  assert.deepEqual(first.map((c) => [c.deliveryId, c.attempt]), [['evt_a', 1], ['evt_b', 1]]);
+  assert.deepEqual(
+    first.map((c) => [c.deliveryId, c.attempt]),
+    [
+      ['evt_a', 1],
+      ['evt_b', 1],
+    ],
+  );
   // Under lease: not claimable; the third row is.
-  assert.deepEqual((await inbox.claim({ limit: 5, leaseMs: 500, now: 10_100 })).map((c) => c.deliveryId), ['evt_c']);
+  assert.deepEqual(
+    (await inbox.claim({ limit: 5, leaseMs: 500, now: 10_100 })).map((c) => c.deliveryId),
+    ['evt_c'],
+  );
   assert.equal((await inbox.stats()).counts.working, 3);
   // The first worker died: its lease runs out at 10_500, and the rows come back with attempt 2.
   assert.deepEqual(await inbox.claim({ limit: 5, leaseMs: 500, now: 10_499 }), []);
   const again = await inbox.claim({ limit: 5, leaseMs: 500, now: 10_500 });
-  assert.deepEqual(again.map((c) => [c.deliveryId, c.attempt]), [['evt_a', 2], ['evt_b', 2]]);
+  assert.deepEqual(
+    again.map((c) => [c.deliveryId, c.attempt]),
+    [
+      ['evt_a', 2],
+      ['evt_b', 2],
+    ],
+  );
   await inbox.close();
 });
 
@@ -111,7 +133,10 @@ test('refuses a file that is not a hookdrill inbox, or is from a newer hookdrill
   const text = join(dir, 'notes.txt');
   writeFileSync(text, 'these are my notes, not a database\n'.repeat(200));
   const before = readFileSync(text);
-  assert.throws(() => openSqliteInbox(text), (err: unknown) => err instanceof InboxOpenError && /not a hookdrill inbox \(not a SQLite database\)/.test(err.message));
+  assert.throws(
+    () => openSqliteInbox(text),
+    (err: unknown) => err instanceof InboxOpenError && /not a hookdrill inbox \(not a SQLite database\)/.test(err.message),
+  );
   assert.ok(readFileSync(text).equals(before));
 
   const other = join(dir, 'app.db');
@@ -126,7 +151,7 @@ test('refuses a file that is not a hookdrill inbox, or is from a newer hookdrill
   check.close();
 
   const newer = join(dir, 'newer.db');
-  (await openSqliteInbox(newer).close());
+  await openSqliteInbox(newer).close();
   const n = new Database(newer);
   n.prepare('INSERT INTO hookdrill_migrations (version, name, applied_at) VALUES (99, ?, 0)').run('from the future');
   n.close();

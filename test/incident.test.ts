@@ -33,7 +33,14 @@ const SECRET = 'whsec_incident';
 async function seeded(path: string): Promise<SqliteInbox> {
   const inbox = openSqliteInbox(path);
   const put = (id: string, type: string, at: number, body = `{"id":"${id}","type":"${type}"}`) =>
-    inbox.put({ source: 'stripe', deliveryId: id, eventType: type, body: Buffer.from(body), headers: { 'content-type': 'application/json' }, receivedAt: at });
+    inbox.put({
+      source: 'stripe',
+      deliveryId: id,
+      eventType: type,
+      body: Buffer.from(body),
+      headers: { 'content-type': 'application/json' },
+      receivedAt: at,
+    });
   for (let i = 0; i < 6; i++) await put(`evt_dead_crm_${i}`, 'invoice.paid', NOW - 50 * 60_000 + i);
   for (let i = 0; i < 2; i++) await put(`evt_dead_json_${i}`, 'customer.created', NOW - 30 * 60_000 + i);
   for (let i = 0; i < 3; i++) await put(`evt_done_${i}`, 'invoice.paid', NOW - 10 * 60_000 + i);
@@ -43,8 +50,10 @@ async function seeded(path: string): Promise<SqliteInbox> {
   const claimed = await inbox.claim({ limit: 100, leaseMs: 60 * 60_000, now: NOW - 1_000 });
   for (const c of claimed) {
     const key = { source: c.source, deliveryId: c.deliveryId };
-    if (c.deliveryId.startsWith('evt_dead_crm')) await inbox.fail(key, c.fence, 'forward target answered 503: crm down', { dead: true }, NOW - 900);
-    else if (c.deliveryId.startsWith('evt_dead_json')) await inbox.fail(key, c.fence, 'body is not JSON: Unexpected end', { dead: true }, NOW - 800);
+    if (c.deliveryId.startsWith('evt_dead_crm'))
+      await inbox.fail(key, c.fence, 'forward target answered 503: crm down', { dead: true }, NOW - 900);
+    else if (c.deliveryId.startsWith('evt_dead_json'))
+      await inbox.fail(key, c.fence, 'body is not JSON: Unexpected end', { dead: true }, NOW - 800);
     else if (c.deliveryId.startsWith('evt_done')) await inbox.complete(key, c.fence, NOW - 700);
     else if (c.deliveryId.startsWith('evt_pending')) await inbox.fail(key, c.fence, 'timeout', { retryAt: NOW + 30_000 }, NOW - 600);
     // evt_working keeps its lease.
@@ -61,7 +70,10 @@ test('inspect: the overview an on-call engineer reads first', async () => {
   assert.deepEqual(r.overview.stats.counts, { pending: 2, working: 1, done: 3, dead: 8 });
   assert.equal(r.overview.stats.oldestPendingAt, NOW - 20 * 60_000, 'the age to alert on');
   assert.equal(r.overview.perMinute.length, 60);
-  assert.equal(r.overview.perMinute.reduce((a, b) => a + b, 0), 14);
+  assert.equal(
+    r.overview.perMinute.reduce((a, b) => a + b, 0),
+    14,
+  );
   assert.equal(r.overview.perMinute[10], 6, 'six arrived 50 minutes ago');
   assert.deepEqual(
     r.overview.deadByError.map((g) => [g.error, g.count, g.exampleId]),
@@ -80,9 +92,18 @@ test('inspect: filters list rows; --id shows one in full; it never writes', asyn
   const before = hash();
   const rows = asView(await inspect({ inbox: path, status: ['dead'], error: 'crm', limit: 4, now: NOW }), 'rows');
   assert.equal(rows.total, 6);
-  assert.deepEqual(rows.rows.map((x) => x.deliveryId), ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3']);
+  assert.deepEqual(
+    rows.rows.map((x) => x.deliveryId),
+    ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3'],
+  );
   const since = asView(await inspect({ inbox: path, since: '15m', now: NOW }), 'rows');
-  assert.deepEqual(since.rows.map((x) => x.deliveryId).sort(), ['evt_done_0', 'evt_done_1', 'evt_done_2', 'evt_pending_new', 'evt_working']);
+  assert.deepEqual(since.rows.map((x) => x.deliveryId).sort(), [
+    'evt_done_0',
+    'evt_done_1',
+    'evt_done_2',
+    'evt_pending_new',
+    'evt_working',
+  ]);
   const one = asView(await inspect({ inbox: path, id: 'evt_dead_json_1', now: NOW }), 'delivery');
   assert.equal(one.deliveries[0]?.lastError, 'body is not JSON: Unexpected end');
   assert.equal(hash(), before, 'inspect changed the file');
@@ -96,8 +117,11 @@ test('inspect --id --body prints the raw bytes exactly, even when they are not t
   await inbox.close();
   const r = await new Promise<Buffer>((resolve, reject) => {
     import('node:child_process').then(({ execFile }) =>
-      execFile(process.execPath, [join(import.meta.dirname, '../../bin/hookdrill'), 'inspect', '--inbox', path, '--id', 'evt_bin', '--body'], { encoding: 'buffer' }, (err, out) =>
-        err ? reject(err) : resolve(out),
+      execFile(
+        process.execPath,
+        [join(import.meta.dirname, '../../bin/hookdrill'), 'inspect', '--inbox', path, '--id', 'evt_bin', '--body'],
+        { encoding: 'buffer' },
+        (err, out) => (err ? reject(err) : resolve(out)),
       ),
     );
   });
@@ -135,7 +159,10 @@ test('requeue: needs a selector, previews with --dry-run, moves only finished ro
   assert.equal(await inbox.count({}), 14, 'no row was duplicated');
   await inbox.close();
   const view = asView(await inspect({ inbox: path }), 'overview');
-  assert.deepEqual(view.overview.requeues.map((q) => q.moved), [1, 0, 6]);
+  assert.deepEqual(
+    view.overview.requeues.map((q) => q.moved),
+    [1, 0, 6],
+  );
   assert.deepEqual(view.overview.requeues[2]?.selector, { statuses: ['dead'], error: 'crm' });
 });
 
@@ -144,7 +171,14 @@ test('requeue during live traffic: a receiver and a worker keep running; nothing
   const inbox = openSqliteInbox(path);
   // 600 dead rows from an earlier outage.
   for (let i = 0; i < 600; i++) {
-    await inbox.put({ source: 'stripe', deliveryId: `evt_old_${i}`, eventType: 'invoice.paid', body: Buffer.from(`{"id":"evt_old_${i}"}`), headers: {}, receivedAt: NOW + i });
+    await inbox.put({
+      source: 'stripe',
+      deliveryId: `evt_old_${i}`,
+      eventType: 'invoice.paid',
+      body: Buffer.from(`{"id":"evt_old_${i}"}`),
+      headers: {},
+      receivedAt: NOW + i,
+    });
   }
   for (const c of await inbox.claim({ limit: 600, leaseMs: 1_000, now: NOW + 10_000 })) {
     await inbox.fail(c, c.fence, 'crm down', { dead: true });
@@ -175,7 +209,11 @@ test('requeue during live traffic: a receiver and a worker keep running; nothing
     const stats = await inbox.stats();
     assert.deepEqual(stats.counts, { pending: 0, working: 0, done: 900, dead: 0 });
     assert.equal(handled.size, 900, 'every row was processed');
-    assert.deepEqual([...handled.values()].filter((n) => n > 1), [], 'no row was processed twice');
+    assert.deepEqual(
+      [...handled.values()].filter((n) => n > 1),
+      [],
+      'no row was processed twice',
+    );
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
@@ -270,7 +308,10 @@ test('a missing file, a foreign file, a newer schema, a locked database: one lin
   const after = openSqliteInbox(locked, { readonly: true });
   assert.equal((await after.stats()).counts.dead, 8, 'nothing was requeued');
   await after.close();
-  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('tmp')), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.includes('tmp')),
+    [],
+  );
 });
 
 test('inspect reads while a writer holds an open transaction, and sees only committed rows', async () => {
@@ -279,7 +320,9 @@ test('inspect reads while a writer holds an open transaction, and sees only comm
   const writer = new Database(path);
   writer.exec('BEGIN IMMEDIATE');
   writer
-    .prepare(`INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at) VALUES ('stripe', 'evt_uncommitted', 'x', x'7b7d', '{}', 1, 'pending', 0, 1)`)
+    .prepare(
+      `INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at) VALUES ('stripe', 'evt_uncommitted', 'x', x'7b7d', '{}', 1, 'pending', 0, 1)`,
+    )
     .run();
   try {
     const view = await inspect({ inbox: path, now: NOW });

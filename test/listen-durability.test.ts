@@ -88,7 +88,19 @@ test('a full disk: listen opens without writing, answers 503 while full, and rec
     process.exit(0);`;
   execFileSync(process.execPath, ['--input-type=module', '-e', fill]);
 
-  const listen = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', inbox, '--no-worker']);
+  const listen = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--inbox',
+    inbox,
+    '--no-worker',
+  ]);
   try {
     const ready = await listen.waitFor((l) => l.event === 'ready');
     const url = String(ready.url);

@@ -16,8 +16,22 @@ test('listen --forward-to: acknowledged at once, forwarded with retries until th
   // The app fails twice, then succeeds.
   const app = await startServer((_req, res, n) => reply(res, n <= 2 ? 500 : 200, n <= 2 ? 'crm unavailable' : 'ok'));
   const listen = spawnHookdrill([
-    'listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', inboxPath,
-    '--forward-to', app.url, '--backoff-base', '20ms', '--backoff-max', '50ms',
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--inbox',
+    inboxPath,
+    '--forward-to',
+    app.url,
+    '--backoff-base',
+    '20ms',
+    '--backoff-max',
+    '50ms',
   ]);
   try {
     const ready = await listen.waitFor((l) => l.event === 'ready');
@@ -59,7 +73,17 @@ test('listen: a port in use, an unwritable inbox or a foreign file is one line a
     const inUse = await hookdrill(['listen', '--provider', 'stripe', '--secret', SECRET, '--port', port, '--inbox', join(dir, 'a.db')]);
     assert.equal(inUse.code, 2);
     assert.match(inUse.stderr, new RegExp(`^hookdrill: port ${port} on 127.0.0.1 is already in use\\n$`));
-    const noDir = await hookdrill(['listen', '--provider', 'stripe', '--secret', SECRET, '--port', '0', '--inbox', join(dir, 'missing', 'x.db')]);
+    const noDir = await hookdrill([
+      'listen',
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--port',
+      '0',
+      '--inbox',
+      join(dir, 'missing', 'x.db'),
+    ]);
     assert.equal(noDir.code, 2);
     assert.match(noDir.stderr, /^hookdrill: cannot open inbox .*x\.db/);
     assert.equal(noDir.stderr.trim().split('\n').length, 1);
@@ -71,7 +95,23 @@ test('listen: a port in use, an unwritable inbox or a foreign file is one line a
 });
 
 test('listen refuses a lease no longer than the forward timeout (a slow forward would be sent twice)', async () => {
-  const r = await hookdrill(['listen', '--provider', 'stripe', '--secret', SECRET, '--port', '0', '--inbox', join(tempDir(), 'x.db'), '--forward-to', 'http://127.0.0.1:1/', '--lease', '5s', '--forward-timeout', '10s']);
+  const r = await hookdrill([
+    'listen',
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--port',
+    '0',
+    '--inbox',
+    join(tempDir(), 'x.db'),
+    '--forward-to',
+    'http://127.0.0.1:1/',
+    '--lease',
+    '5s',
+    '--forward-timeout',
+    '10s',
+  ]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--lease \(5s\) must be longer than --forward-timeout \(10s\)/);
 });

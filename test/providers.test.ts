@@ -11,7 +11,7 @@ function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-test('github: the known answer from GitHub\'s docs', () => {
+test("github: the known answer from GitHub's docs", () => {
   const headers = providers.github.sign(Buffer.from('Hello, World!'), ["It's a Secret to Everybody"], {
     nowMs: NOW,
     deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
@@ -61,10 +61,14 @@ test('stripe: the header is t=<seconds>,v1=<hex> and one v1 per secret during ro
 for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
     const p = getProvider(name);
-    const headers = p.sign(body, [SECRETS[name] as string], { nowMs: Date.now(), deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' });
+    const headers = p.sign(body, [SECRETS[name] as string], {
+      nowMs: Date.now(),
+      deliveryId: p.newDeliveryId(),
+      eventType: 'invoice.paid',
+    });
     await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string);
     // ...and the official verifier refuses a different secret, so the check above can fail.
-    const other = name === 'standard' ? 'whsec_' + Buffer.from('another key of some length').toString('base64') : 'wrong';
+    const other = name === 'standard' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
     await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other));
   });
 
@@ -74,7 +78,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const headers = lower(p.sign(body, [secret], { nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
     p.verify(body, headers, [secret], { nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
-    const notIt = name === 'standard' ? 'whsec_' + Buffer.from('a retired key, not this one').toString('base64') : 'not-it';
+    const notIt = name === 'standard' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
     p.verify(body, headers, [notIt, secret], { nowMs: NOW });
 
     const code = (fn: () => void) => {
@@ -89,22 +93,52 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const sigHeader = p.signatureHeader.toLowerCase();
     const flipped = Buffer.from(body);
     flipped[10] = (flipped[10] as number) ^ 1;
-    assert.equal(code(() => p.verify(flipped, headers, [secret], { nowMs: NOW })), 'no_match');
-    const wrongSecret = name === 'standard' ? 'whsec_' + Buffer.from('another key entirely!!').toString('base64') : 'wrong';
-    assert.equal(code(() => p.verify(body, headers, [wrongSecret], { nowMs: NOW })), 'no_match');
+    assert.equal(
+      code(() => p.verify(flipped, headers, [secret], { nowMs: NOW })),
+      'no_match',
+    );
+    const wrongSecret = name === 'standard' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
+    assert.equal(
+      code(() => p.verify(body, headers, [wrongSecret], { nowMs: NOW })),
+      'no_match',
+    );
     const missing = { ...headers };
     delete missing[sigHeader];
-    assert.equal(code(() => p.verify(body, missing, [secret], { nowMs: NOW })), 'missing_header');
-    assert.equal(code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { nowMs: NOW })), 'malformed_header');
-    assert.equal(code(() => p.verify(body, headers, [], { nowMs: NOW })), 'no_secret');
+    assert.equal(
+      code(() => p.verify(body, missing, [secret], { nowMs: NOW })),
+      'missing_header',
+    );
+    assert.equal(
+      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { nowMs: NOW })),
+      'malformed_header',
+    );
+    assert.equal(
+      code(() => p.verify(body, headers, [], { nowMs: NOW })),
+      'no_secret',
+    );
     if (p.timestamped) {
-      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 301_000 })), 'stale_timestamp');
-      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW - 301_000 })), 'future_timestamp');
-      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 299_000 })), 'accepted');
-      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 61_000, toleranceSec: 60 })), 'stale_timestamp');
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 301_000 })),
+        'stale_timestamp',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW - 301_000 })),
+        'future_timestamp',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 299_000 })),
+        'accepted',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 61_000, toleranceSec: 60 })),
+        'stale_timestamp',
+      );
     } else {
       // No timestamp is signed, so no clock can make it stale (GitHub, Shopify).
-      assert.equal(code(() => p.verify(body, headers, [secret], { nowMs: NOW + 86_400_000 })), 'accepted');
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 86_400_000 })),
+        'accepted',
+      );
     }
   });
 }

@@ -110,7 +110,10 @@ test('a duplicate gets 200 and is stored once; 10 concurrent copies too', async 
   await withReceiver({}, async ({ url, inbox }) => {
     const { raw, headers } = signed('{"id":"evt_dup","type":"invoice.paid"}');
     const results = await Promise.all(Array.from({ length: 10 }, () => post(url, raw, headers)));
-    assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(10).fill(200),
+    );
     assert.equal(results.filter((r) => r.json.duplicate === false).length, 1);
     assert.equal((await inbox.stats()).total, 1);
   });
@@ -139,7 +142,11 @@ test('bad, missing and stale signatures get 401 with the reason, and nothing is 
 });
 
 /** POST with Node's http client, which writes the whole body before it reads the answer. */
-function nodePost(url: string, headers: Record<string, string>, write: (req: ReturnType<typeof httpRequest>) => void): Promise<number | string> {
+function nodePost(
+  url: string,
+  headers: Record<string, string>,
+  write: (req: ReturnType<typeof httpRequest>) => void,
+): Promise<number | string> {
   return new Promise((resolve) => {
     const req = httpRequest(url, { method: 'POST', headers }, (res) => {
       res.resume();
@@ -198,7 +205,10 @@ test('a body over the limit gets a 413 that reaches the sender, never a reset; t
     });
     assert.equal(chunked, 413);
     assert.equal((await inbox.stats()).total, 0);
-    assert.deepEqual(events.map((e) => e.result), ['too_large', 'too_large']);
+    assert.deepEqual(
+      events.map((e) => e.result),
+      ['too_large', 'too_large'],
+    );
     const ok = signed('{"id":"evt_after","type":"invoice.paid"}');
     assert.equal((await post(url, ok.raw, ok.headers)).status, 200);
   });
@@ -228,7 +238,7 @@ test('slack url_verification gets its challenge back and stores nothing; health 
   });
 });
 
-test('every provider: what send signs, the receiver verifies and stores under the provider\'s id', async () => {
+test("every provider: what send signs, the receiver verifies and stores under the provider's id", async () => {
   for (const provider of Object.values(providers)) {
     const secret = provider.name === 'standard' ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : SECRET;
     const path = join(tempDir(), `${provider.name}.db`);
@@ -242,7 +252,10 @@ test('every provider: what send signs, the receiver verifies and stores under th
     assert.equal(result.ok, true, provider.name);
     const rows = await inbox.list();
     assert.deepEqual(rows.map((r) => r.deliveryId).sort(), result.deliveries.map((d) => d.deliveryId).sort(), provider.name);
-    assert.ok(rows.every((r) => r.eventType), `${provider.name}: event type stored`);
+    assert.ok(
+      rows.every((r) => r.eventType),
+      `${provider.name}: event type stored`,
+    );
     await inbox.close();
   }
 });

@@ -76,7 +76,7 @@ test('shopify: the topic header keeps its slash', async () => {
   }
 });
 
-test('slack: a receiver slower than the timeout gets Slack\'s retries, each with its retry headers', async () => {
+test("slack: a receiver slower than the timeout gets Slack's retries, each with its retry headers", async () => {
   const server = await startServer(async (_req, res) => {
     await new Promise((r) => setTimeout(r, 500));
     if (!res.destroyed) reply(res, 200);
@@ -84,7 +84,13 @@ test('slack: a receiver slower than the timeout gets Slack\'s retries, each with
   try {
     // ×0.05: Slack's 3 s timeout becomes 150 ms (long enough for every request to reach the
     // receiver on a loaded machine), and a schedule of 0, 1 s, 2 s becomes 0, 50 ms, 100 ms.
-    const result = await run({ url: server.url, provider: 'slack', secrets: [SECRETS.slack as string], timeScale: 0.05, retryDelays: '0,1s,2s' });
+    const result = await run({
+      url: server.url,
+      provider: 'slack',
+      secrets: [SECRETS.slack as string],
+      timeScale: 0.05,
+      retryDelays: '0,1s,2s',
+    });
     const d = result.deliveries[0];
     assert.ok(d);
     assert.equal(d.attempts.length, 4);
@@ -95,11 +101,17 @@ test('slack: a receiver slower than the timeout gets Slack\'s retries, each with
       d.attempts.map((a) => a.retryHeaders),
       [undefined, ...[1, 2, 3].map((n) => ({ 'X-Slack-Retry-Num': String(n), 'X-Slack-Retry-Reason': 'http_timeout' }))],
     );
-    assert.deepEqual(d.attempts.slice(0, 3).map((a) => a.nextDelayMs), [0, 50, 100]);
+    assert.deepEqual(
+      d.attempts.slice(0, 3).map((a) => a.nextDelayMs),
+      [0, 50, 100],
+    );
     // The receiver saw the same event four times, and the retry headers on the wire.
     const ids = server.requests.map((r) => JSON.parse(r.rawBody.toString()).event_id);
     assert.equal(new Set(ids).size, 1);
-    assert.deepEqual(server.requests.map((r) => header(r.headers, 'x-slack-retry-num')), [undefined, '1', '2', '3']);
+    assert.deepEqual(
+      server.requests.map((r) => header(r.headers, 'x-slack-retry-num')),
+      [undefined, '1', '2', '3'],
+    );
   } finally {
     await server.close();
   }
@@ -110,7 +122,10 @@ test('stripe: failures are retried on the schedule and a later 2xx delivers', as
   try {
     const result = await run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], retryDelays: '10ms,10ms,10ms' });
     const d = result.deliveries[0];
-    assert.deepEqual(d?.attempts.map((a) => a.status), [500, 500, 200]);
+    assert.deepEqual(
+      d?.attempts.map((a) => a.status),
+      [500, 500, 200],
+    );
     assert.equal(d?.attempts[0]?.bodySnippet, 'database unavailable');
     assert.equal(result.ok, true);
     assert.equal(result.summary.retries, 2);
@@ -193,7 +208,7 @@ test('--duplicates 3 sends the same event three times at once', async () => {
   const server = await startServer(async (_req, res) => {
     inFlight++;
     most = Math.max(most, inFlight);
-    if (inFlight >= 3) waiting.splice(0).forEach((go) => go());
+    if (inFlight >= 3) for (const go of waiting.splice(0)) go();
     else await new Promise<void>((r) => waiting.push(r) && setTimeout(r, 2_000));
     inFlight--;
     reply(res, 200);
@@ -251,7 +266,12 @@ test('--shuffle sends events in a seeded random order; the same seed gives the s
 test('--set changes a field in what is sent; an unknown path fails before anything is sent', async () => {
   const server = await startServer((_req, res) => reply(res, 200));
   try {
-    await run({ url: server.url, provider: 'stripe', secrets: ['whsec_x'], sets: ['data.object.amount_paid=5000', 'data.object.customer_name=Ada'] });
+    await run({
+      url: server.url,
+      provider: 'stripe',
+      secrets: ['whsec_x'],
+      sets: ['data.object.amount_paid=5000', 'data.object.customer_name=Ada'],
+    });
     const body = JSON.parse(server.requests[0]?.rawBody.toString() ?? '{}');
     assert.equal(body.data.object.amount_paid, 5000);
     assert.equal(body.data.object.customer_name, 'Ada');
@@ -364,7 +384,13 @@ test('credentials in --url are sent as Basic auth and never shown', async () => 
 
 test('names that exist on every object are not profiles, and waits longer than a timer can hold are refused', async () => {
   for (const profile of ['constructor', '__proto__', 'toString']) {
-    await assert.rejects(run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], profile }), (e: unknown) => e instanceof UsageError && /unknown profile/.test(e.message));
+    await assert.rejects(
+      run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], profile }),
+      (e: unknown) => e instanceof UsageError && /unknown profile/.test(e.message),
+    );
   }
-  await assert.rejects(run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], timeout: '25d' }), /longer than hookdrill can wait/);
+  await assert.rejects(
+    run({ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: ['s'], timeout: '25d' }),
+    /longer than hookdrill can wait/,
+  );
 });

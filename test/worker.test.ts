@@ -11,12 +11,30 @@ const put = (inbox: ReturnType<typeof openSqliteInbox>, id: string, body = `{"id
 
 test('backoff doubles per attempt with equal jitter, capped', () => {
   const opts = { baseMs: 1_000, maxMs: 30_000 };
-  assert.equal(backoffDelay(1, opts, () => 0), 500);
-  assert.equal(backoffDelay(1, opts, () => 1), 1_000);
-  assert.equal(backoffDelay(3, opts, () => 0), 2_000);
-  assert.equal(backoffDelay(3, opts, () => 1), 4_000);
-  assert.equal(backoffDelay(50, opts, () => 1), 30_000);
-  assert.equal(backoffDelay(10_000, opts, () => 0.5), 22_500);
+  assert.equal(
+    backoffDelay(1, opts, () => 0),
+    500,
+  );
+  assert.equal(
+    backoffDelay(1, opts, () => 1),
+    1_000,
+  );
+  assert.equal(
+    backoffDelay(3, opts, () => 0),
+    2_000,
+  );
+  assert.equal(
+    backoffDelay(3, opts, () => 1),
+    4_000,
+  );
+  assert.equal(
+    backoffDelay(50, opts, () => 1),
+    30_000,
+  );
+  assert.equal(
+    backoffDelay(10_000, opts, () => 0.5),
+    22_500,
+  );
   const spread = new Set(Array.from({ length: 50 }, () => backoffDelay(4, opts)));
   assert.ok(spread.size > 10, 'jitter spreads rows that failed together');
 });
@@ -41,7 +59,10 @@ test('a failing handler is retried with backoff, then buried after maxAttempts w
   while (!outcomes.some((o) => o.outcome === 'dead')) await new Promise((r) => setTimeout(r, 5));
   await worker.stop();
   assert.equal(calls, 3);
-  assert.deepEqual(outcomes.map((o) => o.outcome), ['retry', 'retry', 'dead']);
+  assert.deepEqual(
+    outcomes.map((o) => o.outcome),
+    ['retry', 'retry', 'dead'],
+  );
   const row = await inbox.get({ source: 'stripe', deliveryId: 'evt_1' });
   assert.equal(row?.status, 'dead');
   assert.equal(row?.lastError, 'crm said no (3)');
@@ -81,10 +102,16 @@ test('a worker that dies mid-row releases it when the lease runs out; its late r
   const second: WorkOutcome[] = [];
   const rescuer = new Worker({ inbox, leaseMs: 5_000, handler: async () => undefined, onOutcome: (o) => second.push(o) });
   await rescuer.drain();
-  assert.deepEqual(second.map((o) => [o.outcome, o.attempt]), [['done', 2]]);
+  assert.deepEqual(
+    second.map((o) => [o.outcome, o.attempt]),
+    [['done', 2]],
+  );
   release();
   await hungDone;
-  assert.deepEqual(first.map((o) => [o.outcome, o.attempt]), [['fenced', 1]]);
+  assert.deepEqual(
+    first.map((o) => [o.outcome, o.attempt]),
+    [['fenced', 1]],
+  );
   assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_1' }))?.status, 'done');
   await inbox.close();
 });

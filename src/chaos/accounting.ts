@@ -156,7 +156,9 @@ export function account(input: AccountInput): Account {
   } else if (totals.refused.length > 0) {
     // A delivery never acknowledged is one the sender gives up on: lost from the sender's side.
     const last = countAnswers(deliveries.filter((d) => !d.acked).map((d) => d.answers.at(-1) ?? 'no attempt'));
-    const held = totals.unacknowledgedStored ? `; the receiver holds ${totals.unacknowledgedStored} of them, so it refused what it already had` : '';
+    const held = totals.unacknowledgedStored
+      ? `; the receiver holds ${totals.unacknowledgedStored} of them, so it refused what it already had`
+      : '';
     problems.push(
       `${totals.refused.length} deliveries were never acknowledged, even by the retries after the restart (last answers: ${describeCounts(last)})${held}: the sender gives up on them`,
     );

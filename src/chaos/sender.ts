@@ -29,9 +29,7 @@ export class ChaosSender {
   private readonly slots: Semaphore;
   private runStartMs = performance.now();
 
-  constructor(
-    private readonly o: { provider: Provider; secrets: readonly string[]; url: URL; timing: Timing; concurrency: number },
-  ) {
+  constructor(private readonly o: { provider: Provider; secrets: readonly string[]; url: URL; timing: Timing; concurrency: number }) {
     this.dispatcher = new TargetDispatcher(o.url.origin, o.concurrency);
     this.slots = new Semaphore(o.concurrency);
   }

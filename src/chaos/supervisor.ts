@@ -100,7 +100,9 @@ export class Supervisor {
       if (Date.now() > deadline) {
         this.kill('SIGKILL');
         await this.exited;
-        throw new ReceiverStartError(`the receiver did not accept connections on ${host}:${port} within ${this.o.readyTimeoutMs} ms${this.tail()}`);
+        throw new ReceiverStartError(
+          `the receiver did not accept connections on ${host}:${port} within ${this.o.readyTimeoutMs} ms${this.tail()}`,
+        );
       }
       await sleep(25);
     }

@@ -46,7 +46,11 @@ function lower(headers: OutgoingHeaders): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-function sign(ctx: CheckContext, event: PreparedEvent, opts: { nowMs?: number; secret?: string; retry?: number } = {}): Record<string, string> {
+function sign(
+  ctx: CheckContext,
+  event: PreparedEvent,
+  opts: { nowMs?: number; secret?: string; retry?: number } = {},
+): Record<string, string> {
   const headers = ctx.provider.sign(event.rawBody, opts.secret ? [opts.secret] : ctx.secrets, {
     nowMs: opts.nowMs ?? Date.now(),
     deliveryId: event.deliveryId,
@@ -116,13 +120,16 @@ const sigHeader = (ctx: CheckContext) => ctx.provider.signatureHeader.toLowerCas
 export const CASES: readonly CheckCase[] = [
   {
     name: 'valid',
-    summary: 'a valid delivery gets 2xx within the provider\'s timeout, and is stored',
+    summary: "a valid delivery gets 2xx within the provider's timeout, and is stored",
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const res = await post(ctx, e.rawBody, sign(ctx, e));
       const n = await storedCount(ctx, e.deliveryId);
       const ok = is2xx(res.status) && (n === undefined || n === 1);
-      return { status: ok ? 'pass' : 'fail', observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 1 ? ', stored' : `, stored ${n} times`}` };
+      return {
+        status: ok ? 'pass' : 'fail',
+        observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 1 ? ', stored' : `, stored ${n} times`}`,
+      };
     },
   },
   {
@@ -139,7 +146,7 @@ export const CASES: readonly CheckCase[] = [
   },
   {
     name: 'retry',
-    summary: 'a retry of a delivery, re-signed 1 s later with the provider\'s retry headers, gets 2xx and is stored once',
+    summary: "a retry of a delivery, re-signed 1 s later with the provider's retry headers, gets 2xx and is stored once",
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       // What every real retry looks like: the same delivery id, a timestamp (and so a signature)
@@ -240,13 +247,14 @@ export const CASES: readonly CheckCase[] = [
       const body = Buffer.from(e.rawBody.toString('utf8').slice(0, -5));
       const res = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
       if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
-      if (is4xx(res.status)) return { status: 'warn', observed: `${answer(res)}: authentic deliveries rejected are retried until the sender gives up` };
+      if (is4xx(res.status))
+        return { status: 'warn', observed: `${answer(res)}: authentic deliveries rejected are retried until the sender gives up` };
       return { status: 'fail', observed: `${answer(res)} (expected 2xx)` };
     },
   },
   {
     name: 'latency',
-    summary: 'p99 of 50 sequential valid deliveries is below half the provider\'s timeout',
+    summary: "p99 of 50 sequential valid deliveries is below half the provider's timeout",
     async run(ctx) {
       const latencies: number[] = [];
       let failures = 0;
@@ -259,7 +267,10 @@ export const CASES: readonly CheckCase[] = [
       const p99 = percentile(latencies, 99) ?? Infinity;
       const limit = ctx.timeoutMs / 2;
       const ok = p99 < limit && failures === 0;
-      return { status: ok ? 'pass' : 'fail', observed: `p99 ${Math.round(p99)}ms, limit ${Math.round(limit)}ms${failures ? `, ${failures} not 2xx` : ''}` };
+      return {
+        status: ok ? 'pass' : 'fail',
+        observed: `p99 ${Math.round(p99)}ms, limit ${Math.round(limit)}ms${failures ? `, ${failures} not 2xx` : ''}`,
+      };
     },
   },
   {
@@ -278,7 +289,10 @@ export const CASES: readonly CheckCase[] = [
         const e = ctx.factory.make(Date.now());
         const res = await post(ctx, e.rawBody, sign(ctx, e));
         const ok = is2xx(res.status);
-        return { status: ok ? 'pass' : 'fail', observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms while a client dripped its headers` };
+        return {
+          status: ok ? 'pass' : 'fail',
+          observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms while a client dripped its headers`,
+        };
       } finally {
         clearInterval(drip);
         socket.destroy();

@@ -105,11 +105,14 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       clearTimeout(timer);
       resolve(result);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller?.abort(new Error('timeout'));
-      settle({ status: undefined, error: 'timeout', detail: undefined, headers: {}, bodySnippet: undefined });
-    }, Math.max(0, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller?.abort(new Error('timeout'));
+        settle({ status: undefined, error: 'timeout', detail: undefined, headers: {}, bodySnippet: undefined });
+      },
+      Math.max(0, timeoutMs),
+    );
 
     try {
       dispatch();
@@ -138,7 +141,8 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
             }
           },
           onResponseEnd() {
-            const final = status !== undefined && !(status >= 300 && status < 400 && headers.location !== undefined && req.maxRedirects > 0);
+            const final =
+              status !== undefined && !(status >= 300 && status < 400 && headers.location !== undefined && req.maxRedirects > 0);
             if (final && !settled) req.onAnswer?.(status as number);
             const text = snippet ? snippetText(snippet) : undefined;
             settle({ status, headers, bodySnippet: text, error: undefined, detail: undefined });

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { PreparedEvent } from '../fixtures.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
 import { attempt, retryReason } from './attempt.js';
-import type { TransportError } from './attempt.js';
+import type { AttemptOutcome, TransportError } from './attempt.js';
 import type { Expectation } from './expect.js';
 import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
@@ -98,7 +98,7 @@ export async function deliver(
     applyExtraHeaders(headers, ctx.extraHeaders);
 
     const atMs = performance.now() - ctx.runStartMs;
-    let result;
+    let result: AttemptOutcome;
     try {
       result = await attempt({
         url: ctx.url,

@@ -26,7 +26,11 @@ const provider = providers.slack;
 const inbox = openSqliteInbox(inboxPath);
 
 async function callCrm(id: string): Promise<void> {
-  const res = await request(crmUrl, { method: 'POST', body: JSON.stringify({ id, mode }), headers: { 'content-type': 'application/json' } });
+  const res = await request(crmUrl, {
+    method: 'POST',
+    body: JSON.stringify({ id, mode }),
+    headers: { 'content-type': 'application/json' },
+  });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`crm answered ${res.statusCode}`);
 }
@@ -88,7 +92,14 @@ switch (mode) {
   case 'store-then-verify':
     handler = async (req, res) => {
       const raw = await readBody(req);
-      await inbox.put({ source: 'slack', deliveryId: `${Date.now()}-${Math.random()}`, eventType: undefined, body: raw, headers: {}, receivedAt: Date.now() });
+      await inbox.put({
+        source: 'slack',
+        deliveryId: `${Date.now()}-${Math.random()}`,
+        eventType: undefined,
+        body: raw,
+        headers: {},
+        receivedAt: Date.now(),
+      });
       try {
         provider.verify(raw, req.headers, [secret]);
         res.writeHead(200).end('ok');

@@ -111,7 +111,6 @@ export async function startCrm(): Promise<Crm> {
   return crm;
 }
 
-
 /** Scenario 1 ------------------------------------------------------------------------------- */
 
 export const SLACK_SCALED = { timeoutMs: 300, retryDelaysMs: [0, 20, 40], crmMs: 600 };
@@ -140,7 +139,11 @@ export async function inlineVsQueue(world: DemoWorld): Promise<InlineVsQueue> {
   const inlineReceiver = await world.start('inline', 'inline.db');
   const inlineRun = (await deliver(inlineReceiver.url)).deliveries[0]!;
   // Every timed-out attempt still runs to the end inside the receiver: wait for the CRM to see them.
-  await waitUntil(() => world.crm.updates(inlineRun.deliveryId) >= inlineRun.attempts.length, SLACK_SCALED.crmMs * 3, 'the CRM to see every inline attempt');
+  await waitUntil(
+    () => world.crm.updates(inlineRun.deliveryId) >= inlineRun.attempts.length,
+    SLACK_SCALED.crmMs * 3,
+    'the CRM to see every inline attempt',
+  );
   await inlineReceiver.kill();
 
   const queueReceiver = await world.start('queue-first', 'queue.db');
@@ -197,7 +200,15 @@ export async function ackVsStore(world: DemoWorld): Promise<AckVsStore> {
   const crash = async (mode: string): Promise<CrashResult> => {
     const file = `${mode}.db`;
     const receiver = await world.start(mode, file);
-    const result = await world.send({ url: receiver.url, provider: 'slack', secrets: [world.secret], fixtures: ['slack/message'], count: 3, concurrency: 3, noRetry: true });
+    const result = await world.send({
+      url: receiver.url,
+      provider: 'slack',
+      secrets: [world.secret],
+      fixtures: ['slack/message'],
+      count: 3,
+      concurrency: 3,
+      noRetry: true,
+    });
     await receiver.kill(); // SIGKILL, the moment the last 200 is in
     const acked = result.deliveries.filter((d) => d.outcome === 'acknowledged').map((d) => d.deliveryId);
     const restarted = await world.start(mode, file);

@@ -20,7 +20,11 @@ const HELP = {
 type Which = keyof typeof HELP;
 
 /** The timing flags a command takes (send and replay all of them; chaos some), declared once. */
-export function declareTiming(cmd: Command, which: readonly Which[] = ['profile', 'timeout', 'retryDelays', 'timeScale', 'retry'], help: Partial<Record<Which, string>> = {}): Command {
+export function declareTiming(
+  cmd: Command,
+  which: readonly Which[] = ['profile', 'timeout', 'retryDelays', 'timeScale', 'retry'],
+  help: Partial<Record<Which, string>> = {},
+): Command {
   const text = (w: Which) => help[w] ?? HELP[w];
   if (which.includes('profile')) cmd.option('--profile <name>', text('profile'));
   if (which.includes('timeout')) cmd.option('--timeout <duration>', text('timeout'));
@@ -30,7 +34,13 @@ export function declareTiming(cmd: Command, which: readonly Which[] = ['profile'
   return cmd;
 }
 
-export function timingOptions(flags: TimingFlags): { profile?: string; timeout?: string; retryDelays?: string; timeScale?: string; noRetry: boolean } {
+export function timingOptions(flags: TimingFlags): {
+  profile?: string;
+  timeout?: string;
+  retryDelays?: string;
+  timeScale?: string;
+  noRetry: boolean;
+} {
   return {
     ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),

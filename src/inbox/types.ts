@@ -114,7 +114,10 @@ export interface Inbox {
   /** Move finished (done or dead) rows back to pending, due now. Rows under a lease are never touched. */
   requeue(keys: readonly DeliveryKey[], options?: { resetAttempts?: boolean; now?: number }): Promise<number>;
   /** Rows matching the selector, oldest first; `after` continues from a previous page. */
-  select(selector: Selector, page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } }): Promise<StoredDelivery[]>;
+  select(
+    selector: Selector,
+    page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } },
+  ): Promise<StoredDelivery[]>;
   count(selector: Selector): Promise<number>;
   /** The default view of inspect: everything an on-call engineer looks at first, in one call. */
   overview(now?: number): Promise<Overview>;
@@ -124,7 +127,13 @@ export interface Inbox {
    */
   requeueWhere(
     selector: Selector,
-    options: { resetAttempts?: boolean; batchSize?: number; now?: number; beforeBatch?: () => Promise<void>; onBatch?: (moved: number) => void },
+    options: {
+      resetAttempts?: boolean;
+      batchSize?: number;
+      now?: number;
+      beforeBatch?: () => Promise<void>;
+      onBatch?: (moved: number) => void;
+    },
   ): Promise<number>;
   /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
   health?(): Promise<{ ok: boolean; problem?: string }>;

@@ -13,7 +13,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, git
 export const providerNames = Object.keys(providers) as ProviderName[];
 
 export function isProviderName(name: string): name is ProviderName {
-  return Object.prototype.hasOwnProperty.call(providers, name);
+  return Object.hasOwn(providers, name);
 }
 
 export function getProvider(name: string): Provider {

@@ -2,7 +2,19 @@ import { Webhook } from 'standardwebhooks';
 import { UsageError } from '../errors.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { HOUR, MINUTE, checkTimestamp, header, parseJson, randomAlnum, requireHeader, requireSecrets, safeEqual, stringField, unixSeconds } from './util.js';
+import {
+  HOUR,
+  MINUTE,
+  checkTimestamp,
+  header,
+  parseJson,
+  randomAlnum,
+  requireHeader,
+  requireSecrets,
+  safeEqual,
+  stringField,
+  unixSeconds,
+} from './util.js';
 
 const svix: TimingProfile = {
   name: 'standard',
@@ -18,7 +30,7 @@ const svix: TimingProfile = {
 const spec: TimingProfile = {
   ...svix,
   name: 'standard-spec',
-  summary: 'the Standard Webhooks spec schedule: Svix\'s, continued with 14h, 20h, 24h',
+  summary: "the Standard Webhooks spec schedule: Svix's, continued with 14h, 20h, 24h",
   retryDelaysMs: [...svix.retryDelaysMs, 14 * HOUR, 20 * HOUR, 24 * HOUR],
 };
 
@@ -88,7 +100,9 @@ export const standard: Provider = {
     // receiver set its tolerance, and the library still computes the signature it compares against.
     const ts = checkTimestamp(tsText, 'webhook-timestamp', opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
     for (const secret of secrets) {
-      const expected = webhookFor(secret).sign(id, new Date(ts * 1000), rawBody).slice(3);
+      const expected = webhookFor(secret)
+        .sign(id, new Date(ts * 1000), rawBody)
+        .slice(3);
       if (v1.some((c) => safeEqual(c, expected))) return;
     }
     throw new SignatureError('no_match', 'no webhook-signature v1 entry matches the body for any secret');

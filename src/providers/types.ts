@@ -37,13 +37,7 @@ export interface VerifyOptions {
   toleranceSec?: number;
 }
 
-export type SignatureFailure =
-  | 'no_secret'
-  | 'missing_header'
-  | 'malformed_header'
-  | 'stale_timestamp'
-  | 'future_timestamp'
-  | 'no_match';
+export type SignatureFailure = 'no_secret' | 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'future_timestamp' | 'no_match';
 
 /** Thrown by `verify`: `code` for programs, a message that says exactly what is wrong for people. */
 export class SignatureError extends Error {
@@ -57,13 +51,7 @@ export class SignatureError extends Error {
 }
 
 /** Why an attempt failed, in Slack's vocabulary (the only provider that publishes one). */
-export type RetryReason =
-  | 'http_timeout'
-  | 'too_many_redirects'
-  | 'connection_failed'
-  | 'ssl_error'
-  | 'http_error'
-  | 'unknown_error';
+export type RetryReason = 'http_timeout' | 'too_many_redirects' | 'connection_failed' | 'ssl_error' | 'http_error' | 'unknown_error';
 
 /**
  * How a provider delivers: how long it waits for an answer, when it tries again, and what stops it.

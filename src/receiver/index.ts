@@ -31,7 +31,6 @@ export interface ReceiverEvent {
 /** Kept for the library API: the receiver's body limit by default (see receiver/defaults.ts). */
 export const DEFAULT_MAX_BYTES = RECEIVER_DEFAULTS.maxBytes;
 
-
 /**
  * The reference receiver as a Node `http` request handler. The order is the whole design:
  * read the raw body (413 past maxBytes) → verify the signature over those bytes (401; nothing
@@ -54,11 +53,13 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
       // Healthy means deliveries can be kept: a store that cannot keep them is a 503 here too.
       void (inbox.health?.() ?? Promise.resolve({ ok: true, problem: undefined })).then(
         (h) => answer(res, { status: h.ok ? 200 : 503, result: 'health' }, h.ok ? { ok: true } : { ok: false, problem: h.problem }),
-        (err: unknown) => answer(res, { status: 503, result: 'health' }, { ok: false, problem: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) =>
+          answer(res, { status: 503, result: 'health' }, { ok: false, problem: err instanceof Error ? err.message : String(err) }),
       );
       return;
     }

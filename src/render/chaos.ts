@@ -33,7 +33,7 @@ export function renderChaos(r: ChaosResult): string {
   if (t.notProcessed?.length) lines.push(chalk.red(`acknowledged but never processed: ${t.notProcessed.join(' ')}`));
   if (t.processedTwice?.length) lines.push(chalk.yellow(`processed twice: ${t.processedTwice.join(' ')}`));
   for (const p of r.problems) lines.push(chalk.red(p));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function roundLine(round: ChaosRound, r: ChaosResult): string {
@@ -52,7 +52,9 @@ function roundLine(round: ChaosRound, r: ChaosResult): string {
 
 /** The line the CLI prints (stderr) while chaos waits for rows a killed worker still holds. */
 export function renderSettleWait(w: SettleWait): string {
-  const what = [w.leased ? `${w.leased} still leased by a killed worker` : '', w.pending ? `${w.pending} pending` : ''].filter(Boolean).join(', ');
+  const what = [w.leased ? `${w.leased} still leased by a killed worker` : '', w.pending ? `${w.pending} pending` : '']
+    .filter(Boolean)
+    .join(', ');
   const secs = (at: number) => `${Math.max(0, Math.ceil((at - Date.now()) / 1000))}s`;
   return `hookdrill: waiting for ${what} (due within ${secs(w.until)}; giving up in ${secs(w.giveUpAt)}, --settle-max)\n`;
 }

@@ -6,12 +6,18 @@ const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.y
 
 export function renderCheck(r: CheckResult): string {
   const width = Math.max(...r.cases.map((c) => c.name.length));
-  const lines = r.cases.map((c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}`);
+  const lines = r.cases.map(
+    (c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}`,
+  );
   lines.push('');
-  lines.push(chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`));
+  lines.push(
+    chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`),
+  );
   const c = r.counts;
-  lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skipped} skipped · ${(r.elapsedMs / 1000).toFixed(1)}s`);
-  return lines.join('\n') + '\n';
+  lines.push(
+    `${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skipped} skipped · ${(r.elapsedMs / 1000).toFixed(1)}s`,
+  );
+  return `${lines.join('\n')}\n`;
 }
 
 export function renderCheckJunit(r: CheckResult): string {

@@ -16,17 +16,25 @@ export function renderDemo(r: DemoResult): string {
   const b = r.ackVsStore;
   const c = r.verifyOrder;
   const t = a.timing;
-  const row = (cells: string[], widths: number[]) => '  ' + cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ');
+  const row = (cells: string[], widths: number[]) => `  ${cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ')}`;
   const w1 = [19, 10, 22, 12, 0];
   const lines = [
     chalk.bold('hookdrill demo: why a webhook receiver must verify, store, answer — and only then work'),
     chalk.dim(`real receiver processes, real HTTP, real SQLite; every figure measured in this run (${formatDuration(r.elapsedMs)})`),
     '',
     chalk.bold('1. Inline work vs queue-first') +
-      chalk.dim(` — Slack's timing scaled down: ${t.timeoutMs}ms timeout, retries after ${t.retryDelaysMs.map((d) => `${d}ms`).join(', ')}; the CRM call takes ${t.crmMs}ms`),
+      chalk.dim(
+        ` — Slack's timing scaled down: ${t.timeoutMs}ms timeout, retries after ${t.retryDelaysMs.map((d) => `${d}ms`).join(', ')}; the CRM call takes ${t.crmMs}ms`,
+      ),
     chalk.dim(row(['receiver', 'attempts', 'answered 2xx', 'CRM updates', ''], w1)),
     row(
-      ['inline', String(a.inline.attempts), `${a.inline.answered2xx} (${a.inline.timedOut} timed out)`, bad(String(a.inline.crmUpdates)), chalk.dim('one event, updated again on every retry')],
+      [
+        'inline',
+        String(a.inline.attempts),
+        `${a.inline.answered2xx} (${a.inline.timedOut} timed out)`,
+        bad(String(a.inline.crmUpdates)),
+        chalk.dim('one event, updated again on every retry'),
+      ],
       w1,
     ),
     row(
@@ -40,15 +48,52 @@ export function renderDemo(r: DemoResult): string {
       w1,
     ),
     '',
-    chalk.bold('2. Ack-first vs store-first') + chalk.dim(' — 3 events each, all answered 200, then SIGKILL and a restart on the same database'),
+    chalk.bold('2. Ack-first vs store-first') +
+      chalk.dim(' — 3 events each, all answered 200, then SIGKILL and a restart on the same database'),
     chalk.dim(row(['receiver', 'acked', 'processed in the end', '', ''], w1)),
-    row(['ack-first', String(b.ackFirst.acknowledged), bad(`${b.ackFirst.processed} of ${b.ackFirst.acknowledged}`), '', chalk.dim('acknowledged, then lost with the process')], w1),
-    row(['store-first', String(b.storeFirst.acknowledged), good(`${b.storeFirst.processed} of ${b.storeFirst.acknowledged}`), '', chalk.dim('stored before the 200: nothing to lose')], w1),
+    row(
+      [
+        'ack-first',
+        String(b.ackFirst.acknowledged),
+        bad(`${b.ackFirst.processed} of ${b.ackFirst.acknowledged}`),
+        '',
+        chalk.dim('acknowledged, then lost with the process'),
+      ],
+      w1,
+    ),
+    row(
+      [
+        'store-first',
+        String(b.storeFirst.acknowledged),
+        good(`${b.storeFirst.processed} of ${b.storeFirst.acknowledged}`),
+        '',
+        chalk.dim('stored before the 200: nothing to lose'),
+      ],
+      w1,
+    ),
     '',
     chalk.bold('3. Store-then-verify vs verify-then-store') + chalk.dim(` — ${c.storeThenVerify.requests} unsigned requests`),
     chalk.dim(row(['receiver', 'rows', 'bytes stored', 'answered 2xx', ''], w1)),
-    row(['store-then-verify', bad(String(c.storeThenVerify.rows)), bad(bytes(c.storeThenVerify.bytes)), String(c.storeThenVerify.answered2xx), chalk.dim('anyone can fill your inbox')], w1),
-    row(['verify-then-store', good(String(c.verifyThenStore.rows)), good(bytes(c.verifyThenStore.bytes)), String(c.verifyThenStore.answered2xx), ''], w1),
+    row(
+      [
+        'store-then-verify',
+        bad(String(c.storeThenVerify.rows)),
+        bad(bytes(c.storeThenVerify.bytes)),
+        String(c.storeThenVerify.answered2xx),
+        chalk.dim('anyone can fill your inbox'),
+      ],
+      w1,
+    ),
+    row(
+      [
+        'verify-then-store',
+        good(String(c.verifyThenStore.rows)),
+        good(bytes(c.verifyThenStore.bytes)),
+        String(c.verifyThenStore.answered2xx),
+        '',
+      ],
+      w1,
+    ),
     '',
   ];
   if (r.ok) {
@@ -57,11 +102,12 @@ export function renderDemo(r: DemoResult): string {
   } else {
     lines.push(bad(`unexpected: ${r.surprises.join('; ')}`));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Pad by visible width, ignoring colour codes. */
 function pad(text: string, width: number): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips
   const visible = text.replace(/\u001b\[[0-9;]*m/g, '').length;
   return visible >= width ? text : text + ' '.repeat(width - visible);
 }

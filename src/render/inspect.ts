@@ -34,15 +34,19 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
   if (o.deadByError.length) {
     lines.push('  dead by last error:');
     for (const g of o.deadByError) {
-      lines.push(`    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, newest ${g.newestAt ? ago(g.newestAt, r.now) : '?'}`)}`);
+      lines.push(
+        `    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, newest ${g.newestAt ? ago(g.newestAt, r.now) : '?'}`)}`,
+      );
     }
   }
   const attempts = Object.entries(o.attempts).map(([k, v]) => `${k}×${n(v)}`);
   lines.push(`  attempts of rows not done: ${attempts.length ? attempts.join(' · ') : 'none'}`);
   for (const q of o.requeues) {
-    lines.push(chalk.dim(`  requeued ${iso(q.at)}: ${n(q.moved)} rows (${selectorText(q.selector)}${q.resetAttempts ? ', attempts reset' : ''})`));
+    lines.push(
+      chalk.dim(`  requeued ${iso(q.at)}: ${n(q.moved)} rows (${selectorText(q.selector)}${q.resetAttempts ? ', attempts reset' : ''})`),
+    );
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export function selectorText(s: Selector): string {
@@ -69,14 +73,18 @@ export function rowTable(list: readonly RowSummary[], now: number): string[] {
     (x.lastError ?? '').slice(0, 80),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [chalk.dim(line(header)), ...cells.map(line)];
 }
 
 function rows(r: Extract<InspectResult, { view: 'rows' }>): string {
   const lines = rowTable(r.rows, r.now);
   lines.push(chalk.dim(`${n(r.rows.length)} of ${n(r.total)} matching rows (${selectorText(r.selector)})`));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
@@ -95,7 +103,7 @@ function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
     out.push('  headers:');
     for (const [k, v] of Object.entries(d.headers)) out.push(`    ${k}: ${v}`);
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 export function renderRequeue(r: RequeueResult): string {
@@ -107,7 +115,7 @@ export function renderRequeue(r: RequeueResult): string {
       ? `dry run: ${n(r.matched)} finished rows would move to pending (${what}); nothing changed`
       : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
   );
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** The JSON of inspect: bodies as base64 (and as text when they are valid UTF-8). */

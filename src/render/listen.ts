@@ -8,14 +8,19 @@ import { formatDuration } from '../duration.js';
 
 export function readyLine(r: Ready, json: boolean): string {
   if (json) return JSON.stringify(r);
-  const forward = r.forwardTo ? ` → forwarding to ${r.forwardTo}` : r.worker ? ' (no --forward-to: stored deliveries are marked done)' : ' (no worker: rows stay pending)';
+  const forward = r.forwardTo
+    ? ` → forwarding to ${r.forwardTo}`
+    : r.worker
+      ? ' (no --forward-to: stored deliveries are marked done)'
+      : ' (no worker: rows stay pending)';
   return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}`;
 }
 
 export function requestLine(e: ReceiverEvent, json: boolean): string | undefined {
   if (e.result === 'health') return undefined;
   if (json) return JSON.stringify({ event: 'request', ...e });
-  const status = e.status < 300 ? chalk.green(String(e.status)) : e.status < 500 ? chalk.yellow(String(e.status)) : chalk.red(String(e.status));
+  const status =
+    e.status < 300 ? chalk.green(String(e.status)) : e.status < 500 ? chalk.yellow(String(e.status)) : chalk.red(String(e.status));
   const what = [e.result, e.deliveryId, e.eventType && chalk.cyan(e.eventType), e.reason && chalk.dim(e.reason)].filter(Boolean).join(' ');
   return `${status} ${what}`;
 }

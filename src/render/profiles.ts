@@ -12,5 +12,5 @@ export function renderProfiles(result: ProfilesResult): string {
     lines.push(chalk.dim(`  ${p.summary}`));
   }
   lines.push('', chalk.dim('use one with: hookdrill send --profile NAME; compress it with --time-scale 0.01'));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

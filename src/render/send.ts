@@ -13,7 +13,7 @@ export function renderSend(result: Omit<SendResult, 'command'>, opts: { quiet?: 
   if (lines.length > 0) lines.push('');
   lines.push(timingLine(result));
   lines.push(summaryLine(result));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): string {
@@ -27,7 +27,11 @@ function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): str
 function attemptText(a: AttemptRecord): string {
   const what = a.status !== undefined ? statusText(a.status) : chalk.red(a.error ?? 'error');
   const retry = a.retryHeaders
-    ? chalk.dim(` [${Object.entries(a.retryHeaders).map(([k, v]) => `${k}: ${v}`).join(', ')}]`)
+    ? chalk.dim(
+        ` [${Object.entries(a.retryHeaders)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')}]`,
+      )
     : a.n > 1
       ? chalk.dim(` [retry ${a.n - 1}]`)
       : '';
@@ -68,7 +72,7 @@ function timingLine(r: Omit<SendResult, 'command'>): string {
 function summaryLine(r: Omit<SendResult, 'command'>): string {
   const s = r.summary;
   const parts = [
-    `${s.events} event${s.events === 1 ? '' : 's'}` + (r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''),
+    `${s.events} event${s.events === 1 ? '' : 's'}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
     `${s.delivered} delivered`,
     s.failed > 0 ? chalk.red(`${s.failed} failed`) : `${s.failed} failed`,
     `${s.attempts} attempts (${s.retries} retries)`,

@@ -7,12 +7,17 @@ export function xml(text: string): string {
       .replace(/>/g, '&gt;')
       .replace(/"/g, '&quot;')
       // XML 1.0 forbids most control characters outright, even escaped.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
       .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
   );
 }
 
 /** A JUnit XML document around test cases already rendered: one suite, as CI systems read it. */
-export function junitReport(suite: string, cases: readonly string[], counts: { failures: number; skipped?: number; seconds: number }): string {
+export function junitReport(
+  suite: string,
+  cases: readonly string[],
+  counts: { failures: number; skipped?: number; seconds: number },
+): string {
   const time = counts.seconds.toFixed(3);
   const skipped = counts.skipped ?? 0;
   return [

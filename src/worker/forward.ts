@@ -29,9 +29,7 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
   return async (item) => {
     const body = item.body ?? Buffer.alloc(0);
     const received = endToEnd(item.headers);
-    const headers = options.signer
-      ? resignStored(options.signer.provider, received, body, options.signer.secrets, item)
-      : received;
+    const headers = options.signer ? resignStored(options.signer.provider, received, body, options.signer.secrets, item) : received;
     headers['x-hookdrill-source'] = item.source;
     headers['x-hookdrill-delivery-id'] = item.deliveryId;
     headers['x-hookdrill-attempt'] = String(item.attempt);

@@ -41,7 +41,9 @@ export async function verifyWithOfficialCode(
     case 'slack': {
       const ts = h('x-slack-request-timestamp') ?? '';
       if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) throw new Error('slack: stale timestamp');
-      const expected = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${rawBody.toString('utf8')}`).digest('hex')}`;
+      const expected = `v0=${createHmac('sha256', secret)
+        .update(`v0:${ts}:${rawBody.toString('utf8')}`)
+        .digest('hex')}`;
       if (!equal(expected, h('x-slack-signature') ?? '')) throw new Error('slack: signature mismatch');
       return;
     }

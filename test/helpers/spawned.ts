@@ -21,8 +21,7 @@ export function spawnHookdrill(args: string[], env: Record<string, string> = {})
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   child.stdout.on('data', (c: Buffer) => {
     buffer += c.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const text = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       let line: Record<string, unknown>;

@@ -51,16 +51,46 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       .option('--concurrency <n>', `requests in flight at most (default: ${D.concurrency})`)
       .option('--rounds <n>', `kill-and-restart rounds (default: ${D.rounds})`)
       .option('--kill-after <k>', `kill the moment the K-th 2xx of a round arrives (default: ${D.killAfter})`)
-      .addOption(new Option('--kill-point <when>', `after-ack, or a random moment, mid-request included (default: ${D.killPoint})`).choices(['after-ack', 'random']))
-      .addOption(new Option('--signal <signal>', `KILL, or TERM (then KILL after 2 s if ignored) (default: ${D.signal})`).choices(['KILL', 'TERM']))
-      .option('--ready-timeout <duration>', `how long the receiver may take to accept connections (default: ${formatDuration(D.readyTimeoutMs)})`)
+      .addOption(
+        new Option('--kill-point <when>', `after-ack, or a random moment, mid-request included (default: ${D.killPoint})`).choices([
+          'after-ack',
+          'random',
+        ]),
+      )
+      .addOption(
+        new Option('--signal <signal>', `KILL, or TERM (then KILL after 2 s if ignored) (default: ${D.signal})`).choices(['KILL', 'TERM']),
+      )
+      .option(
+        '--ready-timeout <duration>',
+        `how long the receiver may take to accept connections (default: ${formatDuration(D.readyTimeoutMs)})`,
+      )
       .option('--settle <duration>', `wait after the last retry before reading what is stored (default: ${formatDuration(D.settleMs)})`)
-      .option('--settle-max <duration>', `with --inbox and --processed: then wait at most this long for rows a killed worker still leases (default: ${formatDuration(D.settleMaxMs)})`);
+      .option(
+        '--settle-max <duration>',
+        `with --inbox and --processed: then wait at most this long for rows a killed worker still leases (default: ${formatDuration(D.settleMaxMs)})`,
+      );
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per round' });
   },
   options: ({ args, flags, env }) => ({
     fixtures: (args[0] as string[] | undefined) ?? [],
-    ...pick(flags, ['receiver', 'url', 'inbox', 'stored', 'processed', 'profile', 'events', 'concurrency', 'rounds', 'killAfter', 'killPoint', 'signal', 'readyTimeout', 'settle', 'settleMax', 'timeScale']),
+    ...pick(flags, [
+      'receiver',
+      'url',
+      'inbox',
+      'stored',
+      'processed',
+      'profile',
+      'events',
+      'concurrency',
+      'rounds',
+      'killAfter',
+      'killPoint',
+      'signal',
+      'readyTimeout',
+      'settle',
+      'settleMax',
+      'timeScale',
+    ]),
     ...signerOptions(flags, env),
   }),
   async execute(options, flags) {

@@ -70,7 +70,6 @@ export interface ChaosResult {
   elapsedMs: number;
 }
 
-
 const MAX_RETRIES = 3;
 
 export async function run(o: ChaosOptions): Promise<ChaosResult> {
@@ -80,7 +79,9 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
-  const probe: StoreProbe = o.inbox ? { kind: 'inbox', path: resolvePath(o.inbox), source: provider.name } : { kind: 'command', command: o.stored as string };
+  const probe: StoreProbe = o.inbox
+    ? { kind: 'inbox', path: resolvePath(o.inbox), source: provider.name }
+    : { kind: 'command', command: o.stored as string };
   const d = CHAOS_DEFAULTS;
   const events = parseIntFlag(o.events, '--events', 1, 100_000, d.events);
   const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, d.concurrency);
@@ -169,7 +170,9 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         const killedInRound = killed;
         killNow(); // fewer than K acks: end the round with the kill all the same
         // KILL cannot be ignored; a TERM the receiver ignores is followed by KILL after 2 s.
-        const { escalated } = signal === 'SIGTERM' ? await supervisor.awaitGone(2_000) : (await supervisor.waitExit(), { escalated: false });
+        let escalated = false;
+        if (signal === 'SIGTERM') ({ escalated } = await supervisor.awaitGone(2_000));
+        else await supervisor.waitExit();
         kills.push({
           round,
           killed: killedInRound,
@@ -184,10 +187,15 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       await sender.retryUnacknowledged(tracked);
       await sleep(settleMs);
       if (probe.kind === 'inbox' && o.processed) {
-        const waited = await waitForRows(probe.path, probe.source, tracked.map((t) => t.id), {
-          maxMs: settleMaxMs,
-          ...(o.onSettleWait ? { onWait: o.onSettleWait } : {}),
-        });
+        const waited = await waitForRows(
+          probe.path,
+          probe.source,
+          tracked.map((t) => t.id),
+          {
+            maxMs: settleMaxMs,
+            ...(o.onSettleWait ? { onWait: o.onSettleWait } : {}),
+          },
+        );
         settleWaitMs = waited.waitedMs;
         rows = waited.rows;
       }
@@ -202,7 +210,13 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       p.catch((err: unknown) => {
         throw err instanceof UsageError ? new UsageError(mask(err.message)) : err;
       });
-    const stored = await masked(storedIds(probe, tracked.map((t) => t.id), env));
+    const stored = await masked(
+      storedIds(
+        probe,
+        tracked.map((t) => t.id),
+        env,
+      ),
+    );
     const processedList = o.processed ? await masked(runIdsCommand(o.processed, '--processed', env)) : undefined;
     let processed: Map<string, number> | undefined;
     if (processedList) {

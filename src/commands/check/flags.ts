@@ -36,7 +36,11 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     ...signerOptions(flags, env),
   }),
   async execute(options, flags) {
-    const [{ run }, { renderCheck, renderCheckJunit }, io] = await Promise.all([import('./run.js'), import('../../render/check.js'), import('../../cli/io.js')]);
+    const [{ run }, { renderCheck, renderCheckJunit }, io] = await Promise.all([
+      import('./run.js'),
+      import('../../render/check.js'),
+      import('../../cli/io.js'),
+    ]);
     if (flags.junit) io.checkWritable(flags.junit);
     const result = await run(options);
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));

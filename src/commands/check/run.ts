@@ -44,7 +44,10 @@ export interface CheckResult {
 
 function caseList(text: string | undefined, flag: string): string[] | undefined {
   if (text === undefined) return undefined;
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError(`${flag} names no case (cases: ${CASE_NAMES.join(', ')})`);
   const unknown = names.filter((n) => !CASE_NAMES.includes(n));
   if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);

@@ -12,7 +12,11 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
       .option('--json', 'print the measured figures as JSON'),
   options: () => ({}),
   async execute(_options, flags) {
-    const [{ run, abortDemos }, { renderDemo }, io] = await Promise.all([import('./run.js'), import('../../render/demo.js'), import('../../cli/io.js')]);
+    const [{ run, abortDemos }, { renderDemo }, io] = await Promise.all([
+      import('./run.js'),
+      import('../../render/demo.js'),
+      import('../../cli/io.js'),
+    ]);
     // Interrupted: its receiver processes and temporary directory go with it.
     for (const [s, code] of Object.entries(io.SIGNAL_EXIT)) {
       process.once(s, () => {

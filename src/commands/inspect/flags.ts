@@ -23,7 +23,9 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
       .option('--body', 'with --id: print the raw body exactly as received, nothing else')
       .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`);
     declareSelectors(cmd, 'only rows in this status: pending, working, done, dead (repeatable)');
-    return cmd.option('--watch <seconds>', 'refresh the overview every N seconds (Ctrl-C to stop)').option('--json', 'print the result as JSON');
+    return cmd
+      .option('--watch <seconds>', 'refresh the overview every N seconds (Ctrl-C to stop)')
+      .option('--json', 'print the result as JSON');
   },
   options: ({ flags }) => {
     // inspect's --id names one delivery (a string), not a list.

@@ -21,8 +21,13 @@ export interface InspectOptions extends SelectorFlags {
 export type InspectResult =
   | { command: 'inspect'; view: 'overview'; inbox: string; now: number; overview: Overview }
   | { command: 'inspect'; view: 'rows'; inbox: string; now: number; selector: Selector; total: number; rows: RowSummary[] }
-  | { command: 'inspect'; view: 'delivery'; inbox: string; now: number; deliveries: (RowSummary & { headers: Record<string, string>; body: Buffer | null })[] };
-
+  | {
+      command: 'inspect';
+      view: 'delivery';
+      inbox: string;
+      now: number;
+      deliveries: (RowSummary & { headers: Record<string, string>; body: Buffer | null })[];
+    };
 
 /** Read-only: opens the inbox without writing, so it is safe while listen is running. */
 export async function run(o: InspectOptions): Promise<InspectResult> {
@@ -33,7 +38,13 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     if (o.id !== undefined) {
       const rows = await inbox.select({ ids: [o.id], ...(o.source ? { source: o.source } : {}) }, { limit: 10 });
       if (rows.length === 0) throw new UsageError(`no delivery ${o.id} in ${location}`);
-      return { command: 'inspect', view: 'delivery', inbox: location, now, deliveries: rows.map((r) => ({ ...rowSummary(r), headers: r.headers, body: r.body })) };
+      return {
+        command: 'inspect',
+        view: 'delivery',
+        inbox: location,
+        now,
+        deliveries: rows.map((r) => ({ ...rowSummary(r), headers: r.headers, body: r.body })),
+      };
     }
     const selector = parseSelector(o, now);
     if (isEmpty(selector) && o.limit === undefined) {

@@ -48,8 +48,14 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--tolerance <duration>', `how old (or new) a signed timestamp may be (default: ${RECEIVER_DEFAULTS.toleranceSec}s)`)
       .option('--concurrency <n>', `deliveries processed at once (default: ${WORKER_DEFAULTS.concurrency})`)
       .option('--max-attempts <n>', `processing attempts before a delivery is dead (default: ${WORKER_DEFAULTS.maxAttempts})`)
-      .option('--lease <duration>', `how long a claim holds a row; a crashed worker releases it then (default: ${ms(WORKER_DEFAULTS.leaseMs)})`)
-      .option('--backoff-base <duration>', `retry delay after the first failure, doubling with jitter (default: ${ms(DEFAULT_BACKOFF.baseMs)})`)
+      .option(
+        '--lease <duration>',
+        `how long a claim holds a row; a crashed worker releases it then (default: ${ms(WORKER_DEFAULTS.leaseMs)})`,
+      )
+      .option(
+        '--backoff-base <duration>',
+        `retry delay after the first failure, doubling with jitter (default: ${ms(DEFAULT_BACKOFF.baseMs)})`,
+      )
       .option('--backoff-max <duration>', `longest retry delay (default: ${ms(DEFAULT_BACKOFF.maxMs)})`)
       .option('--no-worker', 'only receive and store; leave rows pending')
       .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped');
@@ -57,7 +63,20 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
   options: ({ flags, env }) => {
     const forwardSecret = flags.forwardSecret ?? env.HOOKDRILL_FORWARD_SECRET;
     return {
-      ...pick(flags, ['port', 'host', 'inbox', 'forwardTo', 'forwardTimeout', 'maxBytes', 'tolerance', 'concurrency', 'maxAttempts', 'lease', 'backoffBase', 'backoffMax']),
+      ...pick(flags, [
+        'port',
+        'host',
+        'inbox',
+        'forwardTo',
+        'forwardTimeout',
+        'maxBytes',
+        'tolerance',
+        'concurrency',
+        'maxAttempts',
+        'lease',
+        'backoffBase',
+        'backoffMax',
+      ]),
       ...signerOptions(flags, env),
       ...(forwardSecret ? { forwardSecret } : {}),
       forwardOriginalHeaders: flags.forwardOriginalHeaders === true,

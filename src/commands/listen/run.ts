@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../duration.js';
 import { openSqliteInbox } from '../../inbox/index.js';
@@ -74,7 +75,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
   const host = o.host ?? LISTEN_DEFAULTS.host;
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
-  const duration = (text: string | undefined, flag: string, fallback: number) => (text !== undefined ? parseDuration(text, flag) : fallback);
+  const duration = (text: string | undefined, flag: string, fallback: number) =>
+    text !== undefined ? parseDuration(text, flag) : fallback;
   const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
@@ -87,10 +89,13 @@ export async function start(o: ListenOptions): Promise<Listening> {
   };
   if (forwardTo && leaseMs <= forwardTimeoutMs) {
     // A forward still running when its lease runs out would be claimed and sent again.
-    throw new UsageError(`--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`);
+    throw new UsageError(
+      `--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`,
+    );
   }
   if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
-  if (o.forwardOriginalHeaders && o.forwardSecret !== undefined) throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
+  if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
+    throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
   const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
   const inboxPath = resolve(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
@@ -105,7 +110,9 @@ export async function start(o: ListenOptions): Promise<Listening> {
         leaseMs,
         backoff,
         // With nowhere to forward to, a stored delivery is simply marked done once logged.
-        handler: forwardTo ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) }) : async () => undefined,
+        handler: forwardTo
+          ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) })
+          : async () => undefined,
         onOutcome: (outcome) => {
           if (outcome.outcome === 'done') counts.done++;
           else if (outcome.outcome === 'retry') counts.retried++;
@@ -139,7 +146,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     },
   });
 
-  let address;
+  let address: AddressInfo;
   try {
     address = await listen(server, port, host);
   } catch (err) {

@@ -6,7 +6,8 @@ export interface ProfilesFlags {
 
 export const profiles = defineCommand<ProfilesFlags, Record<string, never>>({
   name: 'profiles',
-  declare: (cmd) => cmd.description("list the timing profiles: each provider's timeout and retry schedule").option('--json', 'print the list as JSON'),
+  declare: (cmd) =>
+    cmd.description("list the timing profiles: each provider's timeout and retry schedule").option('--json', 'print the list as JSON'),
   options: () => ({}),
   async execute(_options, flags) {
     const [{ run }, { renderProfiles }] = await Promise.all([import('./run.js'), import('../../render/profiles.js')]);

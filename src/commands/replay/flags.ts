@@ -29,7 +29,12 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
       .requiredOption('--to <url>', 'where to send them');
     declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });
     cmd.option('--original-headers', 'send the stored headers untouched instead of re-signing');
-    declareTiming(cmd, undefined, { profile: "timing profile (default: the provider's own)", timeout: 'per-attempt timeout', retryDelays: 'delays before each retry (none: no retries)', timeScale: 'multiply every timeout and delay' });
+    declareTiming(cmd, undefined, {
+      profile: "timing profile (default: the provider's own)",
+      timeout: 'per-attempt timeout',
+      retryDelays: 'delays before each retry (none: no retries)',
+      timeScale: 'multiply every timeout and delay',
+    });
     cmd
       .option('--concurrency <n>', `requests in flight at most (default: ${REPLAY_DEFAULTS.concurrency})`)
       .option('--rate <r>', 'deliveries started per second at most')

@@ -44,18 +44,20 @@ export type ReplayResult = Omit<SendResult, 'command'> & {
   skippedPruned: number;
 };
 
-
 export async function run(o: ReplayOptions): Promise<ReplayResult> {
   const selector = parseSelector(o);
   if (isEmpty(selector)) {
-    throw new UsageError('replay needs a selector: --id ID, --status, --type, --since, --until or --error (it never replays a whole inbox by accident)');
+    throw new UsageError(
+      'replay needs a selector: --id ID, --status, --type, --since, --until or --error (it never replays a whole inbox by accident)',
+    );
   }
   const url = parseUrl(o.to, '--to');
   const original = o.originalHeaders === true;
   const secrets = o.secrets ?? [];
   if (!original) {
     if (!o.provider) throw new UsageError('re-signing needs --provider and --secret (or send the stored headers with --original-headers)');
-    if (secrets.length === 0) throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
+    if (secrets.length === 0)
+      throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
   }
   const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, REPLAY_DEFAULTS.limit);
 
@@ -68,7 +70,8 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     await inbox.close();
   }
   const sendable = rows.filter((r) => r.body !== null);
-  if (sendable.length === 0) throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
+  if (sendable.length === 0)
+    throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
 
   const provider = original
     ? getProvider(o.provider ?? (sendable[0] as StoredDelivery).source)

@@ -31,9 +31,16 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
     resetAttempts: flags.resetAttempts === true,
   }),
   async execute(options, flags) {
-    const [{ run }, render, { createProgressBar }] = await Promise.all([import('./run.js'), import('../../render/inspect.js'), import('../../render/progress.js')]);
+    const [{ run }, render, { createProgressBar }] = await Promise.all([
+      import('./run.js'),
+      import('../../render/inspect.js'),
+      import('../../render/progress.js'),
+    ]);
     const bar = options.dryRun ? undefined : createProgressBar();
-    const result = await run({ ...options, ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}) }).finally(() => bar?.stop());
+    const result = await run({
+      ...options,
+      ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}),
+    }).finally(() => bar?.stop());
     process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : render.renderRequeue(result));
   },
 });

@@ -36,7 +36,9 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
   const selector = parseSelector(o);
   // No accidental mass requeue: ids, or a status plus what narrows it.
   if (!selector.ids && !selector.statuses) {
-    throw new UsageError('requeue needs a selector: --id ID (repeatable), or --status dead (narrowed by --error, --type, --since, --until)');
+    throw new UsageError(
+      'requeue needs a selector: --id ID (repeatable), or --status dead (narrowed by --error, --type, --since, --until)',
+    );
   }
   const bad = (selector.statuses ?? []).filter((s) => s !== 'dead' && s !== 'done');
   if (bad.length) throw new UsageError(`--status ${bad.join(',')}: only finished rows (dead, done) can be requeued`);
@@ -56,20 +58,19 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     const spacingMs = ratePerSec ? (batchSize / ratePerSec) * 1000 : 0;
     let next = performance.now();
     let progress = 0;
-    const moved = await inbox
-      .requeueWhere(selector.statuses ? selector : finished, {
-        ...(o.resetAttempts ? { resetAttempts: true } : {}),
-        batchSize,
-        beforeBatch: async () => {
-          const wait = next - performance.now();
-          if (wait > 0) await sleep(wait);
-          next = Math.max(next, performance.now()) + spacingMs;
-        },
-        onBatch: (n) => {
-          progress += n;
-          o.onProgress?.({ moved: progress, total: matched });
-        },
-      });
+    const moved = await inbox.requeueWhere(selector.statuses ? selector : finished, {
+      ...(o.resetAttempts ? { resetAttempts: true } : {}),
+      batchSize,
+      beforeBatch: async () => {
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+        next = Math.max(next, performance.now()) + spacingMs;
+      },
+      onBatch: (n) => {
+        progress += n;
+        o.onProgress?.({ moved: progress, total: matched });
+      },
+    });
     return { ...base, dryRun: false, moved };
   } catch (err) {
     throw asLockError(err, inbox.location);

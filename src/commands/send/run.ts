@@ -129,4 +129,3 @@ function checkOverrides(fixtures: readonly Fixture[], overrides: ReturnType<type
   if (overrides.length === 0) return;
   for (const f of fixtures) applyOverrides(structuredClone(f.body), overrides, f.path);
 }
-

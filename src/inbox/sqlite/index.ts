@@ -273,7 +273,8 @@ export class SqliteInbox implements Inbox {
 
   async fail(key: DeliveryKey, fence: number, error: string, outcome: FailOutcome, now = Date.now()): Promise<boolean> {
     const k = { source: key.source, deliveryId: key.deliveryId, attempt: fence, error };
-    const info = 'dead' in outcome ? this.statements.BURY.run({ ...k, now }) : this.statements.RETRY.run({ ...k, retryAt: outcome.retryAt });
+    const info =
+      'dead' in outcome ? this.statements.BURY.run({ ...k, now }) : this.statements.RETRY.run({ ...k, retryAt: outcome.retryAt });
     return info.changes === 1;
   }
 
@@ -284,7 +285,9 @@ export class SqliteInbox implements Inbox {
 
   async list(filter: { status?: DeliveryStatus; limit?: number } = {}): Promise<StoredDelivery[]> {
     const limit = filter.limit ?? 1000;
-    const rows = (filter.status ? this.statements.LIST_BY_STATUS.all({ status: filter.status, limit }) : this.statements.LIST.all({ limit })) as Row[];
+    const rows = (
+      filter.status ? this.statements.LIST_BY_STATUS.all({ status: filter.status, limit }) : this.statements.LIST.all({ limit })
+    ) as Row[];
     return rows.map(toStored);
   }
 
@@ -315,9 +318,11 @@ export class SqliteInbox implements Inbox {
   ): Promise<StoredDelivery[]> {
     const { clause, params } = where(selector);
     const after = page.after ? `${clause ? ' AND' : ' WHERE'} (received_at, source, delivery_id) > (@aR, @aS, @aD)` : '';
-    const rows = this.db
-      .prepare(`SELECT * FROM deliveries ${clause}${after} ORDER BY received_at, source, delivery_id LIMIT @limit`)
-      .all({ ...params, limit: page.limit, ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}) }) as Row[];
+    const rows = this.db.prepare(`SELECT * FROM deliveries ${clause}${after} ORDER BY received_at, source, delivery_id LIMIT @limit`).all({
+      ...params,
+      limit: page.limit,
+      ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}),
+    }) as Row[];
     return rows.map(toStored);
   }
 
@@ -335,8 +340,15 @@ export class SqliteInbox implements Inbox {
     }
     const attempts: Record<number, number> = {};
     for (const r of this.statements.ATTEMPTS.all() as { attempts: number; n: number }[]) attempts[r.attempts] = r.n;
-    const requeues = (this.statements.RECENT_REQUEUES.all() as { at: number; moved: number; selector: string; reset_attempts: number }[]).map(
-      (r): RequeueRecord => ({ at: r.at, moved: r.moved, selector: JSON.parse(r.selector) as Selector, resetAttempts: r.reset_attempts === 1 }),
+    const requeues = (
+      this.statements.RECENT_REQUEUES.all() as { at: number; moved: number; selector: string; reset_attempts: number }[]
+    ).map(
+      (r): RequeueRecord => ({
+        at: r.at,
+        moved: r.moved,
+        selector: JSON.parse(r.selector) as Selector,
+        resetAttempts: r.reset_attempts === 1,
+      }),
     );
     return {
       stats,
@@ -349,7 +361,13 @@ export class SqliteInbox implements Inbox {
 
   async requeueWhere(
     selector: Selector,
-    options: { resetAttempts?: boolean; batchSize?: number; now?: number; beforeBatch?: () => Promise<void>; onBatch?: (moved: number) => void },
+    options: {
+      resetAttempts?: boolean;
+      batchSize?: number;
+      now?: number;
+      beforeBatch?: () => Promise<void>;
+      onBatch?: (moved: number) => void;
+    },
   ): Promise<number> {
     const { clause, params } = where(selector);
     // The rows are chosen once, up front: a row a worker buries again during the requeue is not
@@ -360,7 +378,12 @@ export class SqliteInbox implements Inbox {
       .all(params) as number[];
     const batchSize = options.batchSize ?? 500;
     const resetAttempts = options.resetAttempts ? 1 : 0;
-    const logId = this.statements.LOG_REQUEUE.run({ at: options.now ?? Date.now(), moved: 0, selector: JSON.stringify(selector), resetAttempts }).lastInsertRowid;
+    const logId = this.statements.LOG_REQUEUE.run({
+      at: options.now ?? Date.now(),
+      moved: 0,
+      selector: JSON.stringify(selector),
+      resetAttempts,
+    }).lastInsertRowid;
     let moved = 0;
     for (let i = 0; i < rowids.length; i += batchSize) {
       await options.beforeBatch?.();
