@@ -52,21 +52,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     originalHeaders: flags.originalHeaders === true,
   }),
   async execute(options, flags) {
-    const [{ run }, { renderSend }, { renderJunit }, { createProgressBar }, io] = await Promise.all([
-      import('./run.js'),
-      import('../../render/send.js'),
-      import('../../render/junit.js'),
-      import('../../render/progress.js'),
-      import('../../cli/io.js'),
-    ]);
-    if (flags.junit) io.checkWritable(flags.junit);
-    const bar = createProgressBar();
-    const stop = io.interruptOnSigint();
-    const result = await run({ ...options, signal: stop.signal, ...(bar ? { onProgress: (p) => bar.update(p) } : {}) }).finally(() => {
-      bar?.stop();
-      stop.dispose();
-    });
-    if (flags.junit) io.writeAtomically(flags.junit, renderJunit(result, 'hookdrill replay'));
-    io.printResult(result, flags.json, (r) => renderSend(r, { quiet: flags.quiet === true }));
+    const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('../send/execute.js')]);
+    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, 'hookdrill replay');
   },
 });

@@ -56,21 +56,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     sets: flags.set ?? [],
   }),
   async execute(options, flags) {
-    const [{ run }, { renderSend }, { renderJunit }, { createProgressBar }, io] = await Promise.all([
-      import('./run.js'),
-      import('../../render/send.js'),
-      import('../../render/junit.js'),
-      import('../../render/progress.js'),
-      import('../../cli/io.js'),
-    ]);
-    if (flags.junit) io.checkWritable(flags.junit);
-    const bar = createProgressBar();
-    const stop = io.interruptOnSigint();
-    const result = await run({ ...options, signal: stop.signal, ...(bar ? { onProgress: (p) => bar.update(p) } : {}) }).finally(() => {
-      bar?.stop();
-      stop.dispose();
-    });
-    if (flags.junit) io.writeAtomically(flags.junit, renderJunit(result));
-    io.printResult(result, flags.json, (r) => renderSend(r, { quiet: flags.quiet === true }));
+    const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('./execute.js')]);
+    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, 'hookdrill send');
   },
 });
