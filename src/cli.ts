@@ -51,11 +51,39 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = EXIT.usage;
     return;
   }
+  // Output that cannot be written (a full disk, a closed pipe) is one line, never a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok); // the reader stopped reading (| head)
+    process.stderr.write(`hookdrill: cannot write the output: ${err.code ?? err.message}\n`);
+    process.exit(EXIT.usage);
+  });
+  // `hookdrill help sned` is a mistyped command, as `hookdrill sned` is: not the general help.
+  const [word, topic] = argv.slice(2);
+  if (word === 'help' && topic !== undefined && !COMMANDS.some((c) => c.name === topic)) {
+    const near = COMMANDS.map((c) => c.name).find((name) => editDistance(name, topic) <= 2);
+    process.stderr.write(`hookdrill: unknown command '${topic}'${near ? ` (did you mean ${near}?)` : ''}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
   try {
     await program.parseAsync([...argv]);
   } catch (err) {
     process.exitCode = exitCodeFor(err);
   }
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] as number;
 }
 
 function exitCodeFor(err: unknown): number {
@@ -68,6 +96,11 @@ function exitCodeFor(err: unknown): number {
   }
   if (err instanceof UsageError) {
     process.stderr.write(`hookdrill: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    process.stderr.write('hookdrill: too many open files for this process: raise the limit (ulimit -n) or lower --concurrency\n');
     return EXIT.usage;
   }
   if (err instanceof ExpectationError) {

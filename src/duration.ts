@@ -19,13 +19,10 @@ export function parseDuration(text: string, what: string): number {
   }
   const value = Number(match[1]);
   const unit = match[2] ?? 's';
-  const ms = value * (UNIT_MS[unit] as number);
-  if (ms > MAX_TIMER_MS) throw new UsageError(`${what}: "${text}" is longer than hookdrill can wait (24 days)`);
-  return ms;
+  // Any length: waits longer than Node's timer limit are made in steps (wait.ts), and a look back
+  // (--since 30d) is no wait at all.
+  return value * (UNIT_MS[unit] as number);
 }
-
-/** Node's timers cannot wait longer than 2^31 - 1 ms (~24.8 days); longer delays fire at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Format milliseconds for people: 30ms, 2.5s, 5m, 1h4m, 1d10h. At most two units: a retry

@@ -51,6 +51,22 @@ export function listShippedFixtures(): ShippedFixture[] {
   return out;
 }
 
+/** Deeper than this, walking a body (fresh fields, --set, signing) would exhaust the call stack. */
+const MAX_NESTING = 512;
+
+/** How deep a JSON value nests, found without recursion (the value may be deeper than the stack). */
+function nesting(value: JsonValue): number {
+  let deepest = 0;
+  const stack: [JsonValue, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [JsonValue, number];
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, d);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
 export function loadFixtureFile(path: string, provider?: ProviderName): Fixture {
   let text: string;
   try {
@@ -58,6 +74,8 @@ export function loadFixtureFile(path: string, provider?: ProviderName): Fixture 
   } catch (err) {
     throw new UsageError(`cannot read fixture ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+  // A UTF-8 byte order mark (as some editors save JSON) is not part of the JSON: accepted, dropped.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let body: JsonValue;
   try {
     body = JSON.parse(text) as JsonValue;
@@ -67,6 +85,11 @@ export function loadFixtureFile(path: string, provider?: ProviderName): Fixture 
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new UsageError(`fixture ${path} must hold one JSON object (the event body)`);
   }
+  const depth = nesting(body);
+  if (depth > MAX_NESTING)
+    throw new UsageError(
+      `fixture ${path} is nested ${depth} levels deep; hookdrill takes up to ${MAX_NESTING} (real events are a few dozen)`,
+    );
   const name = basename(path).replace(/\.json$/, '');
   return { name, path, body, ...(provider ? { provider } : {}) };
 }
@@ -96,6 +119,8 @@ function resolveOne(arg: string, provider: ProviderName | undefined): Fixture[] 
     return files.map((f) => loadFixtureFile(join(arg, f)));
   }
   if (stat?.isFile()) return [loadFixtureFile(arg)];
+  if (stat) throw new UsageError(`fixture ${arg} is not a regular file (a device, FIFO or socket): give a .json file`);
+  if (looksLikeAPath(arg)) throw new UsageError(`no such fixture file: ${arg}`);
 
   const slash = arg.indexOf('/');
   const head = arg.slice(0, slash);
@@ -120,6 +145,11 @@ function loadShipped(provider: ProviderName, name: string): Fixture {
     throw new UsageError(`no ${provider} fixture "${name}" and no such file (${provider} ships: ${names.join(', ')})`);
   }
   return loadFixtureFile(shipped.path, provider);
+}
+
+/** ./x.json, ../x, /abs/x, x.json: meant as a file, not as a shipped fixture's name. */
+export function looksLikeAPath(arg: string): boolean {
+  return /^(\.{1,2}\/|\/)/.test(arg) || arg.endsWith('.json');
 }
 
 function statOrUndefined(path: string) {

@@ -38,14 +38,16 @@ export function parseDelays(text: string | undefined, flag: string): number[] | 
 
 export function parseUrl(text: string | undefined, flag: string): URL {
   if (!text) throw new UsageError(`${flag} is required`);
+  // A password in the URL is a secret, even in a URL too broken to parse.
+  const shown = text.replace(/(\/\/[^/@:]*:)[^@/]*@/, '$1***@');
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${flag} "${text}" is not a URL (example: http://127.0.0.1:3000/webhooks)`);
+    throw new UsageError(`${flag} "${shown}" is not a URL (example: http://127.0.0.1:3000/webhooks)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${flag} "${text}" must be http:// or https://`);
+    throw new UsageError(`${flag} "${shown}" must be http:// or https://`);
   }
   return url;
 }
@@ -70,9 +72,16 @@ export function basicAuth(url: URL): string | undefined {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
+/** Headers the HTTP client must set itself: a user's value would make the request malformed. */
+const OWNED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection']);
+
 /** `Name: value` (or `Name=value`) → a header pair; the name must be an HTTP token. */
 export function parseHeader(text: string): [string, string] {
   const match = /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*[:=]\s?(.*)$/.exec(text);
   if (!match) throw new UsageError(`--header ${text}: expected "Name: value"`);
-  return [match[1] as string, (match[2] as string).trim()];
+  const name = match[1] as string;
+  if (OWNED_HEADERS.has(name.toLowerCase())) {
+    throw new UsageError(`--header ${name}: hookdrill sets ${name} itself for each request (it follows from the body and the URL)`);
+  }
+  return [name, (match[2] as string).trim()];
 }

@@ -1,7 +1,8 @@
 import { UsageError } from './errors.js';
 import { parseDuration } from './duration.js';
-import { STATUSES } from './inbox/index.js';
-import type { DeliveryStatus, Selector } from './inbox/index.js';
+import { PROVIDER_NAMES } from './providers/names.js';
+import { STATUSES } from './inbox/types.js';
+import type { DeliveryStatus, Selector } from './inbox/types.js';
 
 /** The row-selecting flags shared by inspect, requeue and replay. */
 export interface SelectorFlags {
@@ -28,7 +29,15 @@ export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector 
   if (flags.since) sel.since = parseTime(flags.since, '--since', now);
   if (flags.until) sel.until = parseTime(flags.until, '--until', now);
   if (flags.error) sel.error = flags.error;
-  if (flags.source) sel.source = flags.source;
+  if (flags.source) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(flags.source)) {
+      throw new UsageError(`--source ${flags.source}: no such provider (one of: ${PROVIDER_NAMES.join(', ')})`);
+    }
+    sel.source = flags.source;
+  }
+  if (sel.since !== undefined && sel.until !== undefined && sel.until <= sel.since) {
+    throw new UsageError(`--until ${flags.until} is not after --since ${flags.since}: no row can be in between`);
+  }
   return sel;
 }
 

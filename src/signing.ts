@@ -2,7 +2,7 @@ import { UsageError } from './errors.js';
 import { getProfile, getProvider } from './providers/index.js';
 import { PROVIDER_NAMES } from './providers/names.js';
 import type { Provider } from './providers/index.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
 import { resolveTiming } from './delivery/timing.js';
 import type { Timing } from './delivery/timing.js';
 import { parseDelays, parsePositiveNumber } from './options.js';
@@ -25,7 +25,12 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: stri
   if (secrets.length > 1 && !provider.rotation && !o.verifying) {
     throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
   }
-  for (const s of secrets) provider.checkSecret(s);
+  for (const s of secrets) {
+    // The README's examples write secrets as whsec_…: copied as they are, nothing would verify.
+    if (s.includes('…'))
+      throw new UsageError(`--secret ${s.slice(0, 8)}…: that is the README's placeholder; give your endpoint's signing secret`);
+    provider.checkSecret(s);
+  }
   return { provider, secrets };
 }
 
@@ -41,12 +46,20 @@ export interface TimingFlags {
 export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultScale = 1): Timing {
   const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
   const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
-  return resolveTiming(profile, {
+  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : undefined;
+  if (timeoutMs !== undefined && timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
+  const timing = resolveTiming(profile, {
     timeScale: parsePositiveNumber(o.timeScale, '--time-scale', defaultScale),
-    ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(retryDelaysMs ? { retryDelaysMs } : {}),
     noRetry: o.noRetry === true,
   });
+  if (timing.timeoutMs < 1) {
+    throw new UsageError(
+      `--time-scale ${timing.timeScale} makes the ${formatDuration(timeoutMs ?? profile.timeoutMs)} timeout ${timing.timeoutMs.toPrecision(2)} ms: no receiver can answer in under 1 ms; use a larger --time-scale`,
+    );
+  }
+  return timing;
 }
 
 /**

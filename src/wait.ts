@@ -1,15 +1,47 @@
 /** Waiting, in one place: an abortable sleep, and a wait for a condition that fails loudly. */
 
-/** Wait ms, unless the signal aborts first; resolves false when aborted. */
+/** Node's timers cannot wait longer than 2^31 - 1 ms (~24.8 days): longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * setTimeout for any delay: past Node's limit it waits in steps, so a scaled 40-day retry delay
+ * is never cut to nothing. `unref` as for setTimeout.
+ */
+export function setLongTimeout(fn: () => void, ms: number): { clear(): void; unref(): void } {
+  let timer: NodeJS.Timeout;
+  let unref = false;
+  const due = Date.now() + ms;
+  const arm = (left: number) => {
+    timer = setTimeout(
+      () => {
+        const rest = due - Date.now();
+        if (rest > 0 && left > MAX_TIMER_MS) arm(rest);
+        else fn();
+      },
+      Math.max(0, Math.min(left, MAX_TIMER_MS)),
+    );
+    if (unref) timer.unref();
+  };
+  arm(ms);
+  return {
+    clear: () => clearTimeout(timer),
+    unref: () => {
+      unref = true;
+      timer.unref();
+    },
+  };
+}
+
+/** Wait ms (any length), unless the signal aborts first; resolves false when aborted. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
+    const timer = setLongTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve(true);
     }, ms);
     const onAbort = () => {
-      clearTimeout(timer);
+      timer.clear();
       resolve(false);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

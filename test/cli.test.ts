@@ -52,7 +52,7 @@ test('bad input: one clear line and exit 2', async () => {
   );
   assertUsageError(
     await hookdrill(['send', join(dir, 'missing.json'), '--url', url, '--provider', 'stripe', '--secret', 's']),
-    /no stripe fixture/,
+    /no such fixture file: .*missing\.json/,
   );
   assertUsageError(
     await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--set', 'data.object.nope=1']),

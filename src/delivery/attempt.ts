@@ -1,8 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { basicAuth } from '../options.js';
+import { setLongTimeout } from '../wait.js';
 import type { RetryReason } from '../providers/index.js';
 
-export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'too_many_redirects' | 'other';
+export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'too_many_redirects' | 'interrupted' | 'other';
 
 /** What one HTTP attempt came to: a status, or a transport error, never both. */
 export interface AttemptOutcome {
@@ -34,6 +35,8 @@ export interface AttemptRequest {
    * the process has queued runs between the ack and the kill.
    */
   onAnswer?: (status: number) => void;
+  /** Aborts the attempt in flight (Ctrl-C must not wait out a 30 s timeout). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -102,10 +105,11 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
     const settle = (result: Exchange) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
+      req.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const timer = setTimeout(
+    const timer = setLongTimeout(
       () => {
         timedOut = true;
         controller?.abort(new Error('timeout'));
@@ -113,6 +117,13 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       },
       Math.max(0, timeoutMs),
     );
+    const onAbort = () => {
+      // Settled first: aborting makes undici report an error of its own, which must not win.
+      settle({ status: undefined, error: 'interrupted', detail: 'the run was interrupted', headers: {}, bodySnippet: undefined });
+      controller?.abort(new Error('interrupted'));
+    };
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
 
     try {
       dispatch();
@@ -127,7 +138,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
         {
           onRequestStart(c) {
             controller = c;
-            if (timedOut) c.abort(new Error('timeout'));
+            if (settled) c.abort(new Error(timedOut ? 'timeout' : 'interrupted'));
           },
           onResponseStart(_c, statusCode, responseHeaders) {
             status = statusCode;
@@ -200,6 +211,7 @@ export function retryReason(outcome: AttemptOutcome): RetryReason {
     case 'too_many_redirects':
       return 'too_many_redirects';
     case 'other':
+    case 'interrupted':
       return 'unknown_error';
     default:
       return 'http_error';

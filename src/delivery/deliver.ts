@@ -7,7 +7,6 @@ import type { Expectation } from './expect.js';
 import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
-import { MAX_TIMER_MS } from '../duration.js';
 import { sleep } from '../wait.js';
 
 export interface AttemptRecord {
@@ -107,6 +106,7 @@ export async function deliver(
         timeoutMs: timing.timeoutMs,
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.onAnswer ? { onAnswer: ctx.onAnswer } : {}),
       });
     } finally {
@@ -136,7 +136,9 @@ export async function deliver(
     const ok = status !== undefined && status >= 200 && status < 300;
     if (!ok) record.reason = lastReason = retryReason(result);
 
-    if (status !== undefined && ctx.expectation.matches(status)) {
+    if (result.error === 'interrupted') {
+      outcome = 'interrupted';
+    } else if (status !== undefined && ctx.expectation.matches(status)) {
       outcome = ok ? 'acknowledged' : 'expected';
     } else if (ok) {
       outcome = 'acknowledged';
@@ -151,7 +153,7 @@ export async function deliver(
       if (status !== undefined && timing.retryAfterStatuses.includes(status)) {
         const asked = parseRetryAfter(result.headers['retry-after'], Date.now());
         // A receiver's Retry-After is honoured, within what a timer can wait.
-        if (asked !== undefined) delay = Math.min(asked * timing.timeScale, MAX_TIMER_MS);
+        if (asked !== undefined) delay = asked * timing.timeScale;
       }
       record.nextDelayMs = delay;
       if (!(await sleep(delay, ctx.signal))) outcome = 'interrupted';

@@ -1,5 +1,6 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
-import { MAX_TIMER_MS } from '../duration.js';
+import { setMaxListeners } from 'node:events';
+import { sleep } from '../wait.js';
 import type { PreparedEvent } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
@@ -61,6 +62,13 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
   const slots = new Semaphore(Math.max(plan.concurrency, copies));
   const dispatcher = new TargetDispatcher(plan.url.origin, Math.max(plan.concurrency, copies));
   const runStartMs = performance.now();
+  // One listener on the caller's signal; every waiting delivery listens to ours instead, which may
+  // have thousands of listeners without Node warning of a leak.
+  const interrupt = new AbortController();
+  setMaxListeners(0, interrupt.signal);
+  const signal = interrupt.signal;
+  if (plan.signal?.aborted) interrupt.abort();
+  plan.signal?.addEventListener('abort', () => interrupt.abort(), { once: true });
   const ctx: DeliveryContext = {
     provider: plan.provider,
     secrets: plan.secrets,
@@ -71,7 +79,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     dispatcher,
     slots,
     runStartMs,
-    ...(plan.signal ? { signal: plan.signal } : {}),
+    signal,
   };
 
   const order = Array.from({ length: plan.count }, (_, i) => i);
@@ -111,7 +119,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
       if (plan.signal?.aborted) break;
       if (intervalMs > 0) {
         const wait = nextStart - performance.now();
-        if (wait > 0) await abortableSleep(wait, plan.signal);
+        if (wait > 0) await sleep(wait, signal);
         if (plan.signal?.aborted) break;
         nextStart = Math.max(nextStart + intervalMs, performance.now());
       }
@@ -152,18 +160,4 @@ export function shuffle<T>(items: T[], seed: number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j] as T, items[i] as T];
   }
-}
-
-/** Sleep, cut short by the signal (Ctrl-C must not wait out a slow --rate). */
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, Math.min(ms, MAX_TIMER_MS));
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

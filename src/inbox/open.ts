@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { openSqliteInbox } from './sqlite/index.js';
+import { describeSqliteError, openSqliteInbox } from './sqlite/index.js';
 import type { SqliteInbox } from './sqlite/index.js';
 
 /**
@@ -11,11 +11,12 @@ export async function openInboxForCommand(path: string | undefined, options: { r
   return openSqliteInbox(path, { create: false, readonly: options.readonly });
 }
 
-/** SQLite's "busy" after the busy timeout, as a user-facing error: another writer holds the lock. */
-export function asLockError(err: unknown, path: string): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new UsageError(`inbox ${path} is locked by another process (waited 5 s); nothing was changed`);
-  }
+/**
+ * A store error during a command, as one line for the user: locked by another writer, read-only,
+ * a full disk, an I/O error. Anything else is a bug and stays as it is.
+ */
+export function asInboxError(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new UsageError(`inbox ${path}: ${describeSqliteError(err)}`);
   return err;
 }

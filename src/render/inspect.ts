@@ -110,11 +110,14 @@ export function renderRequeue(r: RequeueResult): string {
   const lines = r.sample.length ? rowTable(r.sample, Date.now()) : [];
   if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
   const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
-  lines.push(
-    r.dryRun
-      ? `dry run: ${n(r.matched)} finished rows would move to pending (${what}); nothing changed`
-      : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
-  );
+  if (r.notFound.length) lines.push(chalk.red(`no row has the id ${r.notFound.join(', ')}`));
+  if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
+  else
+    lines.push(
+      r.dryRun
+        ? `dry run: ${n(r.matched)} finished rows would move to pending (${what}); nothing changed`
+        : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

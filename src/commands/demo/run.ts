@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { UsageError } from '../../errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoWorld, ackVsStore, inlineVsQueue, startCrm, verifyOrder } from '../../demo/scenarios.js';
@@ -34,7 +35,14 @@ export function abortDemos(): void {
 
 export async function run(): Promise<DemoResult> {
   const started = performance.now();
-  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-demo-'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'hookdrill-demo-'));
+  } catch (err) {
+    throw new UsageError(
+      `cannot make a temporary directory in ${tmpdir()} (set TMPDIR to a writable directory): ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
+  }
   const world = new DemoWorld(dir, await startCrm(), send);
   const entry = { world, dir };
   running.add(entry);

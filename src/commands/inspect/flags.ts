@@ -39,7 +39,11 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
     };
   },
   async execute(options, flags) {
-    const [{ run }, render] = await Promise.all([import('./run.js'), import('../../render/inspect.js')]);
+    const [{ run }, render, { sleep }] = await Promise.all([
+      import('./run.js'),
+      import('../../render/inspect.js'),
+      import('../../wait.js'),
+    ]);
     if (flags.body) {
       const result = await run(options);
       if (result.view !== 'delivery') return;
@@ -63,7 +67,7 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
       const text = await show();
       // On a terminal, redraw in place; piped, print one view after another.
       process.stdout.write(tty ? `\u001b[H\u001b[2J${text}` : `${text}\n`);
-      await new Promise((r) => setTimeout(r, seconds * 1000));
+      await sleep(seconds * 1000);
     }
   },
 });

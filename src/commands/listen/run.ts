@@ -80,6 +80,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
+  if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
   const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, WORKER_DEFAULTS.concurrency);
   const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
   const leaseMs = duration(o.lease, '--lease', WORKER_DEFAULTS.leaseMs);
@@ -87,6 +88,11 @@ export async function start(o: ListenOptions): Promise<Listening> {
     baseMs: duration(o.backoffBase, '--backoff-base', DEFAULT_BACKOFF.baseMs),
     maxMs: duration(o.backoffMax, '--backoff-max', DEFAULT_BACKOFF.maxMs),
   };
+  if (backoff.maxMs < backoff.baseMs) {
+    throw new UsageError(
+      `--backoff-max (${formatDuration(backoff.maxMs)}) is below --backoff-base (${formatDuration(backoff.baseMs)}): the longest delay cannot be shorter than the first`,
+    );
+  }
   if (forwardTo && leaseMs <= forwardTimeoutMs) {
     // A forward still running when its lease runs out would be claimed and sent again.
     throw new UsageError(

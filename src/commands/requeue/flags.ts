@@ -41,6 +41,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
       ...options,
       ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}),
     }).finally(() => bar?.stop());
-    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : render.renderRequeue(result));
+    const { printResult } = await import('../../cli/io.js');
+    printResult(result, flags.json, render.renderRequeue);
   },
 });

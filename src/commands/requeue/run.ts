@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { asLockError, openInboxForCommand } from '../../inbox/open.js';
+import { asInboxError, openInboxForCommand } from '../../inbox/open.js';
 import type { Selector } from '../../inbox/index.js';
 import { parseRate } from '../../options.js';
 import { parseSelector } from '../../selector.js';
@@ -28,6 +28,10 @@ export interface RequeueResult {
   resetAttempts: boolean;
   /** The first rows that match, to check before the real thing. */
   sample: RowSummary[];
+  /** --id values that name no row of the inbox at all (a typo, or another inbox). */
+  notFound: string[];
+  /** False when an --id named no row: the CLI exits 1. */
+  ok: boolean;
 }
 
 const SAMPLE = 10;
@@ -49,7 +53,20 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     const finished: Selector = { ...selector, statuses: selector.statuses ?? ['done', 'dead'] };
     const matched = await inbox.count(finished);
     const sample = (await inbox.select(finished, { limit: SAMPLE })).map(rowSummary);
-    const base = { command: 'requeue' as const, inbox: inbox.location, selector, matched, resetAttempts: o.resetAttempts === true, sample };
+    const present = selector.ids
+      ? new Set((await inbox.select({ ids: selector.ids }, { limit: selector.ids.length })).map((r) => r.deliveryId))
+      : undefined;
+    const notFound = (selector.ids ?? []).filter((id) => !present?.has(id));
+    const base = {
+      command: 'requeue' as const,
+      inbox: inbox.location,
+      selector,
+      matched,
+      resetAttempts: o.resetAttempts === true,
+      sample,
+      notFound,
+      ok: notFound.length === 0,
+    };
     if (o.dryRun) return { ...base, dryRun: true, moved: 0 };
 
     // Small transactions, so a worker and a receiver writing the same file wait milliseconds, not
@@ -73,7 +90,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     });
     return { ...base, dryRun: false, moved };
   } catch (err) {
-    throw asLockError(err, inbox.location);
+    throw asInboxError(err, inbox.location);
   } finally {
     await inbox.close();
   }

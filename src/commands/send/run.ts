@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
-import { applyOverrides, compileFixture, parseOverride, resolveFixtures } from '../../fixtures.js';
+import { existsSync } from 'node:fs';
+import { applyOverrides, compileFixture, looksLikeAPath, parseOverride, resolveFixtures } from '../../fixtures.js';
 import type { EventFactory, Fixture } from '../../fixtures.js';
 import { isProviderName } from '../../providers/index.js';
 import { resolveSigner, resolveTimingFlags } from '../../signing.js';
@@ -119,6 +120,8 @@ export async function run(o: SendOptions): Promise<SendResult> {
 }
 
 function inferProvider(fixtures: readonly string[]): ProviderName | undefined {
+  // A file that is not there is the first thing to say, before any missing --provider.
+  for (const f of fixtures) if (looksLikeAPath(f) && !existsSync(f)) throw new UsageError(`no such fixture file: ${f}`);
   const heads = new Set(fixtures.map((f) => f.split('/')[0] as string));
   const [only] = heads;
   return heads.size === 1 && only !== undefined && isProviderName(only) ? only : undefined;

@@ -129,6 +129,13 @@ function checkIdentity(db: Database.Database, path: string, readonly: boolean): 
   if (appId !== APPLICATION_ID) {
     throw new InboxOpenError(`${path} is not a hookdrill inbox (a SQLite database of something else)`);
   }
+  if (!tables.includes('hookdrill_migrations')) {
+    // Ours, with tables, but no ledger: which migrations ran cannot be known, and guessing could
+    // run one twice. Every command refuses the same way rather than suggest an upgrade that fails.
+    throw new InboxOpenError(
+      `inbox ${path} has lost its migration ledger (the hookdrill_migrations table), so its schema version is unknown; restore the file from a backup`,
+    );
+  }
   const row = tables.includes('hookdrill_migrations')
     ? (db.prepare('SELECT MAX(version) AS v FROM hookdrill_migrations').get() as { v: number | null })
     : { v: 0 };
