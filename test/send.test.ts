@@ -399,7 +399,15 @@ test('a timeout longer than a Node timer can hold is honoured, and an interrupt 
   const controller = new AbortController();
   try {
     const started = performance.now();
-    const pending = run({ url: server.url, provider: 'stripe', secrets: ['s'], timeout: '20d', timeScale: '2', noRetry: true, signal: controller.signal });
+    const pending = run({
+      url: server.url,
+      provider: 'stripe',
+      secrets: ['s'],
+      timeout: '20d',
+      timeScale: '2',
+      noRetry: true,
+      signal: controller.signal,
+    });
     await new Promise((r) => setTimeout(r, 300));
     controller.abort();
     const result = await pending;

@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openSqliteInbox } from '../src/inbox/index.js';
+import { BIN, hookdrill } from './helpers/cli.js';
+import { reply, startServer } from './helpers/server.js';
+import { tempDir } from './helpers/tmp.js';
+
+/** Bad input: exit 2, one line naming the problem, no stack trace, nothing on stdout. */
+function usage(r: { code: number | null; stderr: string; stdout: string }, pattern: RegExp): void {
+  assert.equal(r.code, 2, `${r.stderr}${r.stdout}`);
+  assert.match(r.stderr, pattern);
+  assert.equal(r.stderr.trim().split('\n').length, 1, `expected one line, got:\n${r.stderr}`);
+  assert.doesNotMatch(r.stderr, /\n\s+at |internal error/);
+}
+
+const URL_ = 'http://127.0.0.1:1/';
+const S = ['--provider', 'stripe', '--secret', 'whsec_rough'];
+
+test('fixtures that are not what they seem: too deep, a FIFO, /dev/null, missing without --provider; a BOM is fine', async () => {
+  const dir = tempDir();
+  const deep = join(dir, 'deep.json');
+  writeFileSync(
+    deep,
+    `{"id":"evt_1","object":"event","type":"invoice.paid","data":{"object":${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}}}`,
+  );
+  usage(await hookdrill(['send', deep, '--url', URL_, ...S, '--no-retry']), /nested 5003 levels deep; hookdrill takes up to 512/);
+  usage(await hookdrill(['chaos', deep, '--receiver', 'true', '--url', URL_, ...S, '--stored', 'true']), /nested 5003 levels deep/);
+  const fifo = join(dir, 'fifo.json');
+  execFileSync('mkfifo', [fifo]);
+  usage(await hookdrill(['send', fifo, '--url', URL_, ...S]), /fifo\.json is not a regular file/);
+  usage(await hookdrill(['send', '/dev/null', '--url', URL_, ...S]), /\/dev\/null is not a regular file/);
+  usage(await hookdrill(['send', './nope.json', '--url', URL_]), /no such fixture file: \.\/nope\.json/);
+  const bom = join(dir, 'bom.json');
+  writeFileSync(bom, `\uFEFF{"id":"evt_bom","object":"event","type":"invoice.paid","data":{"object":{}}}`);
+  const server = await startServer((_req, res) => reply(res, 200));
+  try {
+    const r = await hookdrill(['send', bom, '--url', server.url, ...S, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(server.requests[0]?.rawBody.toString() ?? '{}').object, 'event');
+  } finally {
+    await server.close();
+  }
+});
+
+test('inboxes that cannot be used: /dev/null, a lost migration ledger — one line, exit 2', async () => {
+  usage(await hookdrill(['listen', ...S, '--port', '0', '--inbox', '/dev/null']), /inbox \/dev\/null/);
+  usage(await hookdrill(['requeue', '--inbox', '/dev/null', '--status', 'dead']), /inbox \/dev\/null/);
+  const path = join(tempDir(), 'inbox.db');
+  await openSqliteInbox(path).close();
+  const db = new Database(path);
+  db.exec('DROP TABLE hookdrill_migrations');
+  db.close();
+  for (const args of [
+    ['inspect', '--inbox', path],
+    ['requeue', '--inbox', path, '--status', 'dead'],
+    ['listen', ...S, '--port', '0', '--inbox', path],
+  ]) {
+    usage(await hookdrill(args), /has lost its migration ledger .* restore the file from a backup/);
+  }
+});
+
+test('requeue --id for ids no row has: says which, exits 1', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await openSqliteInbox(path).close();
+  const r = await hookdrill(['requeue', '--inbox', path, '--id', 'evt_nope', '--id', 'evt_also_nope']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /no row has the id evt_nope, evt_also_nope/);
+  assert.match(r.stdout, /no finished row matched/);
+  assert.doesNotMatch(r.stdout, /requeued 0 of 0/);
+});
+
+test('the environment: a missing TMPDIR for demo, output to a full device, help for a mistyped command', async () => {
+  usage(await hookdrill(['demo'], { TMPDIR: '/nonexistent/tmp' }), /cannot make a temporary directory in \/nonexistent\/tmp \(set TMPDIR/);
+  const full = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'fixtures'], { stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+  assert.equal(full.code, 2, full.stderr);
+  assert.equal(full.stderr, 'hookdrill: cannot write the output: ENOSPC\n');
+  const help = await hookdrill(['help', 'sned']);
+  assert.equal(help.code, 2);
+  assert.equal(help.stderr, "hookdrill: unknown command 'sned' (did you mean send?)\n");
+});
+
+test('values that cannot be meant are refused', async () => {
+  const inbox = join(tempDir(), 'inbox.db');
+  await openSqliteInbox(inbox).close();
+  usage(await hookdrill(['send', '--url', URL_, ...S, '--timeout', '0']), /--timeout 0: a timeout must be above 0/);
+  usage(await hookdrill(['send', '--url', URL_, ...S, '--time-scale', '1e-9']), /--time-scale 1e-9 makes the 20s timeout .* under 1 ms/);
+  usage(await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--tolerance', '0']), /--tolerance 0: at least 1s/);
+  usage(
+    await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--backoff-base', '1m', '--backoff-max', '10s']),
+    /--backoff-max \(10s\) is below --backoff-base \(1m\)/,
+  );
+  usage(await hookdrill(['inspect', '--inbox', inbox, '--since', '1h', '--until', '2h']), /--until 2h is not after --since 1h/);
+  usage(await hookdrill(['inspect', '--inbox', inbox, '--source', 'strpe']), /--source strpe: no such provider/);
+  usage(await hookdrill(['send', '--url', URL_, '--provider', 'stripe', '--secret', 'whsec_…']), /README's placeholder/);
+  usage(
+    await hookdrill(['send', '--url', URL_, ...S, '--header', 'Content-Length: 5']),
+    /--header Content-Length: hookdrill sets Content-Length itself/,
+  );
+  const withPassword = await hookdrill(['send', '--url', 'http://alice:hunter2@[bad/x', ...S]);
+  usage(withPassword, /--url "http:\/\/alice:\*\*\*@\[bad\/x" is not a URL/);
+  assert.doesNotMatch(withPassword.stderr, /hunter2/);
+  const since = await hookdrill(['inspect', '--inbox', inbox, '--since', '30d']);
+  assert.equal(since.code, 0, since.stderr);
+});
+
+test('send --count 11 to an unreachable URL: no MaxListenersExceededWarning', async () => {
+  const r = await hookdrill(['send', '--url', URL_, ...S, '--count', '11', '--retry-delays', '10ms,10ms']);
+  assert.equal(r.code, 1);
+  assert.doesNotMatch(r.stderr, /MaxListeners|Warning/);
+});
