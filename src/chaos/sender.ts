@@ -29,7 +29,16 @@ export class ChaosSender {
   private readonly slots: Semaphore;
   private runStartMs = performance.now();
 
-  constructor(private readonly o: { provider: Provider; secrets: readonly string[]; url: URL; timing: Timing; concurrency: number }) {
+  constructor(
+    private readonly o: {
+      provider: Provider;
+      secrets: readonly string[];
+      url: URL;
+      timing: Timing;
+      concurrency: number;
+      signal?: AbortSignal;
+    },
+  ) {
     this.dispatcher = new TargetDispatcher(o.url.origin, o.concurrency);
     this.slots = new Semaphore(o.concurrency);
   }
@@ -56,6 +65,7 @@ export class ChaosSender {
       dispatcher: this.dispatcher,
       slots: this.slots,
       runStartMs: this.runStartMs,
+      ...(this.o.signal ? { signal: this.o.signal } : {}),
       ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
     };
     await Promise.all(

@@ -32,16 +32,28 @@ export function printResult<R extends { ok: boolean }>(result: R, json: boolean 
   process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
 }
 
-/** The first Ctrl-C stops sending and reports what happened; a second one leaves at once. */
-export function interruptOnSigint(): { signal: AbortSignal; dispose(): void } {
+/**
+ * The first Ctrl-C (or SIGTERM, as a CI job's timeout sends, or SIGHUP) stops the work and reports
+ * what happened; a second one leaves at once. `onSecond` runs first (chaos kills its receiver).
+ */
+export function interruptOnSigint(onSecond?: () => void): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write('\nhookdrill: interrupted; finishing requests in flight (Ctrl-C again to quit now)\n');
+  const onSignal = (name: keyof typeof SIGNAL_EXIT) => {
+    if (controller.signal.aborted) {
+      onSecond?.();
+      process.exit(SIGNAL_EXIT[name]);
+    }
+    process.stderr.write(
+      `\nhookdrill: ${name === 'SIGINT' ? 'interrupted' : name}; stopping and reporting what was done (Ctrl-C again to quit now)\n`,
+    );
     controller.abort();
   };
-  process.on('SIGINT', onSigint);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
+  const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
+  for (const n of names) process.on(n, onSignal);
+  const dispose = () => {
+    for (const n of names) process.off(n, onSignal);
+  };
+  return { signal: controller.signal, dispose };
 }
 
 /** The shell's exit code for a signal: 128 + its number. */

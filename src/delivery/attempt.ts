@@ -15,11 +15,14 @@ export interface AttemptOutcome {
   redirects: number;
   /** Response headers the sender acts on (Retry-After, X-Slack-No-Retry), lowercased. */
   headers: Record<string, string>;
-  /** The first bytes of a non-2xx answer, which usually say why (e.g. "invalid signature"). */
+  /** The first bytes of the answer (a non-2xx one usually says why, e.g. "invalid signature"). */
   bodySnippet?: string;
+  /** With `wire`: every response header and the first 4 KiB of the body, for --verbose. */
+  wire?: { headers: Record<string, string>; body: string };
 }
 
 const SNIPPET_BYTES = 200;
+const WIRE_BYTES = 4096;
 const KEPT_HEADERS = ['retry-after', 'x-slack-no-retry', 'location'];
 
 export interface AttemptRequest {
@@ -37,6 +40,8 @@ export interface AttemptRequest {
   onAnswer?: (status: number) => void;
   /** Aborts the attempt in flight (Ctrl-C must not wait out a 30 s timeout). */
   signal?: AbortSignal;
+  /** Keep the whole answer's headers and more of its body (send --verbose). */
+  wire?: boolean;
 }
 
 /**
@@ -76,11 +81,21 @@ export async function attempt(req: AttemptRequest): Promise<AttemptOutcome> {
       const detail = `more than ${req.maxRedirects} redirects`;
       return { status: undefined, error: 'too_many_redirects', detail, latencyMs, redirects, headers: res.headers, bodySnippet: undefined };
     }
-    return { status, error: undefined, detail: undefined, latencyMs, redirects, headers: res.headers, bodySnippet: res.bodySnippet };
+    return {
+      status,
+      error: undefined,
+      detail: undefined,
+      latencyMs,
+      redirects,
+      headers: res.headers,
+      bodySnippet: res.bodySnippet,
+      ...(res.wire ? { wire: res.wire } : {}),
+    };
   }
 }
 
 interface Exchange {
+  wire?: { headers: Record<string, string>; body: string };
   status?: number;
   headers: Record<string, string>;
   bodySnippet?: string;
@@ -99,6 +114,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
     let headers: Record<string, string> = {};
     let snippet: Buffer[] | undefined;
     let snippetBytes = 0;
+    let wireHeaders: Record<string, string> | undefined;
     let timedOut = false;
     let settled = false;
     let controller: { abort(reason: Error): void } | undefined;
@@ -143,10 +159,11 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
           onResponseStart(_c, statusCode, responseHeaders) {
             status = statusCode;
             headers = keptHeaders(responseHeaders);
-            if (statusCode < 200 || statusCode >= 300) snippet = [];
+            if (req.wire) wireHeaders = allHeaders(responseHeaders);
+            snippet = [];
           },
           onResponseData(_c, chunk) {
-            if (snippet && snippetBytes < SNIPPET_BYTES) {
+            if (snippet && snippetBytes < (req.wire ? WIRE_BYTES : SNIPPET_BYTES)) {
               snippet.push(chunk);
               snippetBytes += chunk.length;
             }
@@ -156,7 +173,15 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
               status !== undefined && !(status >= 300 && status < 400 && headers.location !== undefined && req.maxRedirects > 0);
             if (final && !settled) req.onAnswer?.(status as number);
             const text = snippet ? snippetText(snippet) : undefined;
-            settle({ status, headers, bodySnippet: text, error: undefined, detail: undefined });
+            const wire = wireHeaders
+              ? {
+                  headers: wireHeaders,
+                  body: Buffer.concat(snippet ?? [])
+                    .subarray(0, WIRE_BYTES)
+                    .toString('utf8'),
+                }
+              : undefined;
+            settle({ status, headers, bodySnippet: text, error: undefined, detail: undefined, ...(wire ? { wire } : {}) });
           },
           onResponseError(_c, err) {
             settle(timedOut ? { error: 'timeout', headers: {} } : { ...classify(err), headers: {} });
@@ -170,6 +195,12 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
 function snippetText(chunks: Buffer[]): string | undefined {
   const text = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
   return text === '' ? undefined : text;
+}
+
+function allHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
 }
 
 function keptHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

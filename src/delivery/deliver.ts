@@ -8,6 +8,7 @@ import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
 import { sleep } from '../wait.js';
+import { displayUrl } from '../options.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */
@@ -51,6 +52,24 @@ export interface DeliveryRecord {
   met: boolean;
 }
 
+export interface RetryScheduled {
+  deliveryId: string;
+  eventType: string;
+  /** The attempt that failed (its `nextDelayMs` is the wait). */
+  failed: AttemptRecord;
+  /** When the next attempt is due (unix ms). */
+  dueAt: number;
+}
+
+/** One attempt as it went over the wire (send --verbose): what was sent, and what came back. */
+export interface WireExchange {
+  deliveryId: string;
+  n: number;
+  request: { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string>; body: string };
+  error?: string;
+}
+
 export interface DeliveryContext {
   provider: Provider;
   secrets: readonly string[];
@@ -65,6 +84,10 @@ export interface DeliveryContext {
   signal?: AbortSignal;
   /** Told of every attempt as soon as its answer is in. */
   onAttempt?: (attempt: AttemptRecord, event: PreparedEvent) => void;
+  /** Told of each attempt's full request and answer (send --verbose); costs a copy of both. */
+  onWire?: (w: WireExchange) => void;
+  /** Told when a retry is scheduled: which delivery, the attempt that failed, and the wait before the next. */
+  onRetryScheduled?: (retry: RetryScheduled) => void;
   /** Told synchronously, inside the HTTP client's callback, of each final status (chaos kills on the K-th 2xx). */
   onAnswer?: (status: number) => void;
 }
@@ -107,6 +130,7 @@ export async function deliver(
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.onWire ? { wire: true } : {}),
         ...(ctx.onAnswer ? { onAnswer: ctx.onAnswer } : {}),
       });
     } finally {
@@ -129,6 +153,17 @@ export async function deliver(
       bodySnippet: result.bodySnippet,
     };
     attempts.push(record);
+    if (ctx.onWire) {
+      // Credentials derived from the URL are never shown; the signature is not a secret.
+      const shown = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? '***' : v]));
+      ctx.onWire({
+        deliveryId: event.deliveryId,
+        n,
+        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: event.rawBody.toString('utf8') },
+        ...(result.status !== undefined && result.wire ? { response: { status: result.status, ...result.wire } } : {}),
+        ...(result.error ? { error: `${result.error}${result.detail ? ` (${result.detail})` : ''}` } : {}),
+      });
+    }
     ctx.onAttempt?.(record, event);
     if (result.status !== undefined) finalStatus = result.status;
 
@@ -156,6 +191,7 @@ export async function deliver(
         if (asked !== undefined) delay = asked * timing.timeScale;
       }
       record.nextDelayMs = delay;
+      ctx.onRetryScheduled?.({ deliveryId: event.deliveryId, eventType: event.eventType, failed: record, dueAt: Date.now() + delay });
       if (!(await sleep(delay, ctx.signal))) outcome = 'interrupted';
     }
   }

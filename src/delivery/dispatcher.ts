@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { rootCertificates } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { Agent, Client, Dispatcher, Pool } from 'undici';
 
@@ -14,14 +15,15 @@ export class TargetDispatcher extends Dispatcher {
   constructor(
     private readonly origin: string,
     private readonly connections: number,
+    private readonly tls: TlsOptions = {},
   ) {
     super();
-    this.pool = new Pool(origin, { connections, pipelining: 1 });
+    this.pool = new Pool(origin, { connections, pipelining: 1, connect: tlsConnect(tls) });
   }
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (String(options.origin) === this.origin) return this.pool.dispatch(options, handler);
-    this.others ??= new Agent({ connections: this.connections, pipelining: 1 });
+    this.others ??= new Agent({ connections: this.connections, pipelining: 1, connect: tlsConnect(this.tls) });
     return this.others.dispatch(options, handler);
   }
 
@@ -32,6 +34,21 @@ export class TargetDispatcher extends Dispatcher {
   override async destroy(): Promise<void> {
     await Promise.all([this.pool.destroy(), this.others?.destroy()]);
   }
+}
+
+/** How to trust a receiver's TLS certificate: a CA of one's own (PEM), or, with insecure, not at all. */
+export interface TlsOptions {
+  /** PEM text of the CA(s) that signed the receiver's certificate, beside the system's. */
+  ca?: string;
+  /** Accept any certificate (self-signed, expired, another name): for local receivers only. */
+  insecure?: boolean;
+}
+
+function tlsConnect(tls: TlsOptions): { rejectUnauthorized?: boolean; ca?: string[] } {
+  return {
+    ...(tls.insecure ? { rejectUnauthorized: false } : {}),
+    ...(tls.ca ? { ca: [...rootCertificates, tls.ca] } : {}),
+  };
 }
 
 let warmed: Promise<void> | undefined;

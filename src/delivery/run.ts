@@ -1,10 +1,11 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
+import type { TlsOptions } from './dispatcher.js';
 import { setMaxListeners } from 'node:events';
 import { sleep } from '../wait.js';
 import type { PreparedEvent } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
-import type { DeliveryContext, DeliveryRecord } from './deliver.js';
+import type { DeliveryContext, DeliveryRecord, RetryScheduled, WireExchange } from './deliver.js';
 import type { Expectation } from './expect.js';
 import { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
@@ -30,6 +31,12 @@ export interface RunPlan {
   extraHeaders: readonly (readonly [string, string])[];
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** How to trust the receiver's certificate (--ca, --insecure). */
+  tls?: TlsOptions;
+  /** Each delivery as soon as it is final (the CLI prints its line then, not at the end). */
+  onDelivery?: (record: DeliveryRecord) => void;
+  onRetryScheduled?: (retry: RetryScheduled) => void;
+  onWire?: (w: WireExchange) => void;
 }
 
 export interface EventSource {
@@ -60,7 +67,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
   const copies = plan.duplicates;
   // All copies of an event go out together, so there must be room for them at once.
   const slots = new Semaphore(Math.max(plan.concurrency, copies));
-  const dispatcher = new TargetDispatcher(plan.url.origin, Math.max(plan.concurrency, copies));
+  const dispatcher = new TargetDispatcher(plan.url.origin, Math.max(plan.concurrency, copies), plan.tls);
   const runStartMs = performance.now();
   // One listener on the caller's signal; every waiting delivery listens to ours instead, which may
   // have thousands of listeners without Node warning of a leak.
@@ -80,6 +87,8 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     slots,
     runStartMs,
     signal,
+    ...(plan.onRetryScheduled ? { onRetryScheduled: plan.onRetryScheduled } : {}),
+    ...(plan.onWire ? { onWire: plan.onWire } : {}),
   };
 
   const order = Array.from({ length: plan.count }, (_, i) => i);
@@ -108,6 +117,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     deliveries.push(record);
     progress.done++;
     if (!record.met) progress.failed++;
+    plan.onDelivery?.(record);
     plan.onProgress?.(progress);
     if (!producing && deliveries.length === started) finishAll();
   };

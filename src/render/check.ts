@@ -1,15 +1,25 @@
 import chalk from 'chalk';
 import { junitReport, xml } from './xml.js';
-import type { CheckResult } from '../commands/check/run.js';
+import type { CaseReport, CheckResult } from '../commands/check/run.js';
+import { CASE_NAMES } from '../check/cases.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
 
+/** The names are known before anything runs, so lines printed as cases finish still align. */
+const WIDTH = Math.max(...CASE_NAMES.map((n) => n.length));
+
+/** One case, as it finishes. */
+export function renderCaseLine(c: CaseReport): string {
+  return `${MARK[c.status]} ${c.name.padEnd(WIDTH)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}\n`;
+}
+
 export function renderCheck(r: CheckResult): string {
-  const width = Math.max(...r.cases.map((c) => c.name.length));
-  const lines = r.cases.map(
-    (c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}`,
-  );
-  lines.push('');
+  return `${r.cases.map(renderCaseLine).join('')}${renderCheckEnd(r)}`;
+}
+
+/** After the case lines: where, with what store, and the verdict. */
+export function renderCheckEnd(r: CheckResult): string {
+  const lines = [''];
   lines.push(
     chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`),
   );

@@ -61,17 +61,30 @@ export function selectorText(s: Selector): string {
   return parts.join(' ') || 'everything';
 }
 
-export function rowTable(list: readonly RowSummary[], now: number): string[] {
+/** The widest each column may be; one row with a 200 KB id must not pad every row to 200 KB. */
+const COLUMN_MAX = [40, 32, 7, 5, 40, 20];
+
+/** Cut to n characters, marking the cut; full values stay in --json. */
+function cut(text: string, n: number): string {
+  return text.length <= n ? text : `${text.slice(0, Math.max(0, n - 1))}…`;
+}
+
+export function rowTable(list: readonly RowSummary[], now: number, columns = process.stdout.columns || 160): string[] {
   const header = ['id', 'type', 'status', 'att', 'received', 'next attempt', 'last error'];
-  const cells = list.map((x) => [
+  const raw = list.map((x) => [
     x.deliveryId,
     x.eventType ?? '',
     x.status,
     String(x.attempts),
     `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
     x.nextAttemptAt === undefined ? '' : x.nextAttemptAt <= now ? 'due' : `in ${formatDuration(x.nextAttemptAt - now)}`,
-    (x.lastError ?? '').slice(0, 80),
+    x.lastError ?? '',
   ]);
+  const fixed = raw.map((c) => c.map((v, i) => (i < COLUMN_MAX.length ? cut(v, COLUMN_MAX[i] as number) : v)));
+  // The last error gets what is left of the terminal's width (at least 20 characters).
+  const used = header.slice(0, -1).map((h, i) => Math.max(h.length, ...fixed.map((c) => (c[i] ?? '').length)) + 2);
+  const left = Math.max(20, columns - used.reduce((a, b) => a + b, 0));
+  const cells = fixed.map((c) => c.map((v, i) => (i === c.length - 1 ? cut(v, left) : v)));
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: string[]) =>
     c

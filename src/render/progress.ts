@@ -2,6 +2,8 @@ import type { Progress } from '../delivery/run.js';
 
 export interface ProgressBar {
   update(p: Progress): void;
+  /** Take the bar off the line, so another line can be printed; the next update draws it again. */
+  clear(): void;
   stop(): void;
 }
 
@@ -27,6 +29,11 @@ export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): 
       if (now - last < 100 && p.done < p.total) return; // ten redraws a second are plenty
       last = now;
       draw(p);
+    },
+    clear() {
+      if (drawn) stream.write('\r\u001b[K');
+      drawn = false;
+      last = 0;
     },
     stop() {
       if (drawn) stream.write('\r\u001b[K');

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { AttemptRecord, DeliveryRecord } from '../delivery/deliver.js';
+import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
 import type { SendResult } from '../commands/send/run.js';
 import { formatDuration } from '../duration.js';
 
@@ -11,12 +11,37 @@ export function renderSend(result: Omit<SendResult, 'command'>, opts: { quiet?: 
     lines.push(deliveryLine(d, result.duplicates > 1, result.expect));
   }
   if (lines.length > 0) lines.push('');
-  lines.push(timingLine(result));
-  lines.push(summaryLine(result));
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}${renderSendEnd(result)}`;
 }
 
-function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): string {
+/** The end of send's output, after the delivery lines (printed as they finished): timing and summary. */
+export function renderSendEnd(result: Omit<SendResult, 'command'>): string {
+  return `${timingLine(result)}\n${summaryLine(result)}\n`;
+}
+
+/** A retry being scheduled, for stderr: which delivery, why, and when the next attempt is due. */
+export function retryLine(r: RetryScheduled): string {
+  const a = r.failed;
+  const why =
+    a.status !== undefined ? String(a.status) : `${a.error ?? 'error'}${a.detail && a.detail !== a.error ? ` (${a.detail})` : ''}`;
+  const at = new Date(r.dueAt).toISOString().slice(11, 19);
+  return `${chalk.yellow('retry')} ${r.deliveryId} ${chalk.cyan(r.eventType)}: attempt ${a.n} got ${why}; attempt ${a.n + 1} in ${formatDuration(a.nextDelayMs ?? 0)}, at ${at} UTC\n`;
+}
+
+/** One attempt as it went over the wire, for --verbose (stderr): request, then answer. */
+export function wireText(w: WireExchange): string {
+  const out = [chalk.bold(`> ${w.request.method} ${w.request.url}  (${w.deliveryId}, attempt ${w.n})`)];
+  for (const [k, v] of Object.entries(w.request.headers)) out.push(`> ${k}: ${v}`);
+  out.push('>', ...w.request.body.split('\n').map((l) => `> ${l}`));
+  if (w.response) {
+    out.push(chalk.bold(`< ${w.response.status}`));
+    for (const [k, v] of Object.entries(w.response.headers)) out.push(`< ${k}: ${v}`);
+    out.push('<', ...w.response.body.split('\n').map((l) => `< ${l}`));
+  } else out.push(chalk.red(`< no answer: ${w.error ?? 'error'}`));
+  return `${out.join('\n')}\n\n`;
+}
+
+export function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): string {
   const mark = d.met ? chalk.green('✓') : chalk.red('✗');
   const copy = showCopy ? chalk.dim(` copy ${d.copy}`) : '';
   const attempts = d.attempts.map(attemptText).join(chalk.dim(' → '));

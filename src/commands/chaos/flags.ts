@@ -101,17 +101,13 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       import('../../cli/io.js'),
     ]);
     if (flags.junit) io.checkWritable(flags.junit);
-    // Ctrl-C, or a CI job's timeout (SIGTERM): no receiver may outlive hookdrill.
-    const onSignal = (signal: keyof typeof io.SIGNAL_EXIT) => {
-      killAllReceivers();
-      process.stderr.write(`\nhookdrill: ${signal}; the receiver was killed\n`);
-      process.exit(io.SIGNAL_EXIT[signal]);
-    };
-    const signals = Object.keys(io.SIGNAL_EXIT) as (keyof typeof io.SIGNAL_EXIT)[];
-    for (const s of signals) process.once(s, onSignal);
-    const result = await run({ ...options, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(() => {
-      for (const s of signals) process.off(s, onSignal);
-    });
+    // Ctrl-C, or a CI job's timeout (SIGTERM): the round in hand ends with its kill and what was
+    // done is reported; a second signal kills the receiver and leaves at once. No receiver
+    // outlives hookdrill either way.
+    const stop = io.interruptOnSigint(killAllReceivers);
+    const result = await run({ ...options, abort: stop.signal, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(
+      () => stop.dispose(),
+    );
     if (flags.junit) io.writeAtomically(flags.junit, renderChaosJunit(result));
     io.printResult(result, flags.json, renderChaos);
   },

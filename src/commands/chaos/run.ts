@@ -44,6 +44,8 @@ export interface ChaosOptions {
   onRound?: (round: ChaosRound) => void;
   /** Told when chaos waits for rows still leased by a killed worker (the CLI says so on stderr). */
   onSettleWait?: (wait: SettleWait) => void;
+  /** Stops the run after the round in hand (its receiver killed) and reports what was done. */
+  abort?: AbortSignal;
 }
 
 export type { ChaosRound, ChaosTotals } from '../../chaos/accounting.js';
@@ -63,6 +65,8 @@ export interface ChaosResult {
   receiverStarts: number;
   /** How long chaos waited, after --settle, for rows still leased or pending (--inbox with --processed). */
   settleWaitMs?: number;
+  /** Stopped early by an interrupt: the rounds done are reported, and the run does not pass. */
+  interrupted: boolean;
   /** Why the run failed, one line each (lost, refused, never processed, nothing acknowledged). */
   problems: string[];
   rounds: ChaosRound[];
@@ -107,7 +111,8 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const mask = (text: string) => maskSecrets(text, secrets);
 
   const supervisor = new Supervisor({ command: o.receiver, host, port, env, readyTimeoutMs });
-  const sender = new ChaosSender({ provider, secrets, url, timing, concurrency });
+  const sender = new ChaosSender({ provider, secrets, url, timing, concurrency, ...(o.abort ? { signal: o.abort } : {}) });
+  const interrupted = () => o.abort?.aborted === true;
   const tracked: ChaosDelivery[] = [];
   const kills: RoundKill[] = [];
   let settleWaitMs: number | undefined;
@@ -118,7 +123,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       await sender.warmUp();
       await supervisor.start();
       let lastPhaseMs: number | undefined;
-      for (let round = 1; round <= rounds; round++) {
+      for (let round = 1; round <= rounds && !interrupted(); round++) {
         if (!supervisor.running) await supervisor.start();
         await sender.retryUnacknowledged(tracked);
 
@@ -182,11 +187,14 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           ...(signal === 'SIGTERM' ? { escalated } : {}),
         });
       }
-      // Back up once more, let the sender's retries through, let the receiver's work settle.
-      await supervisor.start();
-      await sender.retryUnacknowledged(tracked);
-      await sleep(settleMs);
-      if (probe.kind === 'inbox' && o.processed) {
+      // Back up once more, let the sender's retries through, let the receiver's work settle
+      // (interrupted: report what the rounds done left in the store, now).
+      if (!interrupted()) {
+        await supervisor.start();
+        await sender.retryUnacknowledged(tracked);
+        await sleep(settleMs, o.abort);
+      }
+      if (probe.kind === 'inbox' && o.processed && !interrupted()) {
         const waited = await waitForRows(
           probe.path,
           probe.source,
@@ -232,10 +240,14 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       target: { https: url.protocol === 'https:', timeoutMs: timing.timeoutMs },
     });
     for (const r of verdict.rounds) o.onRound?.(r);
+    const problems = interrupted()
+      ? [`interrupted after ${kills.length} of ${rounds} rounds: the rounds done are reported, the run is not a pass`, ...verdict.problems]
+      : verdict.problems;
     return {
       command: 'chaos',
-      ok: verdict.problems.length === 0,
-      problems: verdict.problems,
+      ok: problems.length === 0,
+      interrupted: interrupted(),
+      problems,
       provider: provider.name,
       url: displayUrl(url),
       receiver: mask(o.receiver),

@@ -1,4 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
+import { declareTls, tlsOptions } from '../../flags/tls.js';
+import type { TlsFlags } from '../../flags/tls.js';
 import { pick } from '../../cli/io.js';
 import { declareOutput } from '../../flags/output.js';
 import type { OutputFlags } from '../../flags/output.js';
@@ -6,14 +8,16 @@ import { declareSigner, signerOptions } from '../../flags/signer.js';
 import type { SignerFlags } from '../../flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
 import type { CheckOptions } from './run.js';
+import { CHECK_DEFAULTS } from './defaults.js';
 
-export interface CheckFlags extends SignerFlags, OutputFlags {
+export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url: string;
   inbox?: string;
   stored?: string;
   only?: string;
   skip?: string;
   maxBytes?: string;
+  timeout?: string;
 }
 
 export const check = defineCommand<CheckFlags, CheckOptions>({
@@ -23,27 +27,31 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .description('run a conformance battery against a receiver and name every way it mishandles webhooks')
       .requiredOption('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks');
     declareSigner(cmd, { provider: 'whose signing to use', secret: 'signing secret' });
+    declareTls(cmd);
     cmd
       .option('--inbox <file>', 'check what was stored in this hookdrill inbox')
       .option('--stored <command>', 'or: a command printing the stored delivery ids, one per line')
       .option('--only <cases>', 'run only these cases (comma list)')
       .option('--skip <cases>', 'skip these cases (comma list)')
+      .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
       .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`);
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per case' });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'inbox', 'stored', 'only', 'skip', 'maxBytes']),
+    ...pick(flags, ['url', 'inbox', 'stored', 'only', 'skip', 'maxBytes', 'timeout']),
     ...signerOptions(flags, env),
+    ...tlsOptions(flags),
   }),
   async execute(options, flags) {
-    const [{ run }, { renderCheck, renderCheckJunit }, io] = await Promise.all([
+    const [{ run }, { renderCaseLine, renderCheckEnd, renderCheckJunit }, io] = await Promise.all([
       import('./run.js'),
       import('../../render/check.js'),
       import('../../cli/io.js'),
     ]);
     if (flags.junit) io.checkWritable(flags.junit);
-    const result = await run(options);
+    // Each case's line as it finishes: a receiver that hangs shows where, not minutes of nothing.
+    const result = await run({ ...options, ...(flags.json ? {} : { onCase: (c) => process.stdout.write(renderCaseLine(c)) }) });
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
-    io.printResult(result, flags.json, renderCheck);
+    io.printResult(result, flags.json, renderCheckEnd);
   },
 });

@@ -1,6 +1,9 @@
 import { resolve as resolvePath } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets.js';
+import { resolveTls } from '../../delivery/tls.js';
+import { parseDuration } from '../../duration.js';
+import { CHECK_DEFAULTS } from './defaults.js';
 import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../../fixtures.js';
 import { resolveSigner } from '../../signing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../../delivery/dispatcher.js';
@@ -20,6 +23,10 @@ export interface CheckOptions {
   only?: string;
   skip?: string;
   maxBytes?: string | number;
+  /** Per attempt (default: the provider's timeout, at most 5 s). */
+  timeout?: string;
+  ca?: string;
+  insecure?: boolean;
   onCase?: (c: CaseReport) => void;
 }
 
@@ -62,6 +69,9 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, '--only');
   const skip = caseList(o.skip, '--skip') ?? [];
+  const providerTimeoutMs = (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
+  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : Math.min(providerTimeoutMs, CHECK_DEFAULTS.timeoutMs);
+  if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolvePath(o.inbox) : undefined;
 
@@ -79,13 +89,14 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
         });
 
   await warmUpHttpClient();
-  const dispatcher = new TargetDispatcher(url.origin, 32);
+  const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
   const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
   const ctx: CheckContext = {
     provider,
     secrets,
     url,
-    timeoutMs: (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs,
+    timeoutMs,
+    providerTimeoutMs,
     maxBytes,
     factory: compileFixture(provider, fixture!, []),
     dispatcher,

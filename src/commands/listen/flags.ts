@@ -97,16 +97,17 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     });
     write(render.readyLine(handle.ready, json));
     await new Promise<void>((resolve) => {
+      // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".
+      const names = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+      const exitCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
       const onSignal = () => {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        // A second signal while stopping means "now".
-        process.once('SIGINT', () => process.exit(130));
-        process.once('SIGTERM', () => process.exit(143));
+        for (const n of names) {
+          process.off(n, onSignal);
+          process.once(n, () => process.exit(exitCodes[n]));
+        }
         resolve();
       };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      for (const n of names) process.on(n, onSignal);
     });
     write(render.summaryLine(await handle.stop(), json));
   },

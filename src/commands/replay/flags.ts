@@ -1,4 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
+import { declareTls, tlsOptions } from '../../flags/tls.js';
+import type { TlsFlags } from '../../flags/tls.js';
 import { pick } from '../../cli/io.js';
 import { declareOutput } from '../../flags/output.js';
 import type { OutputFlags } from '../../flags/output.js';
@@ -11,7 +13,8 @@ import type { TimingFlags } from '../../flags/timing.js';
 import { REPLAY_DEFAULTS } from './defaults.js';
 import type { ReplayOptions } from './run.js';
 
-export interface ReplayFlags extends SelectorFlagsRaw, SignerFlags, TimingFlags, OutputFlags {
+export interface ReplayFlags extends SelectorFlagsRaw, TlsFlags, SignerFlags, TimingFlags, OutputFlags {
+  verbose?: boolean;
   inbox: string;
   to: string;
   originalHeaders?: boolean;
@@ -28,6 +31,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
       .requiredOption('--inbox <file>', 'the inbox file (read-only)')
       .requiredOption('--to <url>', 'where to send them');
     declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });
+    declareTls(cmd);
     cmd.option('--original-headers', 'send the stored headers untouched instead of re-signing');
     declareTiming(cmd, undefined, {
       profile: "timing profile (default: the provider's own)",
@@ -40,6 +44,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
       .option('--rate <r>', 'deliveries started per second at most')
       .option('--limit <n>', `replay at most this many rows (default: ${REPLAY_DEFAULTS.limit})`);
     declareSelectors(cmd, 'only rows in this status (repeatable)', { ids: true });
+    cmd.option('--verbose', "print each attempt's request (headers, body) and the answer on stderr");
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per delivery', quiet: true });
   },
   options: ({ flags, env }) => ({
@@ -47,12 +52,13 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     to: flags.to,
     ...selectorOptions(flags),
     ...signerOptions(flags, env),
+    ...tlsOptions(flags),
     ...timingOptions(flags),
     ...pick(flags, ['concurrency', 'rate', 'limit']),
     originalHeaders: flags.originalHeaders === true,
   }),
   async execute(options, flags) {
     const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('../send/execute.js')]);
-    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, 'hookdrill replay');
+    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, { suite: 'hookdrill replay', showCopy: false, expect: '2xx' });
   },
 });

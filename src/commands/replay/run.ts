@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { resolveTls } from '../../delivery/tls.js';
 import { endToEnd } from '../../http-headers.js';
 import { openInboxForCommand } from '../../inbox/open.js';
 import type { Selector, StoredDelivery } from '../../inbox/index.js';
@@ -12,6 +13,7 @@ import { isEmpty, parseSelector } from '../../selector.js';
 import type { SelectorFlags } from '../../selector.js';
 import { summarizeDeliveries } from '../../delivery/summary.js';
 import type { SendResult } from '../send/run.js';
+import type { DeliveryRecord, RetryScheduled, WireExchange } from '../../delivery/deliver.js';
 import { REPLAY_DEFAULTS } from './defaults.js';
 
 export interface ReplayOptions extends SelectorFlags {
@@ -30,6 +32,16 @@ export interface ReplayOptions extends SelectorFlags {
   rate?: string;
   limit?: string | number;
   onProgress?: (p: Progress) => void;
+  /** Trust this CA file (PEM) for the receiver's certificate. */
+  ca?: string;
+  /** Accept any certificate from the receiver. */
+  insecure?: boolean;
+  /** Each delivery as soon as it is final. */
+  onDelivery?: (record: DeliveryRecord) => void;
+  /** Each retry as it is scheduled, with when it is due. */
+  onRetryScheduled?: (retry: RetryScheduled) => void;
+  /** Each attempt's full request and answer (--verbose). */
+  onWire?: (w: WireExchange) => void;
   signal?: AbortSignal;
 }
 
@@ -54,10 +66,8 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
   const url = parseUrl(o.to, '--to');
   const original = o.originalHeaders === true;
   const secrets = o.secrets ?? [];
-  if (!original) {
-    if (!o.provider) throw new UsageError('re-signing needs --provider and --secret (or send the stored headers with --original-headers)');
-    if (secrets.length === 0)
-      throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
+  if (!original && secrets.length === 0) {
+    throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
   }
   const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, REPLAY_DEFAULTS.limit);
 
@@ -73,9 +83,14 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
   if (sendable.length === 0)
     throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
 
-  const provider = original
-    ? getProvider(o.provider ?? (sendable[0] as StoredDelivery).source)
-    : resolveSigner({ provider: o.provider, secrets }).provider;
+  // Without --provider, the rows' own source says how to sign (as --help promises); rows from
+  // several providers cannot share one signature scheme.
+  const sources = [...new Set(sendable.map((r) => r.source))];
+  if (!o.provider && sources.length > 1) {
+    throw new UsageError(`the rows come from several providers (${sources.join(', ')}): give --provider, or narrow with --source`);
+  }
+  const providerName = o.provider ?? (sources[0] as string);
+  const provider = original ? getProvider(providerName) : resolveSigner({ provider: providerName, secrets }).provider;
   const timing = resolveTimingFlags(provider, o);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation('2xx');
@@ -105,6 +120,10 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    tls: resolveTls(o),
+    ...(o.onDelivery ? { onDelivery: o.onDelivery } : {}),
+    ...(o.onRetryScheduled ? { onRetryScheduled: o.onRetryScheduled } : {}),
+    ...(o.onWire ? { onWire: o.onWire } : {}),
   });
   const { interrupted } = out;
   const summary = summarizeDeliveries(sendable.length, out.deliveries, out.elapsedMs);

@@ -3,7 +3,8 @@ import type { Progress } from '../../delivery/run.js';
 import type { OutputFlags } from '../../flags/output.js';
 import { renderJunit } from '../../render/junit.js';
 import { createProgressBar } from '../../render/progress.js';
-import { renderSend } from '../../render/send.js';
+import { deliveryLine, renderSendEnd, retryLine, wireText } from '../../render/send.js';
+import type { DeliveryRecord, RetryScheduled, WireExchange } from '../../delivery/deliver.js';
 import type { SendResult } from './run.js';
 
 /**
@@ -11,17 +12,56 @@ import type { SendResult } from './run.js';
  * stops sending and still reports, a JUnit report written whole, the result printed, exit 0 or 1.
  */
 export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
-  run: (hooks: { signal: AbortSignal; onProgress?: (p: Progress) => void }) => Promise<R>,
-  flags: OutputFlags,
-  suite: string,
+  run: (hooks: DeliveryHooks) => Promise<R>,
+  flags: OutputFlags & { verbose?: boolean },
+  lines: { suite: string; showCopy: boolean; expect: string },
 ): Promise<void> {
   if (flags.junit) checkWritable(flags.junit);
   const bar = createProgressBar();
   const stop = interruptOnSigint();
-  const result = await run({ signal: stop.signal, ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}) }).finally(() => {
+  // Each delivery's line as soon as it is final, and each retry as it is scheduled, at a terminal
+  // or not: a first retry a minute away must not look like a hang.
+  const hooks: DeliveryHooks = {
+    signal: stop.signal,
+    ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
+    ...(flags.json
+      ? {}
+      : {
+          onDelivery: (d: DeliveryRecord) => {
+            if (flags.quiet && d.met) return;
+            bar?.clear();
+            process.stdout.write(`${deliveryLine(d, lines.showCopy, lines.expect)}\n`);
+          },
+        }),
+    ...(flags.verbose
+      ? {
+          onWire: (w: WireExchange) => {
+            bar?.clear();
+            process.stderr.write(wireText(w));
+          },
+        }
+      : {}),
+    ...(flags.quiet
+      ? {}
+      : {
+          onRetryScheduled: (r: RetryScheduled) => {
+            bar?.clear();
+            process.stderr.write(retryLine(r));
+          },
+        }),
+  };
+  const result = await run(hooks).finally(() => {
     bar?.stop();
     stop.dispose();
   });
-  if (flags.junit) writeAtomically(flags.junit, renderJunit(result, suite));
-  printResult(result, flags.json, (r) => renderSend(r, { quiet: flags.quiet === true }));
+  if (flags.junit) writeAtomically(flags.junit, renderJunit(result, lines.suite));
+  printResult(result, flags.json, (r) => `${r.deliveries.some((d) => !(flags.quiet && d.met)) ? '\n' : ''}${renderSendEnd(r)}`);
+}
+
+interface DeliveryHooks {
+  signal: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  onDelivery?: (d: DeliveryRecord) => void;
+  onRetryScheduled?: (r: RetryScheduled) => void;
+  onWire?: (w: WireExchange) => void;
 }

@@ -1,4 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
+import { declareTls, tlsOptions } from '../../flags/tls.js';
+import type { TlsFlags } from '../../flags/tls.js';
 import { collect, declareSigner, signerOptions } from '../../flags/signer.js';
 import type { SignerFlags } from '../../flags/signer.js';
 import { declareTiming, timingOptions } from '../../flags/timing.js';
@@ -9,7 +11,8 @@ import { pick } from '../../cli/io.js';
 import type { SendOptions } from './run.js';
 import { SEND_DEFAULTS } from './defaults.js';
 
-export interface SendFlags extends SignerFlags, TimingFlags, OutputFlags {
+export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFlags {
+  verbose?: boolean;
   url: string;
   count?: string;
   concurrency?: string;
@@ -31,6 +34,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
       .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
       .requiredOption('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks');
     declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret; repeat for rotation (stripe, standard)' });
+    declareTls(cmd);
     declareTiming(cmd);
     cmd
       .option('--count <n>', 'events to send, taking the fixtures in turn (default: one per fixture)')
@@ -43,12 +47,14 @@ export const send = defineCommand<SendFlags, SendOptions>({
       .option('--set <path=value>', 'override a fixture field, e.g. data.object.amount_paid=5000 (repeatable)', collect)
       .option('--event <name>', 'event name for a fixture file not named after it (GitHub X-GitHub-Event, Shopify topic)')
       .option('--expect <status>', `what every delivery must end with: 2xx, 401, 4xx, 401,403 (default: ${SEND_DEFAULTS.expect})`);
+    cmd.option('--verbose', "print each attempt's request (headers, body) and the answer on stderr");
     return declareOutput(cmd, { junit: 'write a JUnit XML report, one test case per delivery', quiet: true });
   },
   options: ({ args, flags, env }) => ({
     fixtures: (args[0] as string[] | undefined) ?? [],
     url: flags.url,
     ...signerOptions(flags, env),
+    ...tlsOptions(flags),
     ...timingOptions(flags),
     ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event']),
     shuffle: flags.shuffle === true,
@@ -57,6 +63,10 @@ export const send = defineCommand<SendFlags, SendOptions>({
   }),
   async execute(options, flags) {
     const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('./execute.js')]);
-    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, 'hookdrill send');
+    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, {
+      suite: 'hookdrill send',
+      showCopy: Number(options.duplicates ?? SEND_DEFAULTS.duplicates) > 1,
+      expect: options.expect ?? SEND_DEFAULTS.expect,
+    });
   },
 });
