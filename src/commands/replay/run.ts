@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
-import { resolveTls } from '../../delivery/tls.js';
+import { deliveryHooks } from '../../delivery/hooks.js';
+import type { DeliveryHookOptions } from '../../delivery/hooks.js';
 import { endToEnd } from '../../http-headers.js';
 import { openInboxForCommand } from '../../inbox/open.js';
 import type { Selector, StoredDelivery } from '../../inbox/index.js';
@@ -7,16 +8,14 @@ import { getProvider } from '../../providers/index.js';
 import { resolveSigner, resolveTimingFlags } from '../../signing.js';
 import { parseExpectation } from '../../delivery/expect.js';
 import { runDeliveries } from '../../delivery/run.js';
-import type { Progress } from '../../delivery/run.js';
 import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../../options.js';
 import { isEmpty, parseSelector } from '../../selector.js';
 import type { SelectorFlags } from '../../selector.js';
 import { summarizeDeliveries } from '../../delivery/summary.js';
 import type { SendResult } from '../send/run.js';
-import type { DeliveryRecord, RetryScheduled, WireExchange } from '../../delivery/deliver.js';
 import { REPLAY_DEFAULTS } from './defaults.js';
 
-export interface ReplayOptions extends SelectorFlags {
+export interface ReplayOptions extends SelectorFlags, DeliveryHookOptions {
   inbox?: string;
   to?: string;
   provider?: string;
@@ -31,17 +30,6 @@ export interface ReplayOptions extends SelectorFlags {
   concurrency?: string | number;
   rate?: string;
   limit?: string | number;
-  onProgress?: (p: Progress) => void;
-  /** Trust this CA file (PEM) for the receiver's certificate. */
-  ca?: string;
-  /** Accept any certificate from the receiver. */
-  insecure?: boolean;
-  /** Each delivery as soon as it is final. */
-  onDelivery?: (record: DeliveryRecord) => void;
-  /** Each retry as it is scheduled, with when it is due. */
-  onRetryScheduled?: (retry: RetryScheduled) => void;
-  /** Each attempt's full request and answer (--verbose). */
-  onWire?: (w: WireExchange) => void;
   signal?: AbortSignal;
 }
 
@@ -119,11 +107,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     extraHeaders: [],
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    tls: resolveTls(o),
-    ...(o.onDelivery ? { onDelivery: o.onDelivery } : {}),
-    ...(o.onRetryScheduled ? { onRetryScheduled: o.onRetryScheduled } : {}),
-    ...(o.onWire ? { onWire: o.onWire } : {}),
+    ...deliveryHooks(o),
   });
   const { interrupted } = out;
   const summary = summarizeDeliveries(sendable.length, out.deliveries, out.elapsedMs);

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
-import { resolveTls } from '../../delivery/tls.js';
+import { deliveryHooks } from '../../delivery/hooks.js';
+import type { DeliveryHookOptions } from '../../delivery/hooks.js';
 import { existsSync } from 'node:fs';
 import { applyOverrides, compileFixture, looksLikeAPath, parseOverride, resolveFixtures } from '../../fixtures.js';
 import type { EventFactory, Fixture } from '../../fixtures.js';
@@ -9,15 +10,14 @@ import type { ProviderName } from '../../providers/index.js';
 import { parseExpectation } from '../../delivery/expect.js';
 import type { Timing } from '../../delivery/timing.js';
 import { runDeliveries } from '../../delivery/run.js';
-import type { DeliveryRecord, RetryScheduled, WireExchange } from '../../delivery/deliver.js';
-import type { Progress } from '../../delivery/run.js';
+import type { DeliveryRecord } from '../../delivery/deliver.js';
 import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../../options.js';
 import { summarizeDeliveries } from '../../delivery/summary.js';
 import type { SendSummary } from '../../delivery/summary.js';
 import { SEND_DEFAULTS } from './defaults.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
-export interface SendOptions {
+export interface SendOptions extends DeliveryHookOptions {
   fixtures?: string[];
   url?: string;
   provider?: string;
@@ -39,17 +39,6 @@ export interface SendOptions {
   sets?: string[];
   event?: string;
   signal?: AbortSignal;
-  onProgress?: (p: Progress) => void;
-  /** Trust this CA file (PEM) for the receiver's certificate. */
-  ca?: string;
-  /** Accept any certificate from the receiver. */
-  insecure?: boolean;
-  /** Each delivery as soon as it is final. */
-  onDelivery?: (record: DeliveryRecord) => void;
-  /** Each retry as it is scheduled, with when it is due. */
-  onRetryScheduled?: (retry: RetryScheduled) => void;
-  /** Each attempt's full request and answer (--verbose). */
-  onWire?: (w: WireExchange) => void;
 }
 
 export type { SendSummary } from '../../delivery/summary.js';
@@ -110,11 +99,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
     ...(ratePerSec !== undefined ? { ratePerSec } : {}),
     ...(seed !== undefined ? { shuffleSeed: seed } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    tls: resolveTls(o),
-    ...(o.onDelivery ? { onDelivery: o.onDelivery } : {}),
-    ...(o.onRetryScheduled ? { onRetryScheduled: o.onRetryScheduled } : {}),
-    ...(o.onWire ? { onWire: o.onWire } : {}),
+    ...deliveryHooks(o),
   });
 
   const { interrupted } = out;
