@@ -53,7 +53,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   // Output that cannot be written (a full disk, a closed pipe) is one line, never a stack trace.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok); // the reader stopped reading (| head)
+    // The reader stopped reading (| head) before the run ended: its verdict is unknown, so never 0
+    // (141 is what a shell reports for a process ended by SIGPIPE).
+    if (err.code === 'EPIPE') process.exit(141);
     process.stderr.write(`hookdrill: cannot write the output: ${err.code ?? err.message}\n`);
     process.exit(EXIT.usage);
   });

@@ -39,7 +39,8 @@ export function parseDelays(text: string | undefined, flag: string): number[] | 
 export function parseUrl(text: string | undefined, flag: string): URL {
   if (!text) throw new UsageError(`${flag} is required`);
   // A password in the URL is a secret, even in a URL too broken to parse.
-  const shown = text.replace(/(\/\/[^/@:]*:)[^@/]*@/, '$1***@');
+  // Everything up to the last @ is userinfo (a password may hold / and @), so it all goes.
+  const shown = text.replace(/\/\/.*@/, '//***@');
   let url: URL;
   try {
     url = new URL(text);

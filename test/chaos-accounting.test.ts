@@ -91,3 +91,13 @@ test('a clean run has no problems', () => {
   assert.deepEqual(r.problems, []);
   assert.equal(r.totals.kills, 1);
 });
+
+test('no round killed after an acknowledgement: nothing was tested, the run fails', () => {
+  const r = account({
+    deliveries: [d('a', 1, ['200']), d('b', 1, ['200'])],
+    kills: [{ round: 1, killed: false, acknowledgedBeforeKill: 2 }],
+    stored: new Set(['a', 'b']),
+    target,
+  });
+  assert.match(r.problems.join('\n'), /no round killed the receiver right after an acknowledgement/);
+});

@@ -233,3 +233,102 @@ test('a receiver behind a self-signed certificate: refused by default, accepted 
     await new Promise((r) => server.close(r));
   }
 });
+
+test('output cut short by the reader (| head -1) never exits 0: the verdict is unknown', async () => {
+  const r = await new Promise<number | null>((resolve) => {
+    const child = spawn('bash', [
+      '-c',
+      `set -o pipefail; "${process.execPath}" "${BIN}" send --provider stripe --secret ${SECRET} --url http://127.0.0.1:1/ --no-retry --count 3000 | head -1 > /dev/null`,
+    ]);
+    child.on('exit', (code) => resolve(code));
+  });
+  assert.notEqual(r, 0);
+});
+
+test("check --timeout longer than the provider's cannot pass a slow answer: Slack gives up after 3 s", async () => {
+  const slow = await startServer(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 3_300));
+    reply(res, 200);
+  });
+  try {
+    const r = await hookdrill([
+      'check',
+      '--url',
+      slow.url,
+      '--provider',
+      'slack',
+      '--secret',
+      'slack-secret',
+      '--only',
+      'valid',
+      '--timeout',
+      '10s',
+    ]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /FAIL valid +timeout .*/);
+  } finally {
+    await slow.close();
+  }
+});
+
+test('chaos with a provider that never retries (GitHub): what the kill cut off is redelivered once, and listen passes', async () => {
+  const inbox = join(tempDir(), 'inbox.db');
+  const probe = await startServer((_r, res) => reply(res, 200));
+  const port = probe.port;
+  await probe.close();
+  const r = await hookdrill([
+    'chaos',
+    '--receiver',
+    `node ${BIN} listen --provider github --secret ${SECRET} --port ${port} --inbox ${inbox}`,
+    '--url',
+    `http://127.0.0.1:${port}/`,
+    '--provider',
+    'github',
+    '--secret',
+    SECRET,
+    '--inbox',
+    inbox,
+    '--events',
+    '10',
+    '--rounds',
+    '2',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const result = JSON.parse(r.stdout) as { totals: { acknowledged: number; sent: number; refused: string[] } };
+  assert.equal(result.totals.acknowledged, result.totals.sent);
+  assert.deepEqual(result.totals.refused, []);
+});
+
+test('--verbose never shows a credential; a bad URL never shows its password, whatever it holds', async () => {
+  const app = await startServer((_req, res) => {
+    res.setHeader('set-cookie', 'session=server-secret');
+    reply(res, 200);
+  });
+  try {
+    const v = await hookdrill([
+      'send',
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--url',
+      app.url.replace('http://', 'http://alice:pw-in-url@'),
+      '--header',
+      'Cookie: session=client-secret',
+      '--verbose',
+    ]);
+    assert.equal(v.code, 0, v.stderr);
+    assert.match(v.stderr, /^> Cookie: \*\*\*$/m);
+    assert.match(v.stderr, /^< set-cookie: \*\*\*$/m);
+    assert.match(v.stderr, /^> POST http:\/\/alice:\*\*\*@127\.0\.0\.1/m);
+    assert.doesNotMatch(v.stderr, /client-secret|server-secret|pw-in-url/);
+  } finally {
+    await app.close();
+  }
+  for (const url of ['http://alice:hun/ter2@[bad', 'http://alice:p@ss@[bad']) {
+    const r = await hookdrill(['send', '--provider', 'stripe', '--secret', SECRET, '--url', url]);
+    assert.equal(r.code, 2);
+    assert.doesNotMatch(r.stderr, /ter2|ss@|hun/);
+  }
+});

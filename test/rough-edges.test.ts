@@ -106,7 +106,7 @@ test('values that cannot be meant are refused', async () => {
     /--header Content-Length: hookdrill sets Content-Length itself/,
   );
   const withPassword = await hookdrill(['send', '--url', 'http://alice:hunter2@[bad/x', ...S]);
-  usage(withPassword, /--url "http:\/\/alice:\*\*\*@\[bad\/x" is not a URL/);
+  usage(withPassword, /--url "http:\/\/\*\*\*@\[bad\/x" is not a URL/);
   assert.doesNotMatch(withPassword.stderr, /hunter2/);
   const since = await hookdrill(['inspect', '--inbox', inbox, '--since', '30d']);
   assert.equal(since.code, 0, since.stderr);

@@ -163,6 +163,13 @@ export function account(input: AccountInput): Account {
       `${totals.refused.length} deliveries were never acknowledged, even by the retries after the restart (last answers: ${describeCounts(last)})${held}: the sender gives up on them`,
     );
   }
+  if (totals.acknowledged > 0 && totals.kills === 0) {
+    // Every round ended before its K-th acknowledgement, so the kill never came right after one:
+    // the very thing chaos exists to test was not tested.
+    problems.push(
+      'no round killed the receiver right after an acknowledgement (each had fewer than --kill-after acks): nothing was tested',
+    );
+  }
   if (totals.lost.length > 0) problems.push(`${totals.lost.length} acknowledged deliveries were lost`);
   if ((totals.notProcessed ?? []).length > 0) problems.push(notProcessedProblem(totals.notProcessed ?? [], input.rows));
   return { rounds, totals, problems };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { PreparedEvent } from '../fixtures.js';
 import type { Provider, RetryReason } from '../providers/index.js';
 import { deliver } from '../delivery/deliver.js';
@@ -28,6 +29,7 @@ export class ChaosSender {
   private readonly dispatcher: TargetDispatcher;
   private readonly slots: Semaphore;
   private runStartMs = performance.now();
+  private readonly interrupt = new AbortController();
 
   constructor(
     private readonly o: {
@@ -40,6 +42,11 @@ export class ChaosSender {
     },
   ) {
     this.dispatcher = new TargetDispatcher(o.url.origin, o.concurrency);
+    // Every attempt and wait listens for an interrupt: on a signal of our own, linked to the
+    // caller's, that may have as many listeners as there are deliveries without Node warning.
+    setMaxListeners(0, this.interrupt.signal);
+    if (o.signal?.aborted) this.interrupt.abort();
+    o.signal?.addEventListener('abort', () => this.interrupt.abort(), { once: true });
     this.slots = new Semaphore(o.concurrency);
   }
 
@@ -65,7 +72,7 @@ export class ChaosSender {
       dispatcher: this.dispatcher,
       slots: this.slots,
       runStartMs: this.runStartMs,
-      ...(this.o.signal ? { signal: this.o.signal } : {}),
+      signal: this.interrupt.signal,
       ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
     };
     await Promise.all(

@@ -22,7 +22,7 @@ export async function waitForRows(
   path: string,
   source: string,
   ids: readonly string[],
-  options: { maxMs: number; pollMs?: number; onWait?: (w: SettleWait) => void },
+  options: { maxMs: number; pollMs?: number; onWait?: (w: SettleWait) => void; signal?: AbortSignal },
 ): Promise<{ rows: Map<string, RowState>; waitedMs: number }> {
   const started = Date.now();
   const giveUpAt = started + options.maxMs;
@@ -30,7 +30,7 @@ export async function waitForRows(
   for (;;) {
     const rows = await unfinished(path, source, ids);
     const now = Date.now();
-    if (rows.size === 0 || now >= giveUpAt) return { rows, waitedMs: now - started };
+    if (rows.size === 0 || now >= giveUpAt || options.signal?.aborted) return { rows, waitedMs: now - started };
     const states = [...rows.values()];
     const wait: SettleWait = {
       leased: states.filter((r) => r.status === 'working').length,
@@ -41,7 +41,7 @@ export async function waitForRows(
     const key = `${wait.leased}/${wait.pending}/${wait.until}`;
     if (key !== told) options.onWait?.(wait);
     told = key;
-    await sleep(Math.min(options.pollMs ?? 200, Math.max(10, giveUpAt - now)));
+    await sleep(Math.min(options.pollMs ?? 200, Math.max(10, giveUpAt - now)), options.signal);
   }
 }
 

@@ -137,7 +137,12 @@ export class Supervisor {
 
   /** After a signal: wait up to graceMs for the group to go, then SIGKILL it; says whether that was needed. */
   async awaitGone(graceMs: number): Promise<{ escalated: boolean }> {
-    const gone = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs))]);
+    let timer: NodeJS.Timeout | undefined;
+    const gone = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+    ]);
+    clearTimeout(timer); // a pending timer would hold hookdrill open for graceMs after its report
     if (gone) return { escalated: false };
     this.kill('SIGKILL');
     await this.exited;

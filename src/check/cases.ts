@@ -77,8 +77,19 @@ function storedText(n: number | undefined): string {
   return n === undefined ? '' : `, stored ${n === 1 ? 'once' : `${n} times`}`;
 }
 
-function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
-  return attempt({ url: ctx.url, headers, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+async function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
+  const res = await attempt({ url: ctx.url, headers, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+  // A --timeout longer than the provider's must not let a slow answer pass: the provider would
+  // have given up on it, so for the verdict it is a timeout.
+  if (res.status !== undefined && res.latencyMs > ctx.providerTimeoutMs) {
+    return {
+      ...res,
+      status: undefined,
+      error: 'timeout',
+      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past the provider's ${ctx.providerTimeoutMs}ms`,
+    };
+  }
+  return res;
 }
 
 function answer(o: AttemptOutcome): string {

@@ -138,7 +138,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       settle({ status: undefined, error: 'interrupted', detail: 'the run was interrupted', headers: {}, bodySnippet: undefined });
       controller?.abort(new Error('interrupted'));
     };
-    if (req.signal?.aborted) onAbort();
+    if (req.signal?.aborted) return onAbort(); // interrupted before it began: nothing is sent
     req.signal?.addEventListener('abort', onAbort, { once: true });
 
     try {

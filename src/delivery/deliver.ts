@@ -9,6 +9,7 @@ import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
 import { sleep } from '../wait.js';
 import { displayUrl } from '../options.js';
+import { maskCredentials } from '../http-headers.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */
@@ -154,13 +155,15 @@ export async function deliver(
     };
     attempts.push(record);
     if (ctx.onWire) {
-      // Credentials derived from the URL are never shown; the signature is not a secret.
-      const shown = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? '***' : v]));
+      // Credentials are never shown (the signature is not a secret: it proves one, and changes each time).
+      const shown = maskCredentials(headers);
       ctx.onWire({
         deliveryId: event.deliveryId,
         n,
         request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: event.rawBody.toString('utf8') },
-        ...(result.status !== undefined && result.wire ? { response: { status: result.status, ...result.wire } } : {}),
+        ...(result.status !== undefined && result.wire
+          ? { response: { status: result.status, body: result.wire.body, headers: maskCredentials(result.wire.headers) } }
+          : {}),
         ...(result.error ? { error: `${result.error}${result.detail ? ` (${result.detail})` : ''}` } : {}),
       });
     }

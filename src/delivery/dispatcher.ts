@@ -23,7 +23,8 @@ export class TargetDispatcher extends Dispatcher {
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (String(options.origin) === this.origin) return this.pool.dispatch(options, handler);
-    this.others ??= new Agent({ connections: this.connections, pipelining: 1, connect: tlsConnect(this.tls) });
+    // --ca / --insecure are for the receiver named in --url; a redirect elsewhere is checked as usual.
+    this.others ??= new Agent({ connections: this.connections, pipelining: 1 });
     return this.others.dispatch(options, handler);
   }
 

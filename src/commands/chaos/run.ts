@@ -102,7 +102,10 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale }, d.timeScale);
   // At most three retries per delivery: enough to get through a restart, and a receiver that keeps
   // refusing cannot stretch a chaos run over the provider's whole schedule (Stripe's is 3 days).
-  const timing: Timing = { ...scaled, retryDelaysMs: scaled.retryDelaysMs.slice(0, MAX_RETRIES) };
+  // A provider that never retries (GitHub: redelivery is manual) gets one redelivery right after
+  // the restart, as a person would press Redeliver: what the kill cut off is still put to the test.
+  const retries = scaled.retryDelaysMs.slice(0, MAX_RETRIES);
+  const timing: Timing = { ...scaled, retryDelaysMs: retries.length > 0 ? retries : [0] };
   const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
   const factories = fixtures.map((f) => compileFixture(provider, f, []));
   const random = o.random ?? Math.random;
@@ -201,6 +204,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           tracked.map((t) => t.id),
           {
             maxMs: settleMaxMs,
+            ...(o.abort ? { signal: o.abort } : {}),
             ...(o.onSettleWait ? { onWait: o.onSettleWait } : {}),
           },
         );

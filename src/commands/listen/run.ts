@@ -102,6 +102,13 @@ export async function start(o: ListenOptions): Promise<Listening> {
   if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
   if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
     throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
+  if (o.forwardTo && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {
+    // Several secrets (a rotation) of a provider that signs with one: which one the app holds
+    // is not ours to guess, and a wrong guess makes every forward fail.
+    throw new UsageError(
+      `${provider.name} signs with one secret and --secret was given ${secrets.length} times: say which forwards are signed with (--forward-secret)`,
+    );
+  }
   const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
   const inboxPath = resolve(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
