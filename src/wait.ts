@@ -8,6 +8,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * is never cut to nothing. `unref` as for setTimeout.
  */
 export function setLongTimeout(fn: () => void, ms: number): { clear(): void; unref(): void } {
+  if (ms <= MAX_TIMER_MS) {
+    // The common case (every attempt's timeout) stays one plain timer.
+    const t = setTimeout(fn, Math.max(0, ms));
+    return { clear: () => clearTimeout(t), unref: () => void t.unref() };
+  }
   let timer: NodeJS.Timeout;
   let unref = false;
   const due = Date.now() + ms;
@@ -71,4 +76,31 @@ export async function holdsWithin(check: () => boolean, timeoutMs: number, pollM
     await sleep(pollMs);
   }
   return true;
+}
+
+/**
+ * An interrupt that thousands of in-flight attempts can listen to cheaply: a Set of callbacks,
+ * linked once to an AbortSignal. (An AbortSignal listener added and removed per attempt cost a
+ * quarter of send's throughput at 64 in flight.)
+ */
+export class Interrupt {
+  private readonly listeners = new Set<() => void>();
+  aborted = false;
+
+  constructor(signal?: AbortSignal) {
+    if (signal?.aborted) this.aborted = true;
+    else signal?.addEventListener('abort', () => this.fire(), { once: true });
+  }
+
+  /** Call fn on interrupt; returns the function that stops listening. */
+  on(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private fire(): void {
+    this.aborted = true;
+    for (const fn of [...this.listeners]) fn();
+    this.listeners.clear();
+  }
 }

@@ -36,3 +36,30 @@ test('sleep resolves false when aborted; waitUntil throws naming what it waited 
     /timed out after 30 ms waiting for the moon/,
   );
 });
+
+test('an attempt interrupted before it begins sends nothing and says so', async () => {
+  const { attempt } = await import('../src/delivery/attempt.js');
+  const { TargetDispatcher } = await import('../src/delivery/dispatcher.js');
+  const { Interrupt } = await import('../src/wait.js');
+  const { startServer, reply } = await import('./helpers/server.js');
+  const server = await startServer((_req, res) => reply(res, 200));
+  const dispatcher = new TargetDispatcher(new URL(server.url).origin, 1);
+  const controller = new AbortController();
+  controller.abort();
+  try {
+    const res = await attempt({
+      url: new URL(server.url),
+      headers: {},
+      body: Buffer.from('{}'),
+      timeoutMs: 1_000,
+      maxRedirects: 0,
+      dispatcher,
+      interrupt: new Interrupt(controller.signal),
+    });
+    assert.equal(res.error, 'interrupted');
+    assert.equal(server.requests.length, 0);
+  } finally {
+    await dispatcher.close();
+    await server.close();
+  }
+});

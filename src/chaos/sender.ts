@@ -8,6 +8,7 @@ import { Semaphore } from '../delivery/semaphore.js';
 import type { Timing } from '../delivery/timing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import type { TrackedDelivery } from './accounting.js';
+import { Interrupt } from '../wait.js';
 
 /** A delivery chaos follows across rounds and restarts: the event, and where its schedule stands. */
 export interface ChaosDelivery extends TrackedDelivery {
@@ -30,6 +31,7 @@ export class ChaosSender {
   private readonly slots: Semaphore;
   private runStartMs = performance.now();
   private readonly interrupt = new AbortController();
+  private readonly attempts = new Interrupt(this.interrupt.signal);
 
   constructor(
     private readonly o: {
@@ -73,6 +75,7 @@ export class ChaosSender {
       slots: this.slots,
       runStartMs: this.runStartMs,
       signal: this.interrupt.signal,
+      interrupt: this.attempts,
       ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
     };
     await Promise.all(

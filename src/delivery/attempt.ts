@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { basicAuth } from '../options.js';
 import { setLongTimeout } from '../wait.js';
+import type { Interrupt } from '../wait.js';
 import type { RetryReason } from '../providers/index.js';
 
 export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'too_many_redirects' | 'interrupted' | 'other';
@@ -39,7 +40,7 @@ export interface AttemptRequest {
    */
   onAnswer?: (status: number) => void;
   /** Aborts the attempt in flight (Ctrl-C must not wait out a 30 s timeout). */
-  signal?: AbortSignal;
+  interrupt?: Interrupt;
   /** Keep the whole answer's headers and more of its body (send --verbose). */
   wire?: boolean;
 }
@@ -115,6 +116,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
     let snippet: Buffer[] | undefined;
     let snippetBytes = 0;
     let wireHeaders: Record<string, string> | undefined;
+    let stopListening: (() => void) | undefined;
     let timedOut = false;
     let settled = false;
     let controller: { abort(reason: Error): void } | undefined;
@@ -122,7 +124,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       if (settled) return;
       settled = true;
       timer.clear();
-      req.signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       resolve(result);
     };
     const timer = setLongTimeout(
@@ -138,8 +140,8 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       settle({ status: undefined, error: 'interrupted', detail: 'the run was interrupted', headers: {}, bodySnippet: undefined });
       controller?.abort(new Error('interrupted'));
     };
-    if (req.signal?.aborted) return onAbort(); // interrupted before it began: nothing is sent
-    req.signal?.addEventListener('abort', onAbort, { once: true });
+    if (req.interrupt?.aborted) return onAbort(); // interrupted before it began: nothing is sent
+    stopListening = req.interrupt?.on(onAbort);
 
     try {
       dispatch();

@@ -8,6 +8,7 @@ import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
 import { sleep } from '../wait.js';
+import type { Interrupt } from '../wait.js';
 import { displayUrl } from '../options.js';
 import { maskCredentials } from '../http-headers.js';
 
@@ -83,6 +84,8 @@ export interface DeliveryContext {
   slots: Semaphore;
   runStartMs: number;
   signal?: AbortSignal;
+  /** The same interrupt as `signal`, cheap to listen to per attempt. */
+  interrupt?: Interrupt;
   /** Told of every attempt as soon as its answer is in. */
   onAttempt?: (attempt: AttemptRecord, event: PreparedEvent) => void;
   /** Told of each attempt's full request and answer (send --verbose); costs a copy of both. */
@@ -130,7 +133,7 @@ export async function deliver(
         timeoutMs: timing.timeoutMs,
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
         ...(ctx.onWire ? { wire: true } : {}),
         ...(ctx.onAnswer ? { onAnswer: ctx.onAnswer } : {}),
       });

@@ -1,7 +1,7 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
 import type { TlsOptions } from './dispatcher.js';
 import { setMaxListeners } from 'node:events';
-import { sleep } from '../wait.js';
+import { Interrupt, sleep } from '../wait.js';
 import type { PreparedEvent } from '../fixtures.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
@@ -87,6 +87,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     slots,
     runStartMs,
     signal,
+    interrupt: new Interrupt(signal),
     ...(plan.onRetryScheduled ? { onRetryScheduled: plan.onRetryScheduled } : {}),
     ...(plan.onWire ? { onWire: plan.onWire } : {}),
   };
