@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqliteInbox } from '../src/inbox/index.js';
 import { providers } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { spawnHookdrill } from './helpers/spawned.js';
@@ -112,4 +113,30 @@ test('a full disk: listen opens without writing, answers 503 while full, and rec
     listen.child.kill('SIGTERM');
     assert.notEqual(await listen.exit, 70);
   }
+});
+
+test('requeue on an inbox that cannot be written (a read-only file system): one line, exit 2, nothing changed', async (t) => {
+  const disk = smallDisk(t);
+  if (!disk) return;
+  const inbox = join(disk, 'inbox.db');
+  const db = openSqliteInbox(inbox);
+  await db.put({
+    source: 'stripe',
+    deliveryId: 'evt_ro',
+    eventType: 'invoice.paid',
+    body: Buffer.from('{}'),
+    headers: {},
+    receivedAt: Date.now(),
+  });
+  const [row] = await db.claim({ limit: 1, leaseMs: 1_000 });
+  await db.fail({ source: 'stripe', deliveryId: 'evt_ro' }, row?.fence ?? 0, 'crm down', { dead: true });
+  await db.close();
+  execFileSync('mount', ['-o', 'remount,ro', disk]);
+  const r = await hookdrill(['requeue', '--inbox', inbox, '--status', 'dead']);
+  assert.equal(r.code, 2, r.stderr + r.stdout);
+  assert.match(r.stderr, /^hookdrill: .*inbox .*inbox\.db.*\n$/);
+  assert.doesNotMatch(r.stderr, /internal error/);
+  execFileSync('mount', ['-o', 'remount,rw', disk]);
+  const seen = await hookdrill(['inspect', '--inbox', inbox, '--status', 'dead', '--json']);
+  assert.equal((JSON.parse(seen.stdout) as { total: number }).total, 1, 'the dead row is still dead');
 });

@@ -117,3 +117,40 @@ test('send --count 11 to an unreachable URL: no MaxListenersExceededWarning', as
   assert.equal(r.code, 1);
   assert.doesNotMatch(r.stderr, /MaxListeners|Warning/);
 });
+
+test('too few file descriptors: one line naming the limit, exit 2, at any point of the run', async () => {
+  for (const limit of [30, 45]) {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-c', `ulimit -n ${limit}; exec "${process.execPath}" "${BIN}" demo`], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 2, `ulimit -n ${limit}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: too many open files for this process: raise the limit \(ulimit -n\)/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('store errors during a command become one line in words: read-only, full, I/O, locked', async () => {
+  const { asInboxError } = await import('../src/inbox/open.js');
+  const { UsageError } = await import('../src/errors.js');
+  const sqliteError = (code: string) => Object.assign(new Error(`raw ${code}`), { code });
+  const cases: [string, RegExp][] = [
+    ['SQLITE_READONLY', /cannot be written \(read-only file or file system\)/],
+    ['SQLITE_READONLY_DBMOVED', /cannot be written/],
+    ['SQLITE_FULL', /the disk holding it is full/],
+    ['SQLITE_IOERR_FSYNC', /disk I\/O error \(SQLITE_IOERR_FSYNC\)/],
+    ['SQLITE_BUSY', /locked by another process/],
+  ];
+  for (const [code, words] of cases) {
+    const mapped = asInboxError(sqliteError(code), '/x/inbox.db');
+    assert.ok(mapped instanceof UsageError, code);
+    assert.match((mapped as Error).message, /^inbox \/x\/inbox\.db: /);
+    assert.match((mapped as Error).message, words);
+  }
+  const bug = new TypeError('not a store error');
+  assert.equal(asInboxError(bug, '/x/inbox.db'), bug, 'anything else stays a bug');
+});

@@ -120,7 +120,9 @@ function checkIdentity(db: Database.Database, path: string, readonly: boolean): 
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'SQLITE_NOTADB') throw new InboxOpenError(`${path} is not a hookdrill inbox (not a SQLite database)`);
-    throw new InboxOpenError(`cannot read inbox ${path}: ${(err as Error).message}`);
+    // A WAL inbox needs its -shm file even to be read: on a read-only file system there is none.
+    const hint = code === 'SQLITE_CANTOPEN' ? ' (on a read-only file system: copy the inbox somewhere writable first)' : '';
+    throw new InboxOpenError(`cannot read inbox ${path}: ${(err as Error).message}${hint}`);
   }
   if (appId === 0 && tables.length === 0) {
     if (readonly) throw new InboxOpenError(`${path} is empty, not a hookdrill inbox`);
