@@ -328,7 +328,14 @@ test('hookdrill chaos SIGKILLed mid-run: its receiver dies with it and the port 
   // may be handed the same free port a moment later).
   const deadline = Date.now() + 5_000;
   while (alive(`simple.js store-first ${file}`)) {
-    assert.ok(Date.now() < deadline, 'the receiver outlived hookdrill by 5 s');
+    assert.ok(
+      Date.now() < deadline,
+      `the receiver outlived hookdrill by 5 s:\n${execSync('ps -eo pid,pgid,stat,args')
+        .toString()
+        .split('\n')
+        .filter((l) => l.includes(file) || l.includes('while read'))
+        .join('\n')}`,
+    );
     await new Promise((r) => setTimeout(r, 50));
   }
 });

@@ -76,7 +76,8 @@ export class Supervisor {
     this.starts++;
     live.add(child);
     this.watchdog ??= new Watchdog();
-    this.watchdog.guard(child.pid);
+    const watchdog = this.watchdog;
+    if (child.pid !== undefined) watchdog.watch(child.pid);
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString()).slice(-4_000);
     });
@@ -85,10 +86,8 @@ export class Supervisor {
     this.exited = shellExited.then(async () => {
       while (child.pid !== undefined && groupAlive(child.pid)) await sleep(5);
       live.delete(child);
-      if (this.child === child) {
-        this.gone = true;
-        this.watchdog?.guard(undefined);
-      }
+      if (child.pid !== undefined) watchdog.forget(child.pid);
+      if (this.child === child) this.gone = true;
     });
     const deadline = Date.now() + this.o.readyTimeoutMs;
     for (;;) {

@@ -4,11 +4,21 @@ import type { ChildProcess } from 'node:child_process';
 /*
  * hookdrill's exit hooks cannot run when hookdrill itself is SIGKILLed (a CI job's hard timeout,
  * an OOM kill), and a receiver left running holds its port, so the next run would test it instead
- * of a fresh one. The watchdog is a tiny shell in a process group of its own, reading the pgid of
- * the current receiver group from a pipe. When the pipe closes without "-" as its last line —
- * which the kernel does for us however hookdrill dies — it SIGKILLs that group.
+ * of a fresh one. The watchdog is a tiny shell in a process group of its own, reading from a pipe
+ * "+PGID" when a receiver group starts and "-PGID" when it is gone. When the pipe closes — which
+ * the kernel does for us however hookdrill dies — it SIGKILLs every group still on its list.
+ * (A list, not "the last group": a late "-" for an old group must never cancel a newer one.)
  */
-const SCRIPT = 'p=; while read -r l; do p=$l; done; if [ -n "$p" ] && [ "$p" != "-" ]; then kill -s KILL -- "-$p" 2>/dev/null; fi';
+const SCRIPT = [
+  'live=" "',
+  'while read -r op; do',
+  '  case "$op" in',
+  '    +*) live="$live${op#+} " ;;',
+  '    -*) live=$(printf "%s" "$live" | sed "s/ ${op#-} / /") ;;',
+  '  esac',
+  'done',
+  'for p in $live; do kill -s KILL -- "-$p" 2>/dev/null; done',
+].join('\n');
 
 export class Watchdog {
   private readonly child: ChildProcess;
@@ -22,14 +32,18 @@ export class Watchdog {
     (this.child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
-  /** The group to kill should hookdrill die; undefined when none runs. */
-  guard(pgid: number | undefined): void {
-    this.child.stdin?.write(`${pgid ?? '-'}\n`);
+  /** A receiver group started: kill it should hookdrill die. */
+  watch(pgid: number): void {
+    this.child.stdin?.write(`+${pgid}\n`);
   }
 
-  /** hookdrill is done with its receivers: the watchdog exits without killing anything. */
+  /** That group is gone: nothing to kill any more. */
+  forget(pgid: number): void {
+    this.child.stdin?.write(`-${pgid}\n`);
+  }
+
+  /** hookdrill is done with its receivers (all gone): the watchdog exits. */
   dispose(): void {
-    this.guard(undefined);
     this.child.stdin?.end();
   }
 }
