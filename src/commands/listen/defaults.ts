@@ -5,4 +5,11 @@ export const LISTEN_DEFAULTS = {
   inbox: 'hookdrill-inbox.db',
   /** How long the app may take per forward: one deadline for the whole exchange. */
   forwardTimeoutMs: 10_000,
+  /**
+   * Deliveries per transaction at most (group commit); 1 commits each on its own. Measured at 64
+   * in flight from another process: ~2.3x the acks/s of one commit per delivery, p99 ~7x lower.
+   */
+  commitBatch: 64,
+  /** With --commit-batch above 1: how long a batch waits for more (0: the current event-loop turn). */
+  commitWaitMs: 0,
 } as const;

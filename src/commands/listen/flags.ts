@@ -15,6 +15,8 @@ export interface ListenFlags extends SignerFlags {
   inbox?: string;
   forwardTo?: string;
   forwardTimeout?: string;
+  commitBatch?: string;
+  commitWait?: string;
   forwardSecret?: string;
   forwardOriginalHeaders?: boolean;
   maxBytes?: string;
@@ -46,6 +48,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--forward-original-headers', 'forward the signature as received instead of signing anew (goes stale after 5 minutes)')
       .option('--max-bytes <n>', `bodies larger than this get 413 (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
       .option('--tolerance <duration>', `how old (or new) a signed timestamp may be (default: ${RECEIVER_DEFAULTS.toleranceSec}s)`)
+      .option(
+        '--commit-batch <n>',
+        `deliveries committed in one transaction at most: group commit (default: ${LISTEN_DEFAULTS.commitBatch}; 1: each delivery in its own)`,
+      )
+      .option('--commit-wait <duration>', 'with --commit-batch: how long a batch waits for more (default: 0, the current event-loop turn)')
       .option('--concurrency <n>', `deliveries processed at once (default: ${WORKER_DEFAULTS.concurrency})`)
       .option('--max-attempts <n>', `processing attempts before a delivery is dead (default: ${WORKER_DEFAULTS.maxAttempts})`)
       .option(
@@ -64,6 +71,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const forwardSecret = flags.forwardSecret ?? env.HOOKDRILL_FORWARD_SECRET;
     return {
       ...pick(flags, [
+        'commitBatch',
+        'commitWait',
         'port',
         'host',
         'inbox',

@@ -24,6 +24,10 @@ export interface ListenOptions {
   inbox?: string;
   forwardTo?: string;
   forwardTimeout?: string;
+  /** Deliveries committed in one transaction at most (group commit); 1 commits each alone. */
+  commitBatch?: string | number;
+  /** How long a batch waits for more deliveries before it commits. */
+  commitWait?: string;
   /** Sign forwards with this secret instead of the one deliveries are verified with. */
   forwardSecret?: string;
   /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
@@ -112,7 +116,15 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
   const inboxPath = resolve(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
-  const inbox: Inbox = openSqliteInbox(inboxPath);
+  const commitBatch = parseIntFlag(o.commitBatch, '--commit-batch', 1, 10_000, LISTEN_DEFAULTS.commitBatch);
+  const commitWaitMs = duration(o.commitWait, '--commit-wait', LISTEN_DEFAULTS.commitWaitMs);
+  if (commitWaitMs > 1_000)
+    throw new UsageError(`--commit-wait ${o.commitWait}: at most 1s (every delivery in a batch waits this long for its 200)`);
+  const sqlite = openSqliteInbox(inboxPath);
+  // Group commit: deliveries that arrive together share one transaction and one disk sync; each
+  // is still answered only after the transaction holding it has committed.
+  if (commitBatch > 1) sqlite.useGroupCommit({ maxBatch: commitBatch, maxWaitMs: commitWaitMs });
+  const inbox: Inbox = sqlite;
   const counts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, done: 0, retried: 0, dead: 0 };
   const worker = o.noWorker
     ? undefined

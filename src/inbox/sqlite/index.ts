@@ -17,6 +17,8 @@ import type {
 } from '../types.js';
 import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
 import * as sql from './statements.js';
+import { GroupCommit } from '../batch.js';
+import type { GroupCommitOptions } from '../batch.js';
 
 /** Opening failed for a reason the user can fix (wrong file, newer schema, no permission): exit 2. */
 export class InboxOpenError extends UsageError {}
@@ -189,6 +191,7 @@ export class SqliteInbox implements Inbox {
   private readonly statements: Record<keyof typeof sql, Database.Statement>;
   /** The file opened, by device and inode: a path that no longer leads to it means it was deleted or replaced. */
   private readonly identity: { dev: number; ino: number } | undefined;
+  private group: GroupCommit | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -206,25 +209,38 @@ export class SqliteInbox implements Inbox {
     this.statements = prepared;
   }
 
+  /** Store a delivery; resolves after the transaction holding it has committed (see putMany). */
   async put(d: NewDelivery): Promise<{ inserted: boolean }> {
-    const row = {
+    if (this.group) return this.group.put(d);
+    const [result] = await this.putMany([d]);
+    return result as { inserted: boolean };
+  }
+
+  /**
+   * Store these deliveries in one transaction: one disk sync for all of them (group commit).
+   * Each result says whether its row was new; a key seen earlier in the same batch is a duplicate,
+   * as it would be across batches. Throws (every row unacknowledged) when the transaction fails.
+   */
+  async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
+    const params = rows.map((d) => ({
       source: d.source,
       deliveryId: d.deliveryId,
       eventType: d.eventType ?? null,
       body: d.body,
       headers: JSON.stringify(d.headers),
       receivedAt: d.receivedAt,
-    };
-    let info: Database.RunResult;
+    }));
+    const write = this.db.transaction(() => params.map((p) => ({ inserted: this.statements.PUT.run(p).changes === 1 })));
+    let results: { inserted: boolean }[];
     try {
-      info = this.statements.PUT.run(row);
+      results = write.immediate();
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_FULL' || !this.checkpointAfterFull()) {
         throw new Error(`inbox ${this.location}: ${describeSqliteError(err)}`);
       }
       // The checkpoint emptied the WAL: the space it held is free for this write.
       try {
-        info = this.statements.PUT.run(row);
+        results = write.immediate();
       } catch (again) {
         throw new Error(`inbox ${this.location}: ${describeSqliteError(again)}`);
       }
@@ -233,7 +249,13 @@ export class SqliteInbox implements Inbox {
     // process exits: the caller must not acknowledge it.
     const gone = this.fileProblem();
     if (gone) throw new InboxFileGoneError(gone);
-    return { inserted: info.changes === 1 };
+    return results;
+  }
+
+  /** Turn group commit on: puts gathered within one turn of the event loop share a transaction. */
+  useGroupCommit(options: GroupCommitOptions): GroupCommit {
+    this.group = new GroupCommit((rows) => this.putMany(rows), options);
+    return this.group;
   }
 
   /** Why the inbox cannot keep what is written to it now, or undefined when it can. */
