@@ -15,7 +15,7 @@ export class TargetDispatcher extends Dispatcher {
   constructor(
     private readonly origin: string,
     private readonly connections: number,
-    private readonly tls: TlsOptions = {},
+    tls: TlsOptions = {},
   ) {
     super();
     this.pool = new Pool(origin, { connections, pipelining: 1, connect: tlsConnect(tls) });
