@@ -2,25 +2,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/commands/chaos/run.js';
 import { UsageError } from '../src/errors.js';
 import { BIN, hookdrill } from './helpers/cli.js';
+import { freePort } from './helpers/ports.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SIMPLE = fileURLToPath(new URL('./receivers/simple.js', import.meta.url));
 const PRINT_DONE = fileURLToPath(new URL('./receivers/print-done.js', import.meta.url));
 const SECRET = 'whsec_chaos_test';
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+/** An empty file in a fresh directory: where the test receivers write the ids they store. */
+function emptyStore(): string {
+  const file = join(tempDir(), 'stored.txt');
+  writeFileSync(file, '');
+  return file;
 }
 
 function alive(pattern: string): boolean {
@@ -35,8 +34,7 @@ function alive(pattern: string): boolean {
 }
 
 test('an ack-first receiver fails, with exactly the ids it acknowledged and lost', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} ack-first ${file}`,
@@ -64,8 +62,7 @@ test('an ack-first receiver fails, with exactly the ids it acknowledged and lost
 });
 
 test('a store-first receiver passes over several rounds; unacknowledged deliveries are retried after each restart', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} store-first ${file}`,
@@ -130,8 +127,7 @@ test('a receiver that crashes at startup, or never listens: a clear error with i
 });
 
 test('--signal TERM on a receiver that ignores it: escalates to SIGKILL and says so', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} ignore-term ${file}`,
@@ -186,8 +182,7 @@ test('chaos CLI: exit 1 with the lost ids for ack-first, --json and --junit; bad
 });
 
 test('--kill-point random: kills mid-round, and a store-first receiver still loses nothing', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} store-first ${file}`,
@@ -230,8 +225,7 @@ async function stranger(port: number): Promise<{ close(): Promise<void>; hits: (
 }
 
 test('a port that already answers: chaos refuses to start instead of testing whatever holds it', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const other = await stranger(port);
   try {
@@ -257,8 +251,7 @@ test('a port that already answers: chaos refuses to start instead of testing wha
 });
 
 test('a receiver whose listener leaves its process group: refused, since chaos could not kill it', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   try {
     await assert.rejects(
@@ -288,8 +281,7 @@ test('a receiver whose listener leaves its process group: refused, since chaos c
 
 test('hookdrill chaos SIGKILLed mid-run: its receiver dies with it and the port is free again', async () => {
   const { spawn } = await import('node:child_process');
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const child = spawn(
     process.execPath,
@@ -345,8 +337,7 @@ test('a receiver that stores 2 ms after replying fails at --concurrency 1, on a 
   // 400 idle processes, as a shared CI runner has: a look through /proc before the signal then
   // takes milliseconds, long enough for this receiver to write in time and pass (a false pass).
   const crowd = spawn('sh', ['-c', 'for i in $(seq 400); do sleep 120 & done; wait'], { detached: true, stdio: 'ignore' });
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   await new Promise((r) => setTimeout(r, 300));
   const result = await run({
@@ -370,8 +361,7 @@ test('a receiver that stores 2 ms after replying fails at --concurrency 1, on a 
 });
 
 test('a receiver that answers 500 to a delivery it already holds: never acknowledged is a finding, with the answers', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} refuse-duplicates ${file}`,
@@ -395,8 +385,7 @@ test('a receiver that answers 500 to a delivery it already holds: never acknowle
 });
 
 test('nothing acknowledged: the summary names the most common answer and what it usually means', async () => {
-  const file = join(tempDir(), 'stored.txt');
-  writeFileSync(file, '');
+  const file = emptyStore();
   const port = await freePort();
   const result = await run({
     receiver: `node ${SIMPLE} store-first ${file}`,

@@ -11,6 +11,7 @@ import { openSqliteInbox } from '../src/inbox/index.js';
 import { providers } from '../src/providers/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';
+import { freePort } from './helpers/ports.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SECRET = 'whsec_rough_two';
@@ -54,9 +55,7 @@ test('send to a URL where nothing listens, piped: the scheduled retry is said at
 test('chaos interrupted with Ctrl-C: the rounds done are reported, the run does not pass, no receiver is left', async () => {
   const file = join(tempDir(), 'stored.txt');
   writeFileSync(file, '');
-  const probe = startServer((_r, res) => reply(res, 200));
-  const port = (await probe).port;
-  await (await probe).close(); // a free port
+  const port = await freePort();
   const p = live([
     'chaos',
     '--receiver',
@@ -273,9 +272,7 @@ test("check --timeout longer than the provider's cannot pass a slow answer: Slac
 
 test('chaos with a provider that never retries (GitHub): what the kill cut off is redelivered once, and listen passes', async () => {
   const inbox = join(tempDir(), 'inbox.db');
-  const probe = await startServer((_r, res) => reply(res, 200));
-  const port = probe.port;
-  await probe.close();
+  const port = await freePort();
   const r = await hookdrill([
     'chaos',
     '--receiver',

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { run } from '../src/commands/send/run.js';
 import { UsageError } from '../src/errors.js';
 import { providers } from '../src/providers/index.js';
 import type { ProviderName } from '../src/providers/index.js';
 import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+import { freePort } from './helpers/ports.js';
 import { reply, startServer } from './helpers/server.js';
 
 const header = (h: Record<string, string | string[] | undefined>, name: string) => {
@@ -190,7 +189,7 @@ test('--expect 401: a receiver that rejects a wrong secret passes, one that acce
 });
 
 test('a refused connection is an attempt like any other, recorded with its reason', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const result = await run({ url: `http://127.0.0.1:${port}/`, provider: 'github', secrets: ['s'] });
   const a = result.deliveries[0]?.attempts[0];
   assert.equal(a?.error, 'refused');
@@ -352,14 +351,6 @@ test('bad input is a UsageError naming the problem', async () => {
     await assert.rejects(run(opts), (err: unknown) => err instanceof UsageError && message.test(err.message), String(message));
   }
 });
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 test('an invalid redirect Location is a failed attempt with its reason, not a crash', async () => {
   const server = await startServer((_req, res) => reply(res, 302, '', { Location: 'http://[bad' }));

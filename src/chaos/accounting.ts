@@ -63,22 +63,12 @@ export interface ChaosRound {
   notProcessed?: string[];
 }
 
-export interface ChaosTotals {
-  sent: number;
-  acknowledged: number;
-  acknowledgedAfterRestart: number;
+/** A round's counts summed over the run (ids concatenated), plus how many rounds killed and the slowest kill. */
+export type ChaosTotals = Omit<ChaosRound, 'round' | 'killed' | 'killSentMs' | 'killLandedMs' | 'escalated'> & {
   kills: number;
   /** The longest ack→signal time of any round, in ms. */
   maxKillSentMs?: number;
-  answers: Record<string, number>;
-  stored: number;
-  lost: string[];
-  refused: string[];
-  unacknowledgedStored: number;
-  processed?: number;
-  processedTwice?: string[];
-  notProcessed?: string[];
-}
+};
 
 export interface AccountInput {
   deliveries: readonly TrackedDelivery[];

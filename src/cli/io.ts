@@ -36,7 +36,7 @@ export function printResult<R extends { ok: boolean }>(result: R, json: boolean 
  * The first Ctrl-C (or SIGTERM, as a CI job's timeout sends, or SIGHUP) stops the work and reports
  * what happened; a second one leaves at once. `onSecond` runs first (chaos kills its receiver).
  */
-export function interruptOnSigint(onSecond?: () => void): { signal: AbortSignal; dispose(): void } {
+export function interruptOnSignals(onSecond?: () => void): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = (name: keyof typeof SIGNAL_EXIT) => {
     if (controller.signal.aborted) {

@@ -13,10 +13,6 @@ export function renderCaseLine(c: CaseReport): string {
   return `${MARK[c.status]} ${c.name.padEnd(WIDTH)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}\n`;
 }
 
-export function renderCheck(r: CheckResult): string {
-  return `${r.cases.map(renderCaseLine).join('')}${renderCheckEnd(r)}`;
-}
-
 /** After the case lines: where, with what store, and the verdict. */
 export function renderCheckEnd(r: CheckResult): string {
   const lines = [''];

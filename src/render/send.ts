@@ -3,18 +3,10 @@ import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from
 import type { SendResult } from '../commands/send/run.js';
 import { formatDuration } from '../duration.js';
 
-/** Human output of `send`: one line per delivery, then the timing used and a summary. */
-export function renderSend(result: Omit<SendResult, 'command'>, opts: { quiet?: boolean } = {}): string {
-  const lines: string[] = [];
-  for (const d of result.deliveries) {
-    if (opts.quiet && d.met) continue;
-    lines.push(deliveryLine(d, result.duplicates > 1, result.expect));
-  }
-  if (lines.length > 0) lines.push('');
-  return `${lines.join('\n')}${renderSendEnd(result)}`;
-}
-
-/** The end of send's output, after the delivery lines (printed as they finished): timing and summary. */
+/**
+ * Human output of `send`: each delivery's line (deliveryLine) is printed as it finishes; this is
+ * what follows them — the timing used and a summary.
+ */
 export function renderSendEnd(result: Omit<SendResult, 'command'>): string {
   return `${timingLine(result)}\n${summaryLine(result)}\n`;
 }

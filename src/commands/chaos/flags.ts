@@ -104,7 +104,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     // Ctrl-C, or a CI job's timeout (SIGTERM): the round in hand ends with its kill and what was
     // done is reported; a second signal kills the receiver and leaves at once. No receiver
     // outlives hookdrill either way.
-    const stop = io.interruptOnSigint(killAllReceivers);
+    const stop = io.interruptOnSignals(killAllReceivers);
     const result = await run({ ...options, abort: stop.signal, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(
       () => stop.dispose(),
     );

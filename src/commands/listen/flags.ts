@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
-import { pick } from '../../cli/io.js';
+import { SIGNAL_EXIT, pick } from '../../cli/io.js';
 import { formatDuration } from '../../duration.js';
 import { declareSigner, signerOptions } from '../../flags/signer.js';
 import type { SignerFlags } from '../../flags/signer.js';
@@ -107,12 +107,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     write(render.readyLine(handle.ready, json));
     await new Promise<void>((resolve) => {
       // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".
-      const names = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-      const exitCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+      const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
       const onSignal = () => {
         for (const n of names) {
           process.off(n, onSignal);
-          process.once(n, () => process.exit(exitCodes[n]));
+          process.once(n, () => process.exit(SIGNAL_EXIT[n]));
         }
         resolve();
       };

@@ -1,4 +1,4 @@
-import { checkWritable, interruptOnSigint, printResult, writeAtomically } from '../../cli/io.js';
+import { checkWritable, interruptOnSignals, printResult, writeAtomically } from '../../cli/io.js';
 import type { Progress } from '../../delivery/run.js';
 import type { OutputFlags } from '../../flags/output.js';
 import { renderJunit } from '../../render/junit.js';
@@ -18,7 +18,7 @@ export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
 ): Promise<void> {
   if (flags.junit) checkWritable(flags.junit);
   const bar = createProgressBar();
-  const stop = interruptOnSigint();
+  const stop = interruptOnSignals();
   // Each delivery's line as soon as it is final, and each retry as it is scheduled, at a terminal
   // or not: a first retry a minute away must not look like a hang.
   const hooks: DeliveryHooks = {
