@@ -57,6 +57,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE deliveries ADD COLUMN attempt_base INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 4,
+    name: 'claim_index',
+    sql: `
+      -- Claims read the due rows in order from here. With only (status, next_attempt_at), the two
+      -- statuses are two ranges and every claim sorted the whole due backlog: a 60,000-row backlog
+      -- after an outage cost ~10 ms per claim. Partial: it holds only rows not yet finished.
+      CREATE INDEX deliveries_claim ON deliveries (next_attempt_at, received_at) WHERE status IN ('pending', 'working');
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);

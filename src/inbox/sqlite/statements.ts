@@ -10,13 +10,14 @@ export const PUT = `
  * Atomic claim with a lease, in one statement: the oldest due rows — pending and due, or working
  * with a lease that ran out (its worker died) — become working, their attempt count goes up by one
  * (the fence), and next_attempt_at becomes the lease's end. SQLite runs one writer at a time, so
- * two workers can never claim the same row.
+ * two workers can never claim the same row. The partial index hands the rows over in order: no sort
+ * of the backlog, however long it is.
  */
 export const CLAIM = `
   UPDATE deliveries
      SET status = 'working', attempts = attempts + 1, next_attempt_at = @leaseUntil
    WHERE rowid IN (
-     SELECT rowid FROM deliveries
+     SELECT rowid FROM deliveries INDEXED BY deliveries_claim
       WHERE status IN ('pending', 'working') AND next_attempt_at <= @now
       ORDER BY next_attempt_at, received_at
       LIMIT @limit)
