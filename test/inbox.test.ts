@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { InboxOpenError, openSqliteInbox } from '../src/inbox/index.js';
 import type { NewDelivery } from '../src/inbox/index.js';
 import { tempDir } from './helpers/tmp.js';
+import { CLAIM } from '../src/inbox/sqlite/statements.js';
 
 function delivery(id: string, receivedAt = 1_000, body = `{"id":"${id}"}`): NewDelivery {
   return {
@@ -43,6 +44,7 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
     { version: 1, name: 'deliveries' },
     { version: 2, name: 'requeue_log' },
     { version: 3, name: 'attempt_base' },
+    { version: 4, name: 'claim_index' },
   ]);
   db.close();
   // Opening again migrates nothing twice.
@@ -179,4 +181,21 @@ test('requeue --reset-attempts restarts the count but never reopens an old fence
   assert.equal((await inbox.get(key))?.status, 'working');
   assert.equal(await inbox.complete(key, third!.fence, 2_200), true);
   await inbox.close();
+});
+
+test('a claim reads due rows in order from an index: no sort of the backlog, however long', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  await openSqliteInbox(path).close();
+  const db = new Database(path, { readonly: true });
+  try {
+    const claim = CLAIM.replace(/^\s*UPDATE[\s\S]*?WHERE rowid IN \(/, '').replace(/\)\s*RETURNING[\s\S]*$/, '');
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${claim}`).all({ now: 1, limit: 10 }) as { detail: string }[]).map((r) => r.detail);
+    assert.ok(
+      plan.some((d) => /USING INDEX deliveries_claim/.test(d)),
+      plan.join('; '),
+    );
+    assert.ok(!plan.some((d) => /TEMP B-TREE/.test(d)), `the claim sorts: ${plan.join('; ')}`);
+  } finally {
+    db.close();
+  }
 });
