@@ -34,6 +34,21 @@ test('standard: the known answer from the standard-webhooks test suite', () => {
   assert.equal(headers['webhook-id'], 'msg_p5jXN8AQM9LWM0D4loKWxJek');
 });
 
+test('standard: the verifier accepts the standard-webhooks known answer, and nothing else', () => {
+  const body = Buffer.from('{"test": 2432232314}');
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const headers = {
+    'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    'webhook-timestamp': '1614265330',
+    'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+  };
+  const at = { nowMs: 1614265330 * 1000 };
+  providers.standard.verify(body, headers, [secret], at);
+  assert.throws(() => providers.standard.verify(Buffer.from('{"test": 2432232315}'), headers, [secret], at), /no webhook-signature/);
+  assert.throws(() => providers.standard.verify(body, { ...headers, 'webhook-id': 'msg_other' }, [secret], at), /no webhook-signature/);
+  assert.throws(() => providers.standard.verify(body, headers, ['whsec_bm90IHRoZSBrZXk='], at), /no webhook-signature/);
+});
+
 test('slack: the known answer from Slack\'s "verifying requests" docs', () => {
   const slackBody = Buffer.from(
     'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c',
