@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/index.js';
 import { PermanentError, Worker, backoffDelay } from '../src/worker/index.js';
 import type { WorkOutcome } from '../src/worker/index.js';
+import type { NewDelivery, Settlement } from '../src/inbox/index.js';
+import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
 import { tempDir } from './helpers/tmp.js';
 
 const put = (inbox: ReturnType<typeof openSqliteInbox>, id: string, body = `{"id":"${id}"}`) =>
@@ -140,4 +142,72 @@ test('stop() lets rows in hand finish and claims nothing new', async () => {
   assert.equal(stats.counts.done, finished);
   assert.equal(stats.counts.pending, 6 - finished);
   await inbox.close();
+});
+
+const row = (id: string): NewDelivery => ({
+  source: 'stripe',
+  deliveryId: id,
+  eventType: 'invoice.paid',
+  body: Buffer.from(`{"id":"${id}"}`),
+  headers: { 'stripe-signature': 't=1,v1=x' },
+  receivedAt: Date.now(),
+});
+
+test('the batched worker: rows claimed together are settled in a few transactions, not one each', async () => {
+  const inbox = await ThreadedSqliteInbox.open(join(tempDir(), 'inbox.db'));
+  const settled: number[] = [];
+  const settle = inbox.settle.bind(inbox);
+  inbox.settle = (outcomes: readonly Settlement[]) => {
+    settled.push(outcomes.length);
+    return settle(outcomes);
+  };
+  try {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => inbox.put(row(`evt_${i}`))));
+    const worker = new Worker({ inbox, concurrency: 100, handler: async () => undefined });
+    await worker.drain();
+    assert.equal((await inbox.stats()).counts.done, 300);
+    assert.equal(
+      settled.reduce((a, b) => a + b, 0),
+      300,
+    );
+    assert.ok(settled.length <= 30, `300 outcomes took ${settled.length} transactions: ${settled.join(',')}`);
+  } finally {
+    await inbox.close();
+  }
+});
+
+test('settle is fenced per outcome inside one transaction: a row another claim took over is left alone', async () => {
+  const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
+  try {
+    for (const id of ['a', 'b', 'c']) await inbox.put({ ...row(id), receivedAt: 1_000 });
+    const first = await inbox.claim({ limit: 3, leaseMs: 100, now: 2_000 });
+    assert.equal(first.length, 3);
+    // b's lease runs out and another worker claims it again.
+    const [b] = first.filter((r) => r.deliveryId === 'b');
+    await inbox.settle(
+      first
+        .filter((r) => r.deliveryId !== 'b')
+        .map((r) => ({ key: r, fence: r.fence, outcome: 'retry', error: 'later', retryInMs: 10_000 })),
+      2_050,
+    );
+    const again = await inbox.claim({ limit: 3, leaseMs: 100, now: 2_200 });
+    assert.deepEqual(
+      again.map((r) => r.deliveryId),
+      ['b'],
+    );
+    const kept = await inbox.settle(
+      [
+        { key: { source: 'stripe', deliveryId: 'b' }, fence: b!.fence, outcome: 'done' },
+        { key: { source: 'stripe', deliveryId: 'b' }, fence: again[0]!.fence, outcome: 'dead', error: 'boom' },
+      ],
+      2_250,
+    );
+    assert.deepEqual(kept, [false, true], 'the stale fence changes nothing; the current one does');
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'b' }))?.status, 'dead');
+    const a = await inbox.get({ source: 'stripe', deliveryId: 'a' });
+    assert.equal(a?.status, 'pending');
+    assert.equal(a?.nextAttemptAt, 12_050, 'a retry is due relative to the store clock it was settled at');
+  } finally {
+    await inbox.close();
+  }
 });

@@ -4,45 +4,49 @@ import type { NewDelivery } from './types.js';
 export type WriteMany = (rows: readonly NewDelivery[]) => Promise<{ inserted: boolean }[]>;
 
 export interface GroupCommitOptions {
-  /** Rows in one transaction at most. */
+  /** Items in one transaction at most. */
   maxBatch: number;
   /**
-   * How long the first row of a batch waits for others. 0: until the current turn of the event
-   * loop is over — every request already read joins, and a lone request is not delayed.
+   * How long the first item of a batch waits for others. 0: until the current turn of the event
+   * loop is over — everything already read joins, and a lone item is not delayed.
    */
   maxWaitMs: number;
 }
 
-interface Waiting {
-  row: NewDelivery;
-  resolve: (r: { inserted: boolean }) => void;
+interface Waiting<I, O> {
+  item: I;
+  resolve: (r: O) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * Group commit, for any backend: puts that arrive while a batch is being gathered or committed
- * join the next transaction, and each put resolves only after the transaction holding its row
- * has committed — or rejects with that transaction's error, as every put in it does. Duplicates in
- * one batch behave as across batches: the backend's idempotent insert keeps the first and reports
- * the rest as not inserted.
+ * Group commit, for any backend and any write: items that arrive while a batch is being gathered
+ * or committed join the next transaction, and each call resolves only after the transaction
+ * holding its item has committed — or rejects with that transaction's error, as every call in it
+ * does. One batch is in flight at a time, so the order of transactions is the order of calls.
  */
-export class GroupCommit {
-  private queue: Waiting[] = [];
+export class Batcher<I, O> {
+  private queue: Waiting<I, O>[] = [];
   private scheduled = false;
   private committing = false;
   /** Sizes of the transactions committed so far (for tests and status). */
   readonly batches: number[] = [];
 
   constructor(
-    private readonly writeMany: WriteMany,
+    private readonly writeMany: (items: readonly I[]) => Promise<O[]>,
     private readonly o: GroupCommitOptions,
   ) {}
 
-  put(row: NewDelivery): Promise<{ inserted: boolean }> {
+  add(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, resolve, reject });
+      this.queue.push({ item, resolve, reject });
       this.schedule();
     });
+  }
+
+  /** Items waiting for a transaction, and whether one is in flight. */
+  get pending(): number {
+    return this.queue.length + (this.committing ? 1 : 0);
   }
 
   private schedule(): void {
@@ -59,12 +63,11 @@ export class GroupCommit {
     if (batch.length === 0) return;
     this.committing = true;
     try {
-      const results = await this.writeMany(batch.map((w) => w.row));
+      const results = await this.writeMany(batch.map((w) => w.item));
       this.batches.push(batch.length);
       batch.forEach((w, i) => {
-        const r = results[i];
-        if (r) w.resolve(r);
-        else w.reject(new Error('the store did not report this row'));
+        if (i < results.length) w.resolve(results[i] as O);
+        else w.reject(new Error('the store did not report this item'));
       });
     } catch (err) {
       for (const w of batch) w.reject(err);
@@ -72,5 +75,15 @@ export class GroupCommit {
       this.committing = false;
       this.schedule();
     }
+  }
+}
+
+/**
+ * Group commit of deliveries: duplicates in one batch behave as across batches — the backend's
+ * idempotent insert keeps the first and reports the rest as not inserted.
+ */
+export class GroupCommit extends Batcher<NewDelivery, { inserted: boolean }> {
+  put(row: NewDelivery): Promise<{ inserted: boolean }> {
+    return this.add(row);
   }
 }

@@ -66,6 +66,16 @@ export interface ClaimOptions {
 
 export type FailOutcome = { retryAt: number } | { dead: true };
 
+/**
+ * The outcome of one claimed row, as the worker records it. Fenced: it changes the row only if this
+ * claim (its fence) still holds it. A retry's delay is relative, so the backend's own clock sets
+ * the time it is due — workers on hosts with skewed clocks agree.
+ */
+export type Settlement =
+  | { key: DeliveryKey; fence: number; outcome: 'done' }
+  | { key: DeliveryKey; fence: number; outcome: 'retry'; error: string; retryInMs: number }
+  | { key: DeliveryKey; fence: number; outcome: 'dead'; error: string };
+
 /** Which rows a command acts on. Every field narrows; an empty selector selects everything. */
 export interface Selector {
   source?: string;
@@ -104,10 +114,12 @@ export interface Inbox {
   put(delivery: NewDelivery): Promise<{ inserted: boolean }>;
   /** Take the oldest due rows (pending and due, or working with an expired lease) in one statement. */
   claim(options: ClaimOptions): Promise<Claimed[]>;
-  /** Mark done, only if this claim (its fence) still holds the row. */
-  complete(key: DeliveryKey, fence: number, now?: number): Promise<boolean>;
-  /** Reschedule or bury, only if this claim (its fence) still holds the row. */
-  fail(key: DeliveryKey, fence: number, error: string, outcome: FailOutcome, now?: number): Promise<boolean>;
+  /**
+   * Record outcomes of claimed rows, all in one transaction (the worker batches them so that
+   * processing a delivery does not cost a disk sync of its own). Says, per outcome, whether its
+   * fence still held — false: the lease ran out and another claim owns the row; nothing changed.
+   */
+  settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]>;
   get(key: DeliveryKey): Promise<StoredDelivery | undefined>;
   list(filter?: { status?: DeliveryStatus; limit?: number }): Promise<StoredDelivery[]>;
   stats(): Promise<InboxStats>;

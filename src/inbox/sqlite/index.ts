@@ -13,6 +13,7 @@ import type {
   Inbox,
   InboxStats,
   NewDelivery,
+  Settlement,
   StoredDelivery,
 } from '../types.js';
 import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
@@ -171,6 +172,27 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
+/** A delivery as the PUT statement takes it: headers as their JSON text. */
+export interface PutRow {
+  source: string;
+  deliveryId: string;
+  eventType: string | null;
+  body: Buffer;
+  headers: string;
+  receivedAt: number;
+}
+
+export function toPutRow(d: NewDelivery): PutRow {
+  return {
+    source: d.source,
+    deliveryId: d.deliveryId,
+    eventType: d.eventType ?? null,
+    body: d.body,
+    headers: JSON.stringify(d.headers),
+    receivedAt: d.receivedAt,
+  };
+}
+
 function toStored(r: Row): StoredDelivery {
   return {
     source: r.source,
@@ -222,14 +244,11 @@ export class SqliteInbox implements Inbox {
    * as it would be across batches. Throws (every row unacknowledged) when the transaction fails.
    */
   async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
-    const params = rows.map((d) => ({
-      source: d.source,
-      deliveryId: d.deliveryId,
-      eventType: d.eventType ?? null,
-      body: d.body,
-      headers: JSON.stringify(d.headers),
-      receivedAt: d.receivedAt,
-    }));
+    return this.putRows(rows.map(toPutRow));
+  }
+
+  /** putMany of rows already in the table's shape (the writer thread receives them so). */
+  putRows(params: readonly PutRow[]): { inserted: boolean }[] {
     const write = this.db.transaction(() => params.map((p) => ({ inserted: this.statements.PUT.run(p).changes === 1 })));
     let results: { inserted: boolean }[];
     try {
@@ -298,10 +317,28 @@ export class SqliteInbox implements Inbox {
       });
   }
 
+  async settle(outcomes: readonly Settlement[], now = Date.now()): Promise<boolean[]> {
+    const write = this.db.transaction(() =>
+      outcomes.map((o) => {
+        const k = { source: o.key.source, deliveryId: o.key.deliveryId, attempt: o.fence };
+        const info =
+          o.outcome === 'done'
+            ? this.statements.COMPLETE.run({ ...k, now })
+            : o.outcome === 'dead'
+              ? this.statements.BURY.run({ ...k, error: o.error, now })
+              : this.statements.RETRY.run({ ...k, error: o.error, retryAt: now + o.retryInMs });
+        return info.changes === 1;
+      }),
+    );
+    return write.immediate();
+  }
+
+  /** One outcome on its own: mark done, if this claim (its fence) still holds the row. */
   async complete(key: DeliveryKey, fence: number, now = Date.now()): Promise<boolean> {
     return this.statements.COMPLETE.run({ source: key.source, deliveryId: key.deliveryId, attempt: fence, now }).changes === 1;
   }
 
+  /** One outcome on its own: reschedule (at an absolute time) or bury, if this claim still holds the row. */
   async fail(key: DeliveryKey, fence: number, error: string, outcome: FailOutcome, now = Date.now()): Promise<boolean> {
     const k = { source: key.source, deliveryId: key.deliveryId, attempt: fence, error };
     const info =
