@@ -4,4 +4,10 @@ export const RECEIVER_DEFAULTS = {
   maxBytes: 5 * 1024 * 1024,
   /** How old, or how far ahead, a signed timestamp may be: every provider's own 5 minutes. */
   toleranceSec: 300,
+  /**
+   * A delivery whose store has not committed within this gets 503, so that the sender hears
+   * "try again" before its own timeout (Slack's 3 s is the shortest) rather than a timeout it may
+   * count as a failure. A late commit is harmless: stored, unacknowledged, a duplicate on retry.
+   */
+  storeDeadlineMs: 2_000,
 } as const;

@@ -14,6 +14,8 @@ export interface ReceiverOptions {
   maxBytes?: number;
   /** Signed-timestamp tolerance in seconds, either way (default: the provider's 300). */
   toleranceSec?: number;
+  /** A store not committed within this is answered 503 (default 2 s: below every provider's timeout). */
+  storeDeadlineMs?: number;
   /** Called after each request is answered: for logs, and for waking a worker. */
   onRequest?: (event: ReceiverEvent) => void;
 }
@@ -41,6 +43,7 @@ export const DEFAULT_MAX_BYTES = RECEIVER_DEFAULTS.maxBytes;
 export function createReceiver(options: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const { provider, inbox } = options;
+  const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
   const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown) => {
@@ -116,20 +119,46 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
     const base = { deliveryId, ...(eventType ? { eventType } : {}), bytes };
     let inserted: boolean;
     try {
-      ({ inserted } = await inbox.put({
-        source: provider.name,
-        deliveryId,
-        eventType,
-        body: rawBody,
-        headers: keptHeaders(req),
-        receivedAt: Date.now(),
-      }));
+      ({ inserted } = await withinDeadline(
+        inbox.put({
+          source: provider.name,
+          deliveryId,
+          eventType,
+          body: rawBody,
+          headers: keptHeaders(req),
+          receivedAt: Date.now(),
+        }),
+        storeDeadlineMs,
+      ));
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       return answer(res, { status: 503, result: 'store_failed', reason, ...base }, { error: 'store_failed' });
     }
     answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, { ok: true, deliveryId, duplicate: !inserted });
   }
+}
+
+/**
+ * The store's answer, or a failure once the deadline passes. The write is not cancelled: if it
+ * commits later the delivery is stored but unacknowledged, and the sender's retry is a duplicate.
+ */
+function withinDeadline<T>(write: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the inbox did not commit within ${ms / 1000} s (locked by another process, or a stalled disk)`)),
+      ms,
+    );
+    write.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** How much of an oversized body is read and thrown away, and for how long, before the connection is cut. */
