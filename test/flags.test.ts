@@ -136,6 +136,19 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     { provider: 'slack', secrets: ['s'], forwardTo: U, forwardSecret: 'app', forwardOriginalHeaders: false, noWorker: false },
   ],
   [
+    ['listen', '--provider', 'stripe', '--secret', 's', '--commit-batch', '8', '--commit-wait', '2ms', '--store-deadline', '1s'],
+    {},
+    {
+      provider: 'stripe',
+      secrets: ['s'],
+      commitBatch: '8',
+      commitWait: '2ms',
+      storeDeadline: '1s',
+      forwardOriginalHeaders: false,
+      noWorker: false,
+    },
+  ],
+  [
     [
       'chaos',
       'stripe/invoice.paid',

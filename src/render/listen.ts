@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { ListenSummary, Ready } from '../commands/listen/run.js';
+import type { ListenCounts, ListenSummary, Ready } from '../commands/listen/run.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { formatDuration } from '../duration.js';
@@ -44,4 +44,25 @@ export function summaryLine(s: ListenSummary, json: boolean): string {
   if (json) return JSON.stringify({ event: 'stopped', ...s });
   const c = s.inbox.counts;
   return `stopped · ${s.requests} request${s.requests === 1 ? '' : 's'}: ${s.stored} stored, ${s.duplicates} duplicates, ${s.rejected} rejected · processed ${s.processed.done} done, ${s.processed.retried} retried, ${s.processed.dead} dead · inbox: ${c.pending} pending, ${c.working} working, ${c.done} done, ${c.dead} dead`;
+}
+
+/** The live status line at a terminal: counts so far and the current rate, instead of a scrolling log. */
+export function statusLine(c: ListenCounts, perSec: number): string {
+  const problems = [
+    c.rejected && chalk.yellow(`${c.rejected} rejected`),
+    c.failed && chalk.red(`${c.failed} answered 503`),
+    c.dead && chalk.red(`${c.dead} dead`),
+  ].filter(Boolean);
+  return [
+    `${chalk.bold(String(c.requests))} requests (${Math.round(perSec)}/s)`,
+    `${c.stored} stored, ${c.duplicates} duplicates`,
+    `processed ${c.done} done, ${c.retried} retried`,
+    ...problems,
+  ].join(' · ');
+}
+
+/** In the status view only what needs a look scrolls: rejected signatures, 503s, retries and burials. */
+export function isNotable(e: ReceiverEvent | WorkOutcome): boolean {
+  if ('result' in e) return e.result !== 'health' && e.status >= 300;
+  return e.outcome !== 'done';
 }

@@ -1,3 +1,4 @@
+import { UsageError } from '../../errors.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SIGNAL_EXIT, pick } from '../../cli/io.js';
 import { formatDuration } from '../../duration.js';
@@ -17,6 +18,7 @@ export interface ListenFlags extends SignerFlags {
   forwardTimeout?: string;
   commitBatch?: string;
   commitWait?: string;
+  storeDeadline?: string;
   forwardSecret?: string;
   forwardOriginalHeaders?: boolean;
   maxBytes?: string;
@@ -29,7 +31,11 @@ export interface ListenFlags extends SignerFlags {
   /** commander's name for --no-worker: false when given. */
   worker?: boolean;
   json?: boolean;
+  log?: string;
 }
+
+const LOG_MODES = ['requests', 'status', 'summary', 'none'] as const;
+type LogMode = (typeof LOG_MODES)[number];
 
 const ms = formatDuration;
 
@@ -53,7 +59,14 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         `deliveries committed in one transaction at most: group commit (default: ${LISTEN_DEFAULTS.commitBatch}; 1: each delivery in its own)`,
       )
       .option('--commit-wait <duration>', 'with --commit-batch: how long a batch waits for more (default: 0, the current event-loop turn)')
-      .option('--concurrency <n>', `deliveries processed at once (default: ${WORKER_DEFAULTS.concurrency})`)
+      .option(
+        '--store-deadline <duration>',
+        `a delivery not committed within this gets 503, before the sender times out (default: ${ms(RECEIVER_DEFAULTS.storeDeadlineMs)})`,
+      )
+      .option(
+        '--concurrency <n>',
+        `deliveries processed (forwarded) at once, and claimed in one statement (default: ${WORKER_DEFAULTS.concurrency}; ${LISTEN_DEFAULTS.markDoneConcurrency} without --forward-to)`,
+      )
       .option('--max-attempts <n>', `processing attempts before a delivery is dead (default: ${WORKER_DEFAULTS.maxAttempts})`)
       .option(
         '--lease <duration>',
@@ -65,7 +78,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       )
       .option('--backoff-max <duration>', `longest retry delay (default: ${ms(DEFAULT_BACKOFF.maxMs)})`)
       .option('--no-worker', 'only receive and store; leave rows pending')
-      .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped');
+      .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped')
+      .option(
+        '--log <mode>',
+        'requests: a line per request and outcome (default when not at a terminal, or with --json); status: a live line of counts, and lines only for problems (default at a terminal); summary: ready and stopped lines only; none',
+      );
   },
   options: ({ flags, env }) => {
     const forwardSecret = flags.forwardSecret ?? env.HOOKDRILL_FORWARD_SECRET;
@@ -73,6 +90,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       ...pick(flags, [
         'commitBatch',
         'commitWait',
+        'storeDeadline',
         'port',
         'host',
         'inbox',
@@ -93,30 +111,104 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     };
   },
   async execute(options, flags) {
-    const [{ start }, render] = await Promise.all([import('./run.js'), import('../../render/listen.js')]);
     const json = flags.json === true;
+    const log = logMode(flags.log, json);
+    const [{ start }, render, { createLineBuffer }] = await Promise.all([
+      import('./run.js'),
+      import('../../render/listen.js'),
+      import('../../cli/io.js'),
+    ]);
+    const out = createLineBuffer(process.stdout);
+    const status = log === 'status' ? liveStatus(() => handle.counts(), render.statusLine) : undefined;
     const write = (line: string | undefined) => {
-      if (line !== undefined) process.stdout.write(`${line}\n`);
+      if (line === undefined) return;
+      if (status) status.above(line);
+      else out.write(line);
     };
     const handle = await start({
       ...options,
-      onRequest: (e) => write(render.requestLine(e, json)),
-      onOutcome: (o) => write(render.outcomeLine(o, json)),
-      onError: (err) => process.stderr.write(`hookdrill: inbox error: ${err instanceof Error ? err.message : String(err)}\n`),
+      onRequest: (e) => {
+        if (log === 'requests' || (log === 'status' && render.isNotable(e))) write(render.requestLine(e, json));
+      },
+      onOutcome: (o) => {
+        if (log === 'requests' || (log === 'status' && render.isNotable(o))) write(render.outcomeLine(o, json));
+      },
+      onError: (err) => {
+        status?.clear();
+        process.stderr.write(`hookdrill: inbox error: ${err instanceof Error ? err.message : String(err)}\n`);
+      },
     });
-    write(render.readyLine(handle.ready, json));
+    if (log !== 'none') write(render.readyLine(handle.ready, json));
+    status?.start();
     await new Promise<void>((resolve) => {
       // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".
       const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
       const onSignal = () => {
         for (const n of names) {
           process.off(n, onSignal);
-          process.once(n, () => process.exit(SIGNAL_EXIT[n]));
+          process.once(n, () => {
+            out.flush();
+            process.exit(SIGNAL_EXIT[n]);
+          });
         }
         resolve();
       };
       for (const n of names) process.on(n, onSignal);
     });
-    write(render.summaryLine(await handle.stop(), json));
+    const summary = await handle.stop();
+    status?.stop();
+    if (log !== 'none') write(render.summaryLine(summary, json));
+    out.flush();
   },
 });
+
+function logMode(given: string | undefined, json: boolean): LogMode {
+  if (given === undefined) return json || !process.stdout.isTTY || process.env.CI ? 'requests' : 'status';
+  if (!(LOG_MODES as readonly string[]).includes(given)) throw new UsageError(`--log ${given}: expected one of ${LOG_MODES.join(', ')}`);
+  if (given === 'status' && json)
+    throw new UsageError('--log status is a line for a person at a terminal; with --json use requests, summary or none');
+  return given as LogMode;
+}
+
+/**
+ * The status view: one line redrawn four times a second with the counts and the rate; lines that
+ * need a look are printed above it.
+ */
+function liveStatus<C extends { requests: number }>(counts: () => C, line: (c: C, perSec: number) => string) {
+  const stream = process.stdout;
+  let timer: NodeJS.Timeout | undefined;
+  let drawn = false;
+  let last = { at: Date.now(), requests: 0 };
+  let rate = 0;
+  const draw = () => {
+    const c = counts();
+    const now = Date.now();
+    if (now - last.at >= 1_000) {
+      rate = ((c.requests - last.requests) * 1_000) / (now - last.at);
+      last = { at: now, requests: c.requests };
+    }
+    stream.write(`\r${line(c, rate)}\u001b[K`);
+    drawn = true;
+  };
+  const clear = () => {
+    if (drawn) stream.write('\r\u001b[K');
+    drawn = false;
+  };
+  return {
+    start() {
+      draw();
+      timer = setInterval(draw, 250);
+    },
+    above(text: string) {
+      clear();
+      stream.write(`${text}\n`);
+      if (timer) draw();
+    },
+    clear,
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+      clear();
+    },
+  };
+}

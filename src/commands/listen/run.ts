@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../duration.js';
-import { openSqliteInbox } from '../../inbox/index.js';
+import { ThreadedSqliteInbox } from '../../inbox/sqlite/threaded.js';
 import type { Inbox, InboxStats } from '../../inbox/index.js';
 import { resolveSigner } from '../../signing.js';
 import { createReceiverServer, listen } from '../../receiver/server.js';
@@ -28,6 +28,8 @@ export interface ListenOptions {
   commitBatch?: string | number;
   /** How long a batch waits for more deliveries before it commits. */
   commitWait?: string;
+  /** A delivery not committed within this is answered 503. */
+  storeDeadline?: string;
   /** Sign forwards with this secret instead of the one deliveries are verified with. */
   forwardSecret?: string;
   /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
@@ -66,8 +68,23 @@ export interface ListenSummary {
   inbox: InboxStats;
 }
 
+/** What listen has done so far: the live status line reads these. */
+export interface ListenCounts {
+  requests: number;
+  stored: number;
+  duplicates: number;
+  rejected: number;
+  /** Answered 503: the inbox could not commit (in time). */
+  failed: number;
+  done: number;
+  retried: number;
+  dead: number;
+}
+
 export interface Listening {
   ready: Ready;
+  /** A snapshot of the counts so far. */
+  counts(): ListenCounts;
   /** Stop accepting, let the worker finish the rows in hand, close the inbox. */
   stop(): Promise<ListenSummary>;
 }
@@ -85,7 +102,15 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
   if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
-  const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, WORKER_DEFAULTS.concurrency);
+  // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
+  // costs nothing, and claiming many at once saves a commit per row.
+  const concurrency = parseIntFlag(
+    o.concurrency,
+    '--concurrency',
+    1,
+    1_000,
+    forwardTo ? WORKER_DEFAULTS.concurrency : LISTEN_DEFAULTS.markDoneConcurrency,
+  );
   const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
   const leaseMs = duration(o.lease, '--lease', WORKER_DEFAULTS.leaseMs);
   const backoff = {
@@ -120,12 +145,18 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const commitWaitMs = duration(o.commitWait, '--commit-wait', LISTEN_DEFAULTS.commitWaitMs);
   if (commitWaitMs > 1_000)
     throw new UsageError(`--commit-wait ${o.commitWait}: at most 1s (every delivery in a batch waits this long for its 200)`);
-  const sqlite = openSqliteInbox(inboxPath);
-  // Group commit: deliveries that arrive together share one transaction and one disk sync; each
-  // is still answered only after the transaction holding it has committed.
-  if (commitBatch > 1) sqlite.useGroupCommit({ maxBatch: commitBatch, maxWaitMs: commitWaitMs });
-  const inbox: Inbox = sqlite;
-  const counts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, done: 0, retried: 0, dead: 0 };
+  const storeDeadlineMs = duration(o.storeDeadline, '--store-deadline', RECEIVER_DEFAULTS.storeDeadlineMs);
+  if (storeDeadlineMs < 10 || storeDeadlineMs > 60_000)
+    throw new UsageError(`--store-deadline ${o.storeDeadline}: between 10ms and 60s (keep it below your provider's timeout)`);
+  // Writes go to a writer thread, so the event loop never waits on the disk. Group commit:
+  // deliveries that arrive together share one transaction and one disk sync; each is still
+  // answered only after the transaction holding it has committed.
+  const inbox: Inbox = await ThreadedSqliteInbox.open(inboxPath, {
+    // /healthz says "stuck" well before the deadline turns deliveries away.
+    stuckAfterMs: storeDeadlineMs / 2,
+    ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
+  });
+  const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
   const worker = o.noWorker
     ? undefined
     : new Worker({
@@ -155,6 +186,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     inbox,
     maxBytes,
     toleranceSec,
+    storeDeadlineMs,
     onRequest: (event) => {
       if (event.result !== 'health') counts.requests++;
       if (event.result === 'stored') {
@@ -162,9 +194,12 @@ export async function start(o: ListenOptions): Promise<Listening> {
         worker?.wake();
       } else if (event.result === 'duplicate') counts.duplicates++;
       else if (event.result === 'rejected') counts.rejected++;
-      else if (event.result === 'store_failed' && event.reason !== lastStoreFailure) {
-        lastStoreFailure = event.reason;
-        o.onError?.(new Error(`answering 503: ${event.reason}`));
+      else if (event.result === 'store_failed') {
+        counts.failed++;
+        if (event.reason !== lastStoreFailure) {
+          lastStoreFailure = event.reason;
+          o.onError?.(new Error(`answering 503: ${event.reason}`));
+        }
       }
       if (event.result === 'stored') lastStoreFailure = undefined;
       o.onRequest?.(event);
@@ -198,6 +233,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
   let stopped: Promise<ListenSummary> | undefined;
   return {
     ready,
+    counts: () => ({ ...counts }),
     stop() {
       stopped ??= (async () => {
         // No new connections; idle keep-alive ones close now, busy ones after their answer.

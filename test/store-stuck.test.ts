@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { start } from '../src/commands/listen/run.js';
+import { providers } from '../src/providers/index.js';
+import { hookdrill } from './helpers/cli.js';
+import { spawnHookdrill } from './helpers/spawned.js';
+import { tempDir } from './helpers/tmp.js';
+
+const SECRET = 'whsec_store_stuck';
+
+function deliver(url: string, id: string): Promise<Response> {
+  const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: {} } }));
+  const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
+  return fetch(url, { method: 'POST', body, headers });
+}
+
+test('a write lock held by another process: 503 within --store-deadline, /healthz answers that the store is stuck, and the late commit is a duplicate on retry', async () => {
+  const inbox = join(tempDir(), 'inbox.db');
+  const listen = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--inbox',
+    inbox,
+    '--no-worker',
+    '--store-deadline',
+    '400ms',
+  ]);
+  try {
+    const url = String((await listen.waitFor((l) => l.event === 'ready')).url);
+    assert.equal((await deliver(url, 'evt_before')).status, 200);
+
+    // Another process (an on-call engineer's requeue, a backup tool) takes the write lock and keeps it.
+    const other = new Database(inbox);
+    other.exec('BEGIN IMMEDIATE');
+    let released = false;
+    try {
+      const answer = await deliver(url, 'evt_while_locked');
+      assert.equal(answer.status, 503, 'not stored in time: the sender must retry');
+      assert.equal(released, false);
+      // The process is not frozen behind the lock: /healthz answers while it is still held, and says why.
+      const health = await fetch(`${url}healthz`);
+      assert.equal(health.status, 503);
+      assert.match(String(((await health.json()) as { problem?: string }).problem), /a write has waited .* lock held by another process/);
+      // And a request that needs no store is answered at once too.
+      assert.equal((await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 401);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+      released = true;
+    }
+
+    // The write that waited goes through once the lock is free: stored, though it was answered 503.
+    for (let i = 0; ; i++) {
+      if ((await fetch(`${url}healthz`)).status === 200) break;
+      if (i > 100) assert.fail('/healthz never became healthy after the lock was released');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const retry = await deliver(url, 'evt_while_locked');
+    assert.equal(retry.status, 200);
+    assert.equal(((await retry.json()) as { duplicate: boolean }).duplicate, true, 'the late commit kept it; the retry is a duplicate');
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
+  }
+});
+
+test('listen: no 200 leaves before its delivery is readable by another connection (committed), under load from another process', async () => {
+  const inboxPath = join(tempDir(), 'inbox.db');
+  const answeredBeforeCommit: string[] = [];
+  let ok = 0;
+  let check: Database.Statement | undefined;
+  const handle = await start({
+    port: 0,
+    provider: 'stripe',
+    secrets: [SECRET],
+    inbox: inboxPath,
+    noWorker: true,
+    onRequest: (e) => {
+      if (e.status !== 200 || !e.deliveryId) return;
+      ok++;
+      // Run the moment the answer is written: a second connection sees only committed rows.
+      check ??= new Database(inboxPath, { readonly: true }).prepare('SELECT 1 FROM deliveries WHERE delivery_id = ?');
+      if (check.get(e.deliveryId) === undefined) answeredBeforeCommit.push(e.deliveryId);
+    },
+  });
+  try {
+    const sent = await hookdrill([
+      'send',
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--url',
+      handle.ready.url,
+      '--count',
+      '400',
+      '--concurrency',
+      '64',
+      '--no-retry',
+      '--json',
+    ]);
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(ok, 400);
+    assert.deepEqual(answeredBeforeCommit, [], 'a 200 went out before its transaction had committed');
+  } finally {
+    await handle.stop();
+  }
+});
