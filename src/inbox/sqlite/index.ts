@@ -172,6 +172,12 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
+/** One write of those the writer thread gathers into a transaction (see writeAll). */
+export type WriteOp =
+  | { op: 'put'; rows: readonly PutRow[] }
+  | { op: 'claim'; options: ClaimOptions }
+  | { op: 'settle'; outcomes: readonly Settlement[] };
+
 /** A delivery as the PUT statement takes it: headers as their JSON text. */
 export interface PutRow {
   source: string;
@@ -247,28 +253,77 @@ export class SqliteInbox implements Inbox {
     return this.putRows(rows.map(toPutRow));
   }
 
-  /** putMany of rows already in the table's shape (the writer thread receives them so). */
+  /** putMany of rows already in the table's shape. */
   putRows(params: readonly PutRow[]): { inserted: boolean }[] {
-    const write = this.db.transaction(() => params.map((p) => ({ inserted: this.statements.PUT.run(p).changes === 1 })));
-    let results: { inserted: boolean }[];
+    return this.writeAll([{ op: 'put', rows: params }])[0] as { inserted: boolean }[];
+  }
+
+  /**
+   * Several writes — puts, claims, outcomes — in one transaction, so one disk sync for all of
+   * them: the writer thread gathers whatever is queued. Results in the order of the operations.
+   * A disk found full is checkpointed and the whole transaction tried once more. When it holds
+   * puts, the file is checked after the commit: rows committed into a deleted inbox are lost when
+   * the process exits, so the callers must not acknowledge them.
+   */
+  writeAll(ops: readonly WriteOp[]): unknown[] {
+    const write = this.db.transaction(() =>
+      ops.map((o) =>
+        o.op === 'put' ? this.insertRows(o.rows) : o.op === 'claim' ? this.claimRows(o.options) : this.settleRows(o.outcomes, Date.now()),
+      ),
+    );
+    let results: unknown[];
     try {
       results = write.immediate();
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_FULL' || !this.checkpointAfterFull()) {
-        throw new Error(`inbox ${this.location}: ${describeSqliteError(err)}`);
-      }
+      if ((err as { code?: string }).code !== 'SQLITE_FULL' || !this.checkpointAfterFull()) throw this.storeError(err);
       // The checkpoint emptied the WAL: the space it held is free for this write.
       try {
         results = write.immediate();
       } catch (again) {
-        throw new Error(`inbox ${this.location}: ${describeSqliteError(again)}`);
+        throw this.storeError(again);
       }
     }
-    // Committed — but into the file at this path? A commit into a deleted file is lost when the
-    // process exits: the caller must not acknowledge it.
-    const gone = this.fileProblem();
-    if (gone) throw new InboxFileGoneError(gone);
+    if (ops.some((o) => o.op === 'put')) {
+      const gone = this.fileProblem();
+      if (gone) throw new InboxFileGoneError(gone);
+    }
     return results;
+  }
+
+  /** A SQLite error in words, keeping its code for callers that act on it. */
+  private storeError(err: unknown): Error {
+    const e = new Error(`inbox ${this.location}: ${describeSqliteError(err)}`) as Error & { code?: string };
+    const code = (err as { code?: string }).code;
+    if (code) e.code = code;
+    return e;
+  }
+
+  private insertRows(rows: readonly PutRow[]): { inserted: boolean }[] {
+    return rows.map((p) => ({ inserted: this.statements.PUT.run(p).changes === 1 }));
+  }
+
+  private claimRows(o: ClaimOptions): Claimed[] {
+    const now = o.now ?? Date.now();
+    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as Row[];
+    return rows
+      .sort((a, b) => a.received_at - b.received_at)
+      .map((r) => {
+        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
+        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
+      });
+  }
+
+  private settleRows(outcomes: readonly Settlement[], now: number): boolean[] {
+    return outcomes.map((o) => {
+      const k = { source: o.key.source, deliveryId: o.key.deliveryId, attempt: o.fence };
+      const info =
+        o.outcome === 'done'
+          ? this.statements.COMPLETE.run({ ...k, now })
+          : o.outcome === 'dead'
+            ? this.statements.BURY.run({ ...k, error: o.error, now })
+            : this.statements.RETRY.run({ ...k, error: o.error, retryAt: now + o.retryInMs });
+      return info.changes === 1;
+    });
   }
 
   /** Turn group commit on: puts gathered within one turn of the event loop share a transaction. */
@@ -307,30 +362,11 @@ export class SqliteInbox implements Inbox {
   }
 
   async claim(o: ClaimOptions): Promise<Claimed[]> {
-    const now = o.now ?? Date.now();
-    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as Row[];
-    return rows
-      .sort((a, b) => a.received_at - b.received_at)
-      .map((r) => {
-        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
-        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
-      });
+    return this.claimRows(o);
   }
 
   async settle(outcomes: readonly Settlement[], now = Date.now()): Promise<boolean[]> {
-    const write = this.db.transaction(() =>
-      outcomes.map((o) => {
-        const k = { source: o.key.source, deliveryId: o.key.deliveryId, attempt: o.fence };
-        const info =
-          o.outcome === 'done'
-            ? this.statements.COMPLETE.run({ ...k, now })
-            : o.outcome === 'dead'
-              ? this.statements.BURY.run({ ...k, error: o.error, now })
-              : this.statements.RETRY.run({ ...k, error: o.error, retryAt: now + o.retryInMs });
-        return info.changes === 1;
-      }),
-    );
-    return write.immediate();
+    return this.db.transaction(() => this.settleRows(outcomes, now)).immediate();
   }
 
   /** One outcome on its own: mark done, if this claim (its fence) still holds the row. */

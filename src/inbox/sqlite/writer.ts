@@ -3,12 +3,12 @@
  * on the main thread every commit holds the event loop while the disk syncs, and a write lock held
  * by another process holds it for the whole busy timeout — no request is read, no signature
  * checked, /healthz does not answer. Here the writes wait instead, on their own connection, while
- * the main thread goes on. Messages are handled one at a time, each a transaction.
+ * the main thread goes on. What queues up while a transaction runs shares the next one.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ClaimOptions, Settlement } from '../types.js';
 import { openSqliteInbox } from './index.js';
-import type { SqliteInbox } from './index.js';
+import type { SqliteInbox, WriteOp } from './index.js';
 import { unpack } from './packing.js';
 import type { PackedRows } from './packing.js';
 
@@ -35,29 +35,41 @@ try {
   process.exit(0);
 }
 
+/**
+ * Whatever has queued up while the last transaction ran — a batch of puts, the worker's outcomes,
+ * its next claim — goes into the next transaction together: one disk sync for all of it.
+ */
+let queued: WriterRequest[] = [];
 port.on('message', (m: WriterRequest) => {
-  void handle(m).then(
-    (result) => port.postMessage({ id: m.id, ok: true, result } satisfies WriterReply),
-    (err: unknown) =>
-      port.postMessage({
-        id: m.id,
-        ok: false,
-        error: {
-          name: (err as Error).name ?? 'Error',
-          message: (err as Error).message ?? String(err),
-          code: (err as { code?: string }).code,
-        },
-      } satisfies WriterReply),
-  );
+  queued.push(m);
+  if (queued.length === 1) setImmediate(drain);
 });
 
-function handle(m: WriterRequest): Promise<unknown> {
+function drain(): void {
+  const requests = queued;
+  queued = [];
+  let results: unknown[];
+  try {
+    results = inbox.writeAll(requests.map(toOp));
+  } catch (err) {
+    const error = {
+      name: (err as Error).name ?? 'Error',
+      message: (err as Error).message ?? String(err),
+      code: (err as { code?: string }).code,
+    };
+    for (const r of requests) port?.postMessage({ id: r.id, ok: false, error } satisfies WriterReply);
+    return;
+  }
+  for (const [i, r] of requests.entries()) port?.postMessage({ id: r.id, ok: true, result: results[i] } satisfies WriterReply);
+}
+
+function toOp(m: WriterRequest): WriteOp {
   switch (m.op) {
     case 'putMany':
-      return Promise.resolve().then(() => inbox.putRows(unpack(m.batch)));
+      return { op: 'put', rows: unpack(m.batch) };
     case 'claim':
-      return inbox.claim(m.options);
+      return { op: 'claim', options: m.options };
     case 'settle':
-      return inbox.settle(m.outcomes);
+      return { op: 'settle', outcomes: m.outcomes };
   }
 }
