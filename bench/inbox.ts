@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { run as inspect } from '../src/commands/inspect/run.js';
 import { run as requeue } from '../src/commands/requeue/run.js';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 
 const ROWS = Number(process.env.BENCH_INBOX_ROWS ?? 1_000_000);
 const DEAD = Math.min(10_000, Math.floor(ROWS / 100));

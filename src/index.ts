@@ -15,8 +15,21 @@ export { run as send } from './commands/send/run.js';
 export type { SendOptions, SendResult, SendSummary } from './commands/send/run.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryOutcome } from './delivery/deliver.js';
 export { UsageError, ExpectationError } from './errors.js';
-export { openSqliteInbox, SqliteInbox, InboxOpenError, STATUSES } from './inbox/index.js';
-export type { Inbox, NewDelivery, StoredDelivery, Claimed, DeliveryKey, DeliveryStatus, InboxStats, FailOutcome } from './inbox/index.js';
+export { openInbox, InboxOpenError, InboxUnavailableError, STATUSES } from './inbox/index.js';
+export type { OpenInboxOptions } from './inbox/index.js';
+export { openSqliteInbox, SqliteInbox } from './inbox/sqlite/index.js';
+export type {
+  Inbox,
+  NewDelivery,
+  StoredDelivery,
+  Claimed,
+  DeliveryKey,
+  DeliveryStatus,
+  InboxStats,
+  FailOutcome,
+  Settlement,
+  Selector,
+} from './inbox/index.js';
 export { createReceiver, DEFAULT_MAX_BYTES } from './receiver/index.js';
 export type { ReceiverOptions, ReceiverEvent } from './receiver/index.js';
 export { createReceiverServer } from './receiver/server.js';

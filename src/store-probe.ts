@@ -1,14 +1,14 @@
 import { exec } from 'node:child_process';
 import { UsageError } from './errors.js';
-import { openSqliteInbox } from './inbox/index.js';
+import { openInbox } from './inbox/open.js';
 
 /** How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids. */
-export type StoreProbe = { kind: 'inbox'; path: string; source: string } | { kind: 'command'; command: string };
+export type StoreProbe = { kind: 'inbox'; target: string; source: string } | { kind: 'command'; command: string };
 
 /** How many times the receiver holds each of these ids (a command may print one twice). */
 export async function storedCounts(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<number[]> {
   if (probe.kind === 'inbox') {
-    const inbox = openSqliteInbox(probe.path, { readonly: true, create: false });
+    const inbox = await openInbox(probe.target, { readonly: true, create: false });
     try {
       return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: probe.source, deliveryId: id })) ? 1 : 0)));
     } finally {

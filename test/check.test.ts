@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { run as check } from '../src/commands/check/run.js';
 import { CASE_NAMES } from '../src/check/cases.js';
 import { UsageError } from '../src/errors.js';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import type { Inbox } from '../src/inbox/index.js';
 import { providers } from '../src/providers/index.js';
 import { createReceiverServer, listen } from '../src/receiver/server.js';

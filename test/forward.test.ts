@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { providers } from '../src/providers/index.js';
 import { Worker } from '../src/worker/index.js';
 import { forwardHandler } from '../src/worker/forward.js';

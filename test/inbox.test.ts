@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { InboxOpenError, openSqliteInbox } from '../src/inbox/index.js';
+import { InboxOpenError, openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import type { NewDelivery } from '../src/inbox/index.js';
 import { tempDir } from './helpers/tmp.js';
 import { CLAIM } from '../src/inbox/sqlite/statements.js';

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { providers } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { spawnHookdrill } from './helpers/spawned.js';
@@ -80,7 +80,7 @@ test('a full disk: listen opens without writing, answers 503 while full, and rec
   writeFileSync(filler, Buffer.alloc(256 * 1024));
   // Fill the disk through the inbox, in a process that then dies without closing (as a crash would).
   const fill = `
-    const { openSqliteInbox } = await import(${JSON.stringify(new URL('../src/inbox/index.js', import.meta.url).href)});
+    const { openSqliteInbox } = await import(${JSON.stringify(new URL('../src/inbox/sqlite/index.js', import.meta.url).href)});
     const inbox = openSqliteInbox(${JSON.stringify(inbox)});
     for (const size of [20000, 2000, 200]) for (let i = 0; ; i++) {
       try { await inbox.put({ source: 'stripe', deliveryId: 'fill-' + size + '-' + i, eventType: 'x', body: Buffer.alloc(size, 97), headers: {}, receivedAt: Date.now() }); }

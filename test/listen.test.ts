@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { run as send } from '../src/commands/send/run.js';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';
 import { spawnHookdrill } from './helpers/spawned.js';

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import type { Inbox, NewDelivery } from '../src/inbox/index.js';
 import { providers } from '../src/providers/index.js';
 import type { Provider } from '../src/providers/index.js';

@@ -7,7 +7,7 @@ import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { providers } from '../src/providers/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';

@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openSqliteInbox } from '../src/inbox/index.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { PermanentError, Worker, backoffDelay } from '../src/worker/index.js';
 import type { WorkOutcome } from '../src/worker/index.js';
 import type { NewDelivery, Settlement } from '../src/inbox/index.js';

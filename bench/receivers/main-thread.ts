@@ -6,7 +6,7 @@
  *
  * Prints its port on stdout when ready.
  */
-import { openSqliteInbox } from '../../src/inbox/index.js';
+import { openSqliteInbox } from '../../src/inbox/sqlite/index.js';
 import { providers } from '../../src/providers/index.js';
 import { createReceiverServer, listen } from '../../src/receiver/server.js';
 

@@ -1,4 +1,4 @@
-import { openSqliteInbox } from '../inbox/index.js';
+import { openInbox } from '../inbox/open.js';
 import type { RowState } from './accounting.js';
 import { sleep } from '../wait.js';
 
@@ -46,7 +46,7 @@ export async function waitForRows(
 }
 
 async function unfinished(path: string, source: string, ids: readonly string[]): Promise<Map<string, RowState>> {
-  const inbox = openSqliteInbox(path, { readonly: true, create: false });
+  const inbox = await openInbox(path, { readonly: true, create: false });
   const out = new Map<string, RowState>();
   try {
     for (let i = 0; i < ids.length; i += 500) {

@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { openSqliteInbox } from '../inbox/index.js';
+import { openSqliteInbox } from '../inbox/sqlite/index.js';
 import { providers, SignatureError } from '../providers/index.js';
 import { createReceiver } from '../receiver/index.js';
 import { Worker } from '../worker/index.js';

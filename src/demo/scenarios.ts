@@ -10,7 +10,7 @@ import { request } from 'undici';
 import type { SendOptions, SendResult } from '../commands/send/run.js';
 import { killGroup } from '../process-group.js';
 import { holdsWithin, waitUntil } from '../wait.js';
-import { openSqliteInbox } from '../inbox/index.js';
+import { openSqliteInbox } from '../inbox/sqlite/index.js';
 import { Worker } from '../worker/index.js';
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));

@@ -1,3 +1,3 @@
 export * from './types.js';
-export { openSqliteInbox, SqliteInbox, InboxOpenError } from './sqlite/index.js';
-export type { SqliteOpenOptions } from './sqlite/index.js';
+export { openInbox, openInboxForCommand, isPostgresTarget, displayTarget, resolveTarget } from './open.js';
+export type { OpenInboxOptions } from './open.js';

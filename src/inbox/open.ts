@@ -1,22 +1,94 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { describeSqliteError, openSqliteInbox } from './sqlite/index.js';
-import type { SqliteInbox } from './sqlite/index.js';
+import type { GroupCommitOptions } from './batch.js';
+import { InboxOpenError, InboxUnavailableError } from './types.js';
+import type { Inbox } from './types.js';
+
+export interface OpenInboxOptions {
+  /** Create the inbox (file, or schema) when it does not exist. Default true. */
+  create?: boolean;
+  /** Open without writing anything: for inspect. */
+  readonly?: boolean;
+  /** Postgres: the schema (overrides `?schema=` in the URL; default `hookdrill`). */
+  schema?: string;
+  /**
+   * For a receiver: group commit of puts, and "stuck" in health() after this long. On SQLite this
+   * also moves every write to a writer thread, so the event loop never waits on the disk.
+   */
+  receiver?: { groupCommit?: GroupCommitOptions; stuckAfterMs?: number };
+}
+
+/** A Postgres URL, or else a file path. */
+export function isPostgresTarget(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/** A target as given on the command line: a file made absolute, a URL as it is. */
+export function resolveTarget(target: string): string {
+  return isPostgresTarget(target) ? target : resolve(target);
+}
+
+/** How a target is shown: a file as its absolute path, a URL without its password. */
+export function displayTarget(target: string): string {
+  return isPostgresTarget(target) ? target.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@') : resolve(target);
+}
+
+/**
+ * Open an inbox by its target: `postgres://…` (or `postgresql://…`) is the Postgres backend,
+ * anything else a SQLite file. Each backend is imported only when used, so `--help` loads no driver.
+ */
+export async function openInbox(target: string, o: OpenInboxOptions = {}): Promise<Inbox> {
+  if (isPostgresTarget(target)) {
+    const { openPostgresInbox } = await import('./postgres/index.js');
+    return openPostgresInbox(target, {
+      ...(o.create !== undefined ? { create: o.create } : {}),
+      ...(o.readonly !== undefined ? { readonly: o.readonly } : {}),
+      ...(o.schema !== undefined ? { schema: o.schema } : {}),
+      ...(o.receiver?.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
+      ...(o.receiver?.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
+      poolSize: o.receiver ? 16 : 4,
+    });
+  }
+  if (o.schema !== undefined) throw new UsageError('--schema is for a postgres:// inbox, not a file');
+  const path = resolve(target);
+  if (o.receiver) {
+    const { ThreadedSqliteInbox } = await import('./sqlite/threaded.js');
+    return ThreadedSqliteInbox.open(path, {
+      ...(o.receiver.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
+      ...(o.receiver.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
+    });
+  }
+  const { openSqliteInbox } = await import('./sqlite/index.js');
+  return openSqliteInbox(path, { ...(o.create !== undefined ? { create: o.create } : {}), readonly: o.readonly ?? false });
+}
 
 /**
  * Open an existing inbox for inspect / requeue / replay: it must exist (these never create one),
  * and every failure to open is one line and exit 2.
  */
-export async function openInboxForCommand(path: string | undefined, options: { readonly: boolean }): Promise<SqliteInbox> {
-  if (!path) throw new UsageError('--inbox FILE is required');
-  return openSqliteInbox(path, { create: false, readonly: options.readonly });
+export async function openInboxForCommand(target: string | undefined, options: { readonly: boolean; schema?: string }): Promise<Inbox> {
+  if (!target) throw new UsageError('--inbox FILE|postgres://… is required');
+  return openInbox(target, { create: false, ...options });
 }
 
 /**
  * A store error during a command, as one line for the user: locked by another writer, read-only,
- * a full disk, an I/O error. Anything else is a bug and stays as it is.
+ * a full disk, Postgres gone. Anything else is a bug and stays as it is.
  */
-export function asInboxError(err: unknown, path: string): unknown {
+export function asInboxError(err: unknown, target: string): unknown {
+  if (err instanceof InboxOpenError) return err;
+  if (err instanceof InboxUnavailableError) return new UsageError(err.message);
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new UsageError(`inbox ${path}: ${describeSqliteError(err)}`);
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new UsageError(`inbox ${displayTarget(target)}: ${sqliteWords(err)}`);
   return err;
+}
+
+function sqliteWords(err: unknown): string {
+  const code = (err as { code?: string }).code ?? '';
+  const message = (err as Error).message ?? String(err);
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'it is locked by another process (waited 5 s); nothing was changed';
+  if (code === 'SQLITE_FULL') return 'the disk holding it is full';
+  if (code.startsWith('SQLITE_READONLY')) return 'it cannot be written (read-only file or file system)';
+  if (code.startsWith('SQLITE_IOERR')) return `disk I/O error (${code}); is it a regular file on a working disk?`;
+  return message;
 }

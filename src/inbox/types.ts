@@ -1,3 +1,13 @@
+import { UsageError } from '../errors.js';
+
+/** Opening failed for a reason the user can fix (wrong file or schema, newer hookdrill, no permission): exit 2. */
+export class InboxOpenError extends UsageError {}
+
+/** The store cannot be reached or cannot write now (Postgres down, a disk error): 503 for a receiver, exit 2 for a command. */
+export class InboxUnavailableError extends Error {
+  override readonly name = 'InboxUnavailableError';
+}
+
 /**
  * The durable inbox: what the receiver stores before it answers, what the worker claims, and what
  * inspect / requeue / replay read. Every backend implements this interface; nothing outside
@@ -121,15 +131,9 @@ export interface Inbox {
    */
   settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]>;
   get(key: DeliveryKey): Promise<StoredDelivery | undefined>;
-  list(filter?: { status?: DeliveryStatus; limit?: number }): Promise<StoredDelivery[]>;
   stats(): Promise<InboxStats>;
-  /** Move finished (done or dead) rows back to pending, due now. Rows under a lease are never touched. */
-  requeue(keys: readonly DeliveryKey[], options?: { resetAttempts?: boolean; now?: number }): Promise<number>;
-  /** Rows matching the selector, oldest first; `after` continues from a previous page. */
-  select(
-    selector: Selector,
-    page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } },
-  ): Promise<StoredDelivery[]>;
+  /** Rows matching the selector, oldest first. */
+  select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]>;
   count(selector: Selector): Promise<number>;
   /** The default view of inspect: everything an on-call engineer looks at first, in one call. */
   overview(now?: number): Promise<Overview>;
@@ -149,7 +153,5 @@ export interface Inbox {
   ): Promise<number>;
   /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
   health?(): Promise<{ ok: boolean; problem?: string }>;
-  /** Drop the payloads of done rows finished before `before`; keep their keys for dedupe. */
-  prune(before: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { resolve as resolvePath } from 'node:path';
+import { resolveTarget } from '../../inbox/open.js';
 import { UsageError } from '../../errors.js';
 import { compileFixture, resolveFixtures } from '../../fixtures.js';
 import { resolveSigner, resolveTimingFlags } from '../../signing.js';
@@ -84,7 +84,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
   const probe: StoreProbe = o.inbox
-    ? { kind: 'inbox', path: resolvePath(o.inbox), source: provider.name }
+    ? { kind: 'inbox', target: resolveTarget(o.inbox), source: provider.name }
     : { kind: 'command', command: o.stored as string };
   const d = CHAOS_DEFAULTS;
   const events = parseIntFlag(o.events, '--events', 1, 100_000, d.events);
@@ -199,7 +199,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       }
       if (probe.kind === 'inbox' && o.processed && !interrupted()) {
         const waited = await waitForRows(
-          probe.path,
+          probe.target,
           probe.source,
           tracked.map((t) => t.id),
           {

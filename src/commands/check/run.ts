@@ -1,4 +1,4 @@
-import { resolve as resolvePath } from 'node:path';
+import { resolveTarget } from '../../inbox/open.js';
 import { UsageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets.js';
 import { resolveTls } from '../../delivery/tls.js';
@@ -73,10 +73,10 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : Math.min(providerTimeoutMs, CHECK_DEFAULTS.timeoutMs);
   if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
-  const inboxPath = o.inbox ? resolvePath(o.inbox) : undefined;
+  const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
 
   const probe: StoreProbe | undefined = inboxPath
-    ? { kind: 'inbox', path: inboxPath, source: provider.name }
+    ? { kind: 'inbox', target: inboxPath, source: provider.name }
     : o.stored
       ? { kind: 'command', command: o.stored }
       : undefined;

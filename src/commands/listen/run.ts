@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../duration.js';
-import { ThreadedSqliteInbox } from '../../inbox/sqlite/threaded.js';
+import { displayTarget, openInbox, resolveTarget } from '../../inbox/open.js';
 import type { Inbox, InboxStats } from '../../inbox/index.js';
 import { resolveSigner } from '../../signing.js';
 import { createReceiverServer, listen } from '../../receiver/server.js';
@@ -139,7 +138,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     );
   }
   const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
-  const inboxPath = resolve(o.inbox ?? LISTEN_DEFAULTS.inbox);
+  const inboxTarget = resolveTarget(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
   const commitBatch = parseIntFlag(o.commitBatch, '--commit-batch', 1, 10_000, LISTEN_DEFAULTS.commitBatch);
   const commitWaitMs = duration(o.commitWait, '--commit-wait', LISTEN_DEFAULTS.commitWaitMs);
@@ -148,13 +147,15 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const storeDeadlineMs = duration(o.storeDeadline, '--store-deadline', RECEIVER_DEFAULTS.storeDeadlineMs);
   if (storeDeadlineMs < 10 || storeDeadlineMs > 60_000)
     throw new UsageError(`--store-deadline ${o.storeDeadline}: between 10ms and 60s (keep it below your provider's timeout)`);
-  // Writes go to a writer thread, so the event loop never waits on the disk. Group commit:
-  // deliveries that arrive together share one transaction and one disk sync; each is still
-  // answered only after the transaction holding it has committed.
-  const inbox: Inbox = await ThreadedSqliteInbox.open(inboxPath, {
-    // /healthz says "stuck" well before the deadline turns deliveries away.
-    stuckAfterMs: storeDeadlineMs / 2,
-    ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
+  // Group commit: deliveries that arrive together share one transaction and one disk sync; each
+  // is still answered only after the transaction holding it has committed. On SQLite, writes go
+  // to a writer thread, so the event loop never waits on the disk.
+  const inbox: Inbox = await openInbox(inboxTarget, {
+    receiver: {
+      // /healthz says "stuck" well before the deadline turns deliveries away.
+      stuckAfterMs: storeDeadlineMs / 2,
+      ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
+    },
   });
   const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
   const worker = o.noWorker
@@ -223,7 +224,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const ready: Ready = {
     event: 'ready',
     url: `http://${shownHost}:${address.port}/`,
-    inbox: inboxPath,
+    inbox: displayTarget(inboxTarget),
     provider: provider.name,
     forwardTo: forwardTo ? displayUrl(forwardTo) : null,
     worker: worker !== undefined,

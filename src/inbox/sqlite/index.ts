@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { UsageError } from '../../errors.js';
 import type {
   Overview,
   RequeueRecord,
@@ -16,13 +15,13 @@ import type {
   Settlement,
   StoredDelivery,
 } from '../types.js';
+import { InboxOpenError } from '../types.js';
 import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
 import * as sql from './statements.js';
 import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
 
-/** Opening failed for a reason the user can fix (wrong file, newer schema, no permission): exit 2. */
-export class InboxOpenError extends UsageError {}
+export { InboxOpenError };
 
 export interface SqliteOpenOptions {
   /** Create the file (and the schema) when it does not exist. Default true. */

@@ -1,0 +1,517 @@
+import pg from 'pg';
+import { GroupCommit } from '../batch.js';
+import type { GroupCommitOptions } from '../batch.js';
+import { InboxOpenError, InboxUnavailableError } from '../types.js';
+import type {
+  Claimed,
+  ClaimOptions,
+  DeliveryKey,
+  DeliveryStatus,
+  Inbox,
+  InboxStats,
+  NewDelivery,
+  Overview,
+  RequeueRecord,
+  Selector,
+  Settlement,
+  StoredDelivery,
+} from '../types.js';
+import { LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
+
+/** The database's clock in unix ms: leases and retries are timed by it, so skewed hosts agree. */
+const NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** bigint (int8) columns as numbers: every one here is unix ms or a count, far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface PostgresTarget {
+  /** The connection string as given, without hookdrill's own `schema` parameter. */
+  connectionString: string;
+  schema: string;
+  /** For messages and reports: the password never shown. */
+  display: string;
+}
+
+export function isPostgresTarget(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/** `postgres://user:pass@host:port/db?schema=name`; the schema defaults to `hookdrill`. */
+export function parseTarget(target: string, schema?: string): PostgresTarget {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new InboxOpenError(`--inbox ${maskPassword(target)}: not a valid postgres:// URL`);
+  }
+  const name = schema ?? url.searchParams.get('schema') ?? 'hookdrill';
+  url.searchParams.delete('schema');
+  if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(name)) {
+    throw new InboxOpenError(`schema ${JSON.stringify(name)}: letters, digits and _ only, starting with a letter or _`);
+  }
+  const shown = new URL(url.toString());
+  if (shown.password) shown.password = '***';
+  shown.searchParams.set('schema', name);
+  return { connectionString: url.toString(), schema: name, display: decodeURIComponent(shown.toString()) };
+}
+
+export function maskPassword(text: string): string {
+  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
+}
+
+export interface PostgresOpenOptions {
+  create?: boolean;
+  /** Every transaction read-only (inspect): the database itself refuses a write. */
+  readonly?: boolean;
+  schema?: string;
+  groupCommit?: GroupCommitOptions;
+  /** A put unfinished for this long makes health() say the store is stuck. */
+  stuckAfterMs?: number;
+  /** Connections at most (default 8). */
+  poolSize?: number;
+}
+
+interface Row {
+  source: string;
+  delivery_id: string;
+  event_type: string | null;
+  body: Buffer | null;
+  headers: string;
+  received_at: number;
+  status: DeliveryStatus;
+  attempts: number;
+  attempt_base: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  finished_at: number | null;
+}
+
+export async function openPostgresInbox(target: string, o: PostgresOpenOptions = {}): Promise<PostgresInbox> {
+  const t = parseTarget(target, o.schema);
+  const pool = new pg.Pool({
+    connectionString: t.connectionString,
+    max: o.poolSize ?? 8,
+    connectionTimeoutMillis: 5_000,
+    types,
+    ...(o.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
+  });
+  // A connection the server drops while idle (a restart, pg_terminate_backend) is reported here;
+  // the pool replaces it on the next query, so it is not an error of any request.
+  pool.on('error', () => undefined);
+  try {
+    await prepareSchema(pool, t, o);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (err instanceof InboxOpenError) throw err;
+    throw new InboxOpenError(`cannot open inbox ${t.display}: ${describePgError(err)}`);
+  }
+  return new PostgresInbox(pool, t, o);
+}
+
+async function prepareSchema(pool: pg.Pool, t: PostgresTarget, o: PostgresOpenOptions): Promise<void> {
+  const s = quoteIdent(t.schema);
+  const found = await pool.query<{ ledger: string | null; deliveries: string | null }>(
+    'SELECT to_regclass($1) AS ledger, to_regclass($2) AS deliveries',
+    [`${s}.hookdrill_migrations`, `${s}.deliveries`],
+  );
+  const state = found.rows[0];
+  let version = 0;
+  if (state?.ledger) {
+    version = (await pool.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${s}.hookdrill_migrations`)).rows[0]?.v ?? 0;
+  } else if (state?.deliveries) {
+    throw new InboxOpenError(
+      `schema ${t.schema} at ${t.display} has a deliveries table but no hookdrill migration ledger: not a hookdrill inbox (name another with ?schema=)`,
+    );
+  }
+  if (version > LATEST_VERSION) {
+    throw new InboxOpenError(
+      `inbox ${t.display} has schema version ${version}, made by a newer hookdrill (this one knows up to ${LATEST_VERSION}); upgrade hookdrill`,
+    );
+  }
+  if (version === LATEST_VERSION) return;
+  if (version === 0 && (o.readonly || o.create === false))
+    throw new InboxOpenError(`no hookdrill inbox in schema ${t.schema} at ${t.display}`);
+  if (o.readonly) {
+    throw new InboxOpenError(
+      `inbox ${t.display} has schema version ${version}, older than this hookdrill's ${LATEST_VERSION}; run listen or requeue on it once to upgrade it`,
+    );
+  }
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Two receivers starting at once: one migrates, the other waits and finds it done.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hookdrill:${t.schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(LEDGER_SQL.replaceAll('{s}', s));
+    const done = new Set(
+      (await client.query<{ version: number }>(`SELECT version FROM ${s}.hookdrill_migrations`)).rows.map((r) => r.version),
+    );
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await client.query(m.sql.replaceAll('{s}', s));
+      await client.query(`INSERT INTO ${s}.hookdrill_migrations (version, name, applied_at) VALUES ($1, $2, ${NOW})`, [m.version, m.name]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Postgres errors in words, the password never among them. */
+export function describePgError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const code = e.code ?? '';
+  if (code === 'ECONNREFUSED') return 'Postgres refused the connection (is it running, on that host and port?)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the Postgres host name does not resolve';
+  if (code === '28P01' || code === '28000') return `Postgres refused the login: ${maskPassword(e.message ?? '')}`;
+  if (code === '3D000') return maskPassword(e.message ?? 'no such database');
+  if (code === '25006') return 'the transaction is read-only (inspect opens the inbox read-only)';
+  if (code === '57P01' || code === '57P02' || code === '57P03') return 'Postgres is shutting down or restarting';
+  if (/timeout/i.test(e.message ?? '')) return `Postgres did not answer in time (${maskPassword(e.message ?? '')})`;
+  return maskPassword(e.message ?? String(err));
+}
+
+function toStored(r: Row): StoredDelivery {
+  return {
+    source: r.source,
+    deliveryId: r.delivery_id,
+    eventType: r.event_type ?? undefined,
+    body: r.body,
+    headers: JSON.parse(r.headers) as Record<string, string>,
+    receivedAt: r.received_at,
+    status: r.status,
+    attempts: r.attempts - r.attempt_base,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error ?? undefined,
+    finishedAt: r.finished_at ?? undefined,
+  };
+}
+
+/**
+ * The inbox on Postgres: many receivers and workers on one database. Puts are idempotent
+ * (`ON CONFLICT DO NOTHING`) and group-committed (one INSERT of many rows); claims take due rows
+ * with `FOR UPDATE SKIP LOCKED` and a lease timed by the database clock; outcomes are fenced on
+ * the claim count, many in one statement.
+ */
+export class PostgresInbox implements Inbox {
+  readonly location: string;
+  private readonly t: string;
+  private readonly group: GroupCommit | undefined;
+  private readonly inFlight = new Set<number>();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    target: PostgresTarget,
+    private readonly o: PostgresOpenOptions,
+  ) {
+    this.location = target.display;
+    this.t = `${quoteIdent(target.schema)}.deliveries`;
+    this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), o.groupCommit) : undefined;
+  }
+
+  /** Transactions committed by group commit so far, by size. */
+  get batches(): readonly number[] {
+    return this.group?.batches ?? [];
+  }
+
+  put(d: NewDelivery): Promise<{ inserted: boolean }> {
+    if (this.group) return this.group.put(d);
+    return this.putMany([d]).then((r) => r[0] as { inserted: boolean });
+  }
+
+  /**
+   * One INSERT of all the rows — one transaction, one commit. A key twice in the batch: the first
+   * is stored, the rest are duplicates, as across batches.
+   */
+  async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
+    const started = Date.now();
+    this.inFlight.add(started);
+    try {
+      const inserted = await this.query<{ source: string; delivery_id: string }>(
+        `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
+         SELECT source, delivery_id, event_type, body, headers, received_at, 'pending', 0, received_at
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::bigint[]) WITH ORDINALITY
+                AS r(source, delivery_id, event_type, body, headers, received_at, ord)
+          ORDER BY ord
+         ON CONFLICT (source, delivery_id) DO NOTHING
+         RETURNING source, delivery_id`,
+        [
+          rows.map((r) => r.source),
+          rows.map((r) => r.deliveryId),
+          rows.map((r) => r.eventType ?? null),
+          rows.map((r) => r.body),
+          rows.map((r) => JSON.stringify(r.headers)),
+          rows.map((r) => r.receivedAt),
+        ],
+      );
+      // A key stored by this statement counts as inserted for its first row in the batch only.
+      const fresh = new Set(inserted.map((r) => `${r.source}\u0000${r.delivery_id}`));
+      return rows.map((r) => {
+        const key = `${r.source}\u0000${r.deliveryId}`;
+        const first = fresh.delete(key);
+        return { inserted: first };
+      });
+    } finally {
+      this.inFlight.delete(started);
+    }
+  }
+
+  async claim(o: ClaimOptions): Promise<Claimed[]> {
+    const rows = await this.query<Row>(
+      `WITH now AS (SELECT COALESCE($3::bigint, ${NOW}) AS ms)
+       UPDATE ${this.t} d
+          SET status = 'working', attempts = d.attempts + 1, next_attempt_at = (SELECT ms FROM now) + $2
+        WHERE (d.source, d.delivery_id) IN (
+                SELECT source, delivery_id FROM ${this.t}
+                 WHERE status IN ('pending', 'working') AND next_attempt_at <= (SELECT ms FROM now)
+                 ORDER BY next_attempt_at, received_at
+                 LIMIT $1
+                   FOR UPDATE SKIP LOCKED)
+       RETURNING d.*`,
+      [o.limit, o.leaseMs, o.now ?? null],
+    );
+    return rows
+      .sort((a, b) => a.received_at - b.received_at)
+      .map((r) => {
+        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
+        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
+      });
+  }
+
+  async settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]> {
+    if (outcomes.length === 0) return [];
+    const kept = await this.query<{ ord: number }>(
+      `WITH now AS (SELECT COALESCE($8::bigint, ${NOW}) AS ms)
+       UPDATE ${this.t} d
+          SET status = CASE o.kind WHEN 'retry' THEN 'pending' ELSE o.kind END,
+              finished_at = CASE WHEN o.kind = 'retry' THEN d.finished_at ELSE (SELECT ms FROM now) END,
+              last_error = o.error,
+              next_attempt_at = CASE WHEN o.kind = 'retry' THEN (SELECT ms FROM now) + o.delay ELSE d.next_attempt_at END
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::int[])
+              AS o(source, delivery_id, fence, kind, error, delay, ord)
+        WHERE d.source = o.source AND d.delivery_id = o.delivery_id AND d.status = 'working' AND d.attempts = o.fence
+       RETURNING o.ord`,
+      [
+        outcomes.map((x) => x.key.source),
+        outcomes.map((x) => x.key.deliveryId),
+        outcomes.map((x) => x.fence),
+        outcomes.map((x) => x.outcome),
+        outcomes.map((x) => (x.outcome === 'done' ? null : x.error)),
+        outcomes.map((x) => (x.outcome === 'retry' ? x.retryInMs : 0)),
+        outcomes.map((_, i) => i),
+        now ?? null,
+      ],
+    );
+    const held = new Set(kept.map((r) => r.ord));
+    return outcomes.map((_, i) => held.has(i));
+  }
+
+  async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
+    const [row] = await this.query<Row>(`SELECT * FROM ${this.t} WHERE source = $1 AND delivery_id = $2`, [key.source, key.deliveryId]);
+    return row ? toStored(row) : undefined;
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts: Record<DeliveryStatus, number> = { pending: 0, working: 0, done: 0, dead: 0 };
+    const [byStatus, oldest] = await Promise.all([
+      this.query<{ status: DeliveryStatus; n: number }>(`SELECT status, count(*) AS n FROM ${this.t} GROUP BY status`),
+      this.query<{ at: number | null }>(`SELECT min(received_at) AS at FROM ${this.t} WHERE status = 'pending'`),
+    ]);
+    for (const r of byStatus) counts[r.status] = r.n;
+    return {
+      counts,
+      total: counts.pending + counts.working + counts.done + counts.dead,
+      oldestPendingAt: oldest[0]?.at ?? undefined,
+    };
+  }
+
+  async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
+    const { clause, params } = where(selector);
+    const rows = await this.query<Row>(
+      `SELECT * FROM ${this.t} ${clause} ORDER BY received_at, source, delivery_id LIMIT $${params.length + 1}`,
+      [...params, page.limit],
+    );
+    return rows.map(toStored);
+  }
+
+  async count(selector: Selector): Promise<number> {
+    const { clause, params } = where(selector);
+    const [row] = await this.query<{ n: number }>(`SELECT count(*) AS n FROM ${this.t} ${clause}`, params);
+    return row?.n ?? 0;
+  }
+
+  async overview(now = Date.now()): Promise<Overview> {
+    const from = now - 3_600_000;
+    const log = this.t.replace(/deliveries$/, 'requeue_log');
+    const [stats, minutes, dead, attempts, requeues] = await Promise.all([
+      this.stats(),
+      this.query<{ minute: number; n: number }>(
+        `SELECT ((received_at - $1) / 60000)::int AS minute, count(*) AS n FROM ${this.t}
+          WHERE received_at >= $1 AND received_at < $2 GROUP BY 1`,
+        [from, now],
+      ),
+      this.query<Overview['deadByError'][number]>(
+        `SELECT COALESCE(last_error, '') AS error, count(*)::int AS count, min(delivery_id) AS "exampleId", max(finished_at) AS "newestAt"
+           FROM ${this.t} WHERE status = 'dead' GROUP BY last_error ORDER BY count DESC, error LIMIT 20`,
+      ),
+      this.query<{ attempts: number; n: number }>(
+        `SELECT attempts - attempt_base AS attempts, count(*) AS n FROM ${this.t}
+          WHERE status IN ('pending', 'working', 'dead') GROUP BY 1`,
+      ),
+      this.query<{ at: number; moved: number; selector: string; reset_attempts: boolean }>(
+        `SELECT at, moved, selector, reset_attempts FROM ${log} ORDER BY id DESC LIMIT 5`,
+      ),
+    ]);
+    const perMinute = Array.from({ length: 60 }, () => 0);
+    for (const r of minutes) if (r.minute >= 0 && r.minute < 60) perMinute[r.minute] = r.n;
+    const byAttempts: Record<number, number> = {};
+    for (const r of attempts) byAttempts[r.attempts] = r.n;
+    return {
+      stats,
+      perMinute,
+      deadByError: dead,
+      attempts: byAttempts,
+      requeues: requeues.map(
+        (r): RequeueRecord => ({
+          at: r.at,
+          moved: r.moved,
+          selector: JSON.parse(r.selector) as Selector,
+          resetAttempts: r.reset_attempts,
+        }),
+      ),
+    };
+  }
+
+  async requeueWhere(
+    selector: Selector,
+    options: {
+      resetAttempts?: boolean;
+      batchSize?: number;
+      now?: number;
+      beforeBatch?: () => Promise<void>;
+      onBatch?: (moved: number) => void;
+    },
+  ): Promise<number> {
+    const { clause, params } = where(selector);
+    const log = this.t.replace(/deliveries$/, 'requeue_log');
+    // Chosen once, up front: a row a worker buries again during the requeue is not picked twice.
+    const keys = await this.query<{ source: string; delivery_id: string }>(
+      `SELECT source, delivery_id FROM ${this.t} ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`,
+      params,
+    );
+    const batchSize = options.batchSize ?? 500;
+    const reset = options.resetAttempts === true;
+    const [entry] = await this.query<{ id: number }>(
+      `INSERT INTO ${log} (at, moved, selector, reset_attempts) VALUES (COALESCE($1::bigint, ${NOW}), 0, $2, $3) RETURNING id`,
+      [options.now ?? null, JSON.stringify(selector), reset],
+    );
+    let moved = 0;
+    for (let i = 0; i < keys.length; i += batchSize) {
+      await options.beforeBatch?.();
+      const batch = keys.slice(i, i + batchSize);
+      // The batch and its count in the log commit together; a row claimed since it was chosen stays.
+      const n = await this.transaction(async (c) => {
+        const r = await c.query(
+          `UPDATE ${this.t} d
+              SET status = 'pending', next_attempt_at = COALESCE($3::bigint, ${NOW}), finished_at = NULL,
+                  attempt_base = CASE WHEN $4 THEN d.attempts ELSE d.attempt_base END
+             FROM unnest($1::text[], $2::text[]) AS k(source, delivery_id)
+            WHERE d.source = k.source AND d.delivery_id = k.delivery_id AND d.status IN ('done', 'dead')`,
+          [batch.map((k) => k.source), batch.map((k) => k.delivery_id), options.now ?? null, reset],
+        );
+        await c.query(`UPDATE ${log} SET moved = $1 WHERE id = $2`, [moved + (r.rowCount ?? 0), entry?.id]);
+        return r.rowCount ?? 0;
+      });
+      moved += n;
+      options.onBatch?.(n);
+    }
+    return moved;
+  }
+
+  /** Healthy: the database answers, and no put has waited longer than stuckAfterMs. */
+  async health(): Promise<{ ok: boolean; problem?: string }> {
+    const oldest = Math.min(...this.inFlight);
+    const waited = Date.now() - oldest;
+    if (waited >= (this.o.stuckAfterMs ?? 1_000)) {
+      return { ok: false, problem: `inbox ${this.location}: a write has waited ${(waited / 1000).toFixed(1)} s` };
+    }
+    try {
+      await this.query('SELECT 1');
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, problem: (err as Error).message };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while ((this.group?.pending ?? 0) > 0) await new Promise((r) => setTimeout(r, 5));
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(text, params)).rows;
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+  }
+
+  private async transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.unavailable(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  private unavailable(err: unknown): Error {
+    if (err instanceof InboxUnavailableError) return err;
+    const e = new InboxUnavailableError(`inbox ${this.location}: ${describePgError(err)}`) as InboxUnavailableError & { code?: string };
+    const code = (err as { code?: string }).code;
+    if (code) e.code = code;
+    return e;
+  }
+}
+
+/** A selector as a WHERE clause with positional parameters (never pasted values). */
+function where(sel: Selector): { clause: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (sel.source) parts.push(`source = ${p(sel.source)}`);
+  if (sel.ids && sel.ids.length > 0) parts.push(`delivery_id = ANY(${p(sel.ids)}::text[])`);
+  if (sel.statuses && sel.statuses.length > 0) parts.push(`status = ANY(${p(sel.statuses)}::text[])`);
+  if (sel.type) parts.push(`event_type = ${p(sel.type)}`);
+  if (sel.since !== undefined) parts.push(`received_at >= ${p(sel.since)}`);
+  if (sel.until !== undefined) parts.push(`received_at < ${p(sel.until)}`);
+  if (sel.error) parts.push(`strpos(last_error, ${p(sel.error)}) > 0`);
+  return { clause: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}

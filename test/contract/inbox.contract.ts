@@ -1,0 +1,193 @@
+/**
+ * The inbox contract: what every backend must do, as the receiver, the worker and the incident
+ * commands rely on it. Each backend's test file runs it on a fresh store (test/inbox-contract-*.test.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Inbox, NewDelivery } from '../../src/inbox/index.js';
+
+export interface Backend {
+  name: string;
+  /** undefined when the backend can run here; otherwise why it cannot (the tests are skipped). */
+  missing?: () => Promise<string | undefined>;
+  /** A fresh, empty inbox (with group commit when asked), and how to remove it afterwards. */
+  open(options?: { groupCommit?: boolean }): Promise<{ inbox: Inbox; cleanup: () => Promise<void> }>;
+}
+
+const delivery = (id: string, receivedAt = 1_000, source = 'stripe'): NewDelivery => ({
+  source,
+  deliveryId: id,
+  eventType: 'invoice.paid',
+  body: Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x31, 0x7d, 0x00, 0xff, 0x0a]),
+  headers: { 'stripe-signature': 't=1,v1=abc', 'content-type': 'application/json' },
+  receivedAt,
+});
+
+export function inboxContract(b: Backend): void {
+  const it = (name: string, body: (inbox: Inbox, open: Backend['open']) => Promise<void>, groupCommit = false) =>
+    test(`${b.name} inbox: ${name}`, async (t) => {
+      const why = await b.missing?.();
+      if (why) return t.skip(why);
+      const { inbox, cleanup } = await b.open({ groupCommit });
+      try {
+        await body(inbox, b.open);
+      } finally {
+        await inbox.close();
+        await cleanup();
+      }
+    });
+
+  it('put is idempotent on (source, delivery id) and keeps the raw bytes and headers exactly', async (inbox) => {
+    assert.deepEqual(await inbox.put(delivery('evt_1')), { inserted: true });
+    assert.deepEqual(await inbox.put({ ...delivery('evt_1'), body: Buffer.from('other') }), { inserted: false });
+    assert.deepEqual(await inbox.put(delivery('evt_1', 1_000, 'github')), { inserted: true }, 'another source is another key');
+    const row = await inbox.get({ source: 'stripe', deliveryId: 'evt_1' });
+    assert.deepEqual(row?.body, delivery('evt_1').body);
+    assert.deepEqual(row?.headers, delivery('evt_1').headers);
+    assert.equal(row?.status, 'pending');
+    assert.equal(row?.attempts, 0);
+    assert.equal((await inbox.stats()).total, 2);
+  });
+
+  it(
+    'group commit: puts made together share a transaction; copies of a key in it — the first stored, the rest duplicates',
+    async (inbox) => {
+      const results = await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => inbox.put(delivery(`evt_${i}`))),
+        ...Array.from({ length: 5 }, () => inbox.put(delivery('evt_same'))),
+      ]);
+      assert.equal(results.slice(0, 20).filter((r) => r.inserted).length, 20);
+      assert.deepEqual(
+        results.slice(20).map((r) => r.inserted),
+        [true, false, false, false, false],
+      );
+      assert.equal((await inbox.stats()).total, 21);
+    },
+    true,
+  );
+
+  it('claim takes the oldest due rows with a lease; an expired lease is claimed again with a new fence', async (inbox) => {
+    await inbox.put(delivery('evt_b', 2_000));
+    await inbox.put(delivery('evt_a', 1_000));
+    await inbox.put(delivery('evt_later', 50_000));
+    const first = await inbox.claim({ limit: 5, leaseMs: 1_000, now: 10_000 });
+    assert.deepEqual(
+      first.map((r) => r.deliveryId),
+      ['evt_a', 'evt_b'],
+      'oldest first; a row not yet due is left',
+    );
+    assert.deepEqual(
+      first.map((r) => r.attempt),
+      [1, 1],
+    );
+    assert.deepEqual(await inbox.claim({ limit: 5, leaseMs: 1_000, now: 10_500 }), [], 'leased rows are not claimed again');
+    const again = await inbox.claim({ limit: 5, leaseMs: 1_000, now: 11_000 });
+    assert.deepEqual(
+      again.map((r) => [r.deliveryId, r.attempt]),
+      [
+        ['evt_a', 2],
+        ['evt_b', 2],
+      ],
+    );
+    assert.notEqual(again[0]?.fence, first[0]?.fence);
+    assert.deepEqual(again[0]?.body, delivery('x').body);
+  });
+
+  it('settle is fenced per outcome: a late worker cannot overwrite the outcome of the one that took over', async (inbox) => {
+    const key = { source: 'stripe', deliveryId: 'evt_1' };
+    await inbox.put(delivery('evt_1'));
+    const [slow] = await inbox.claim({ limit: 1, leaseMs: 100, now: 5_000 });
+    const [fast] = await inbox.claim({ limit: 1, leaseMs: 100, now: 5_200 });
+    assert.deepEqual(
+      await inbox.settle(
+        [
+          { key, fence: fast!.fence, outcome: 'retry', error: 'crm down', retryInMs: 3_700 },
+          { key, fence: slow!.fence, outcome: 'done' },
+        ],
+        5_300,
+      ),
+      [true, false],
+    );
+    const row = await inbox.get(key);
+    assert.equal(row?.status, 'pending');
+    assert.equal(row?.nextAttemptAt, 9_000, 'due after the delay, by the clock it was settled at');
+    assert.equal(row?.lastError, 'crm down');
+    const [third] = await inbox.claim({ limit: 1, leaseMs: 100, now: 9_000 });
+    assert.deepEqual(await inbox.settle([{ key, fence: third!.fence, outcome: 'dead', error: 'gave up' }], 9_050), [true]);
+    const dead = await inbox.get(key);
+    assert.equal(dead?.status, 'dead');
+    assert.equal(dead?.finishedAt, 9_050);
+    assert.equal(dead?.attempts, 3);
+  });
+
+  it('two workers claiming at once never get the same row', async (inbox) => {
+    await Promise.all(Array.from({ length: 60 }, (_, i) => inbox.put(delivery(`evt_${i}`, 1_000 + i))));
+    const claims = await Promise.all(Array.from({ length: 6 }, () => inbox.claim({ limit: 15, leaseMs: 60_000, now: 100_000 })));
+    const ids = claims.flat().map((r) => r.deliveryId);
+    assert.equal(new Set(ids).size, ids.length, 'a row was claimed twice');
+    assert.equal(ids.length, 60);
+  });
+
+  it('select, count and requeueWhere by selector; requeue moves only finished rows and is on record', async (inbox) => {
+    for (const [id, at] of [
+      ['evt_dead_1', 1_000],
+      ['evt_dead_2', 2_000],
+      ['evt_working', 3_000],
+      ['evt_done', 4_000],
+    ] as const)
+      await inbox.put(delivery(id, at));
+    const claimed = await inbox.claim({ limit: 4, leaseMs: 600_000, now: 10_000 });
+    const fence = (id: string) => claimed.find((c) => c.deliveryId === id)!.fence;
+    await inbox.settle(
+      [
+        { key: { source: 'stripe', deliveryId: 'evt_dead_1' }, fence: fence('evt_dead_1'), outcome: 'dead', error: 'crm answered 500' },
+        { key: { source: 'stripe', deliveryId: 'evt_dead_2' }, fence: fence('evt_dead_2'), outcome: 'dead', error: 'body is not JSON' },
+        { key: { source: 'stripe', deliveryId: 'evt_done' }, fence: fence('evt_done'), outcome: 'done' },
+      ],
+      10_100,
+    );
+    assert.equal(await inbox.count({ statuses: ['dead'] }), 2);
+    assert.equal(await inbox.count({ error: 'crm' }), 1);
+    assert.equal(await inbox.count({ since: 2_000, until: 4_000 }), 2);
+    assert.deepEqual(
+      (await inbox.select({ ids: ['evt_done', 'evt_dead_2'] }, { limit: 10 })).map((r) => r.deliveryId),
+      ['evt_dead_2', 'evt_done'],
+    );
+    const moved = await inbox.requeueWhere({}, { resetAttempts: true, batchSize: 1, now: 20_000 });
+    assert.equal(moved, 3, 'dead and done rows move; the one under lease does not');
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_working' }))?.status, 'working');
+    const back = await inbox.get({ source: 'stripe', deliveryId: 'evt_dead_1' });
+    assert.equal(back?.status, 'pending');
+    assert.equal(back?.attempts, 0, '--reset-attempts');
+    const overview = await inbox.overview(30_000);
+    assert.equal(overview.requeues[0]?.moved, 3);
+    assert.equal(overview.requeues[0]?.resetAttempts, true);
+    assert.equal(overview.stats.counts.pending, 3);
+    // A fence is never reused after a reset: the old claim still cannot settle the row.
+    assert.deepEqual(
+      await inbox.settle([{ key: { source: 'stripe', deliveryId: 'evt_dead_1' }, fence: fence('evt_dead_1'), outcome: 'done' }]),
+      [false],
+    );
+  });
+
+  it('overview: counts, the oldest pending, deliveries per minute, dead rows grouped by error', async (inbox) => {
+    const now = 10_000_000;
+    await inbox.put(delivery('evt_old', now - 30 * 60_000));
+    await inbox.put(delivery('evt_new', now - 30_000));
+    await inbox.put(delivery('evt_x', now - 20_000));
+    const [x] = (await inbox.claim({ limit: 3, leaseMs: 1_000, now })).filter((r) => r.deliveryId === 'evt_x');
+    await inbox.settle([{ key: x!, fence: x!.fence, outcome: 'dead', error: 'boom' }], now);
+    const o = await inbox.overview(now);
+    assert.equal(o.stats.total, 3);
+    assert.equal(o.stats.counts.dead, 1);
+    assert.equal(
+      o.perMinute.reduce((a, b) => a + b, 0),
+      3,
+    );
+    assert.equal(o.perMinute[59], 2);
+    assert.deepEqual(
+      o.deadByError.map((d) => [d.error, d.count, d.exampleId]),
+      [['boom', 1, 'evt_x']],
+    );
+  });
+}
