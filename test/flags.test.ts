@@ -195,6 +195,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   ],
   [['inspect', '--inbox', 'x.db', '--id', 'evt_1', '--body'], {}, { inbox: 'x.db', id: 'evt_1' }],
   [
+    ['requeue', '--inbox', 'postgres://ops@db.internal/app?schema=a', '--schema', 'webhooks', '--status', 'dead'],
+    {},
+    { inbox: 'postgres://ops@db.internal/app?schema=webhooks', status: ['dead'], dryRun: false, resetAttempts: false },
+  ],
+  [
     ['requeue', '--inbox', 'x.db', '--id', 'a', '--id', 'b', '--dry-run', '--rate', '100/s'],
     {},
     { inbox: 'x.db', ids: ['a', 'b'], rate: '100/s', dryRun: true, resetAttempts: false },

@@ -55,6 +55,8 @@ export class Worker {
   private running: Promise<void> | undefined;
   private stopping = false;
   private wakeUp: (() => void) | undefined;
+  private claimFailures = 0;
+  private lastClaimError: string | undefined;
   /**
    * Outcomes finished together are recorded in one transaction: with a claim of many rows, a
    * delivery costs a share of two disk syncs, not two of its own.
@@ -109,8 +111,10 @@ export class Worker {
   }
 
   private idle(alsoOn?: Promise<void>): Promise<void> {
+    // While the inbox cannot be reached, look less often: double the wait per failure, up to 5 s.
+    const wait = this.claimFailures > 0 ? Math.min(this.o.pollMs * 2 ** this.claimFailures, 5_000) : this.o.pollMs;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.o.pollMs);
+      const timer = setTimeout(done, wait);
       function done() {
         clearTimeout(timer);
         resolve();
@@ -127,9 +131,15 @@ export class Worker {
     try {
       claimed = await this.o.inbox.claim({ limit: free, leaseMs: this.o.leaseMs });
     } catch (err) {
-      this.o.onError?.(err);
+      this.claimFailures++;
+      // Said once per cause, not once per poll: a database that is down for a minute is one line.
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.lastClaimError) this.o.onError?.(err);
+      this.lastClaimError = message;
       return 0;
     }
+    this.claimFailures = 0;
+    this.lastClaimError = undefined;
     for (const row of claimed) {
       const p = this.process(row).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { pick } from '../../cli/io.js';
 import { CHAOS_DEFAULTS as D } from '../../chaos/defaults.js';
 import { formatDuration } from '../../duration.js';
@@ -14,6 +15,7 @@ export interface ChaosFlags extends SignerFlags, OutputFlags {
   receiver: string;
   url: string;
   inbox?: string;
+  schema?: string;
   stored?: string;
   processed?: string;
   profile?: string;
@@ -39,7 +41,11 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       .requiredOption('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks');
     declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret' });
     cmd
-      .option('--inbox <file>', 'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly')
+      .option(
+        '--inbox <file|url>',
+        'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly; or postgres://user@host/db',
+      )
+      .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'a command that prints the delivery ids the receiver holds, one per line')
       .option('--processed <command>', 'a command that prints the ids whose work was done (twice = processed twice)');
     declareTiming(cmd, ['profile', 'timeScale'], {
@@ -76,7 +82,6 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     ...pick(flags, [
       'receiver',
       'url',
-      'inbox',
       'stored',
       'processed',
       'profile',
@@ -91,6 +96,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       'settleMax',
       'timeScale',
     ]),
+    ...inboxOptions(flags),
     ...signerOptions(flags, env),
   }),
   async execute(options, flags) {

@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { declareTls, tlsOptions } from '../../flags/tls.js';
 import type { TlsFlags } from '../../flags/tls.js';
 import { pick } from '../../cli/io.js';
@@ -13,6 +14,7 @@ import { CHECK_DEFAULTS } from './defaults.js';
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url: string;
   inbox?: string;
+  schema?: string;
   stored?: string;
   only?: string;
   skip?: string;
@@ -29,7 +31,8 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     declareSigner(cmd, { provider: 'whose signing to use', secret: 'signing secret' });
     declareTls(cmd);
     cmd
-      .option('--inbox <file>', 'check what was stored in this hookdrill inbox')
+      .option('--inbox <file|url>', 'check what was stored in this hookdrill inbox; or postgres://user@host/db')
+      .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'or: a command printing the stored delivery ids, one per line')
       .option('--only <cases>', 'run only these cases (comma list)')
       .option('--skip <cases>', 'skip these cases (comma list)')
@@ -38,7 +41,8 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per case' });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'inbox', 'stored', 'only', 'skip', 'maxBytes', 'timeout']),
+    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout']),
+    ...inboxOptions(flags),
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
   }),

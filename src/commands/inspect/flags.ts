@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { UsageError } from '../../errors.js';
 import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
 import type { SelectorFlagsRaw } from '../../flags/selectors.js';
@@ -7,6 +8,7 @@ import type { InspectOptions } from './run.js';
 
 export interface InspectFlags extends SelectorFlagsRaw {
   inbox: string;
+  schema?: string;
   body?: boolean;
   limit?: string;
   watch?: string;
@@ -18,7 +20,8 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
   declare: (cmd) => {
     cmd
       .description('see what an inbox holds: counts, the oldest pending, dead rows by error; or rows, or one delivery')
-      .requiredOption('--inbox <file>', 'the inbox file (opened read-only: safe while listen runs)')
+      .requiredOption('--inbox <file|url>', 'the inbox file (opened read-only: safe while listen runs); or postgres://user@host/db')
+      .option('--schema <name>', SCHEMA_HELP)
       .option('--id <id>', 'one delivery in full')
       .option('--body', 'with --id: print the raw body exactly as received, nothing else')
       .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`);
@@ -32,7 +35,7 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
     const { id, ...rest } = flags;
     if (flags.body && !id) throw new UsageError('--body goes with --id');
     return {
-      inbox: flags.inbox,
+      ...inboxOptions(flags),
       ...selectorOptions(rest),
       ...(typeof id === 'string' ? { id } : {}),
       ...(flags.limit !== undefined ? { limit: flags.limit } : {}),

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { SIGNAL_EXIT, pick } from '../../cli/io.js';
 import { formatDuration } from '../../duration.js';
 import { declareSigner, signerOptions } from '../../flags/signer.js';
@@ -14,6 +15,7 @@ export interface ListenFlags extends SignerFlags {
   port?: string;
   host?: string;
   inbox?: string;
+  schema?: string;
   forwardTo?: string;
   forwardTimeout?: string;
   commitBatch?: string;
@@ -47,7 +49,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     return cmd
       .option('--port <port>', `port to listen on (0: any free port; default: ${LISTEN_DEFAULTS.port})`)
       .option('--host <address>', `address to listen on (default: ${LISTEN_DEFAULTS.host})`)
-      .option('--inbox <file>', `the SQLite inbox file, created if missing (default: ${LISTEN_DEFAULTS.inbox})`)
+      .option(
+        '--inbox <file|url>',
+        `the SQLite inbox file, created if missing (default: ${LISTEN_DEFAULTS.inbox}); or postgres://user@host/db`,
+      )
+      .option('--schema <name>', SCHEMA_HELP)
       .option('--forward-to <url>', 'POST each stored delivery to your app; 2xx is done, anything else is retried')
       .option('--forward-timeout <duration>', `how long the app may take per forward (default: ${ms(LISTEN_DEFAULTS.forwardTimeoutMs)})`)
       .option('--forward-secret <secret>', 'sign forwards with this secret (default: --secret) [env: HOOKDRILL_FORWARD_SECRET]')
@@ -93,7 +99,6 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         'storeDeadline',
         'port',
         'host',
-        'inbox',
         'forwardTo',
         'forwardTimeout',
         'maxBytes',
@@ -104,6 +109,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         'backoffBase',
         'backoffMax',
       ]),
+      ...inboxOptions(flags),
       ...signerOptions(flags, env),
       ...(forwardSecret ? { forwardSecret } : {}),
       forwardOriginalHeaders: flags.forwardOriginalHeaders === true,

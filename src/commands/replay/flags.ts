@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { declareTls, tlsOptions } from '../../flags/tls.js';
 import type { TlsFlags } from '../../flags/tls.js';
 import { pick } from '../../cli/io.js';
@@ -16,6 +17,7 @@ import type { ReplayOptions } from './run.js';
 export interface ReplayFlags extends SelectorFlagsRaw, TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
   inbox: string;
+  schema?: string;
   to: string;
   originalHeaders?: boolean;
   concurrency?: string;
@@ -28,7 +30,8 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
   declare: (cmd) => {
     cmd
       .description('re-send stored deliveries to a URL: re-signed (fresh timestamp, original id) or with their original headers')
-      .requiredOption('--inbox <file>', 'the inbox file (read-only)')
+      .requiredOption('--inbox <file|url>', 'the inbox file (read-only); or postgres://user@host/db')
+      .option('--schema <name>', SCHEMA_HELP)
       .requiredOption('--to <url>', 'where to send them');
     declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });
     declareTls(cmd);
@@ -48,7 +51,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per delivery', quiet: true });
   },
   options: ({ flags, env }) => ({
-    inbox: flags.inbox,
+    ...inboxOptions(flags),
     to: flags.to,
     ...selectorOptions(flags),
     ...signerOptions(flags, env),

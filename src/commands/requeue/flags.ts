@@ -1,10 +1,12 @@
 import { defineCommand } from '../../cli/spec.js';
+import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
 import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
 import type { SelectorFlagsRaw } from '../../flags/selectors.js';
 import type { RequeueOptions } from './run.js';
 
 export interface RequeueFlags extends SelectorFlagsRaw {
   inbox: string;
+  schema?: string;
   dryRun?: boolean;
   rate?: string;
   resetAttempts?: boolean;
@@ -16,7 +18,8 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
   declare: (cmd) => {
     cmd
       .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
-      .requiredOption('--inbox <file>', 'the inbox file')
+      .requiredOption('--inbox <file|url>', 'the inbox file; or postgres://user@host/db')
+      .option('--schema <name>', SCHEMA_HELP)
       .option('--dry-run', 'say how many rows would move, and show some; change nothing')
       .option('--rate <r>', 'rows per second at most (100, 100/s)')
       .option('--reset-attempts', 'start the attempt count anew');
@@ -24,7 +27,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
     return cmd.option('--json', 'print the result as JSON');
   },
   options: ({ flags }) => ({
-    inbox: flags.inbox,
+    ...inboxOptions(flags),
     ...selectorOptions(flags),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
     dryRun: flags.dryRun === true,

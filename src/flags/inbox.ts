@@ -1,0 +1,17 @@
+import { UsageError } from '../errors.js';
+
+export interface InboxFlags {
+  inbox?: string;
+  schema?: string;
+}
+
+export const SCHEMA_HELP = 'with a postgres:// inbox: the schema holding it (default: ?schema= in the URL, else hookdrill)';
+
+/** The inbox target, with --schema folded into a Postgres URL so that every backend reads one string. */
+export function inboxOptions(flags: InboxFlags): { inbox?: string } {
+  if (flags.schema === undefined) return flags.inbox !== undefined ? { inbox: flags.inbox } : {};
+  if (!flags.inbox || !/^postgres(ql)?:\/\//i.test(flags.inbox)) throw new UsageError('--schema goes with a postgres:// --inbox');
+  const url = new URL(flags.inbox);
+  url.searchParams.set('schema', flags.schema);
+  return { inbox: url.toString() };
+}
