@@ -61,7 +61,7 @@ export class ThreadedSqliteInbox implements Inbox {
   /** Open (creating and migrating on this thread first, so errors come from one place), then start the writer. */
   static async open(path: string, o: ThreadedOptions = {}): Promise<ThreadedSqliteInbox> {
     const reader = openSqliteInbox(path);
-    const thread = new Worker(new URL('./writer.js', import.meta.url), { workerData: { path } });
+    const thread = new Worker(new URL('./writer.js', import.meta.url), { workerData: { path, coalesce: o.groupCommit !== undefined } });
     try {
       await new Promise<void>((resolve, reject) => {
         thread.once('message', (m: { ready: boolean; message?: string }) =>

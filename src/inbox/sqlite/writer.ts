@@ -23,7 +23,7 @@ export type WriterReply =
 
 const port = parentPort;
 if (!port) throw new Error('writer.js runs as a worker thread');
-const { path } = workerData as { path: string };
+const { path, coalesce } = workerData as { path: string; coalesce: boolean };
 
 let inbox: SqliteInbox;
 try {
@@ -36,8 +36,8 @@ try {
 }
 
 /**
- * Whatever has queued up while the last transaction ran — a batch of puts, the worker's outcomes,
- * its next claim — goes into the next transaction together: one disk sync for all of it.
+ * With group commit, whatever has queued up while the last transaction ran — a batch of puts, the
+ * worker's outcomes, its next claim — goes into the next transaction together: one disk sync.
  */
 let queued: WriterRequest[] = [];
 port.on('message', (m: WriterRequest) => {
@@ -46,8 +46,19 @@ port.on('message', (m: WriterRequest) => {
 });
 
 function drain(): void {
+  if (!coalesce) {
+    // One transaction per request (--commit-batch 1: the per-delivery design, kept for comparison).
+    const all = queued;
+    queued = [];
+    for (const r of all) run([r]);
+    return;
+  }
   const requests = queued;
   queued = [];
+  run(requests);
+}
+
+function run(requests: WriterRequest[]): void {
   let results: unknown[];
   try {
     results = inbox.writeAll(requests.map(toOp));
