@@ -11,6 +11,12 @@ export interface GroupCommitOptions {
    * loop is over — everything already read joins, and a lone item is not delayed.
    */
   maxWaitMs: number;
+  /**
+   * Transactions in flight at once (default 1). A server database commits concurrent transactions
+   * together and each waits a network round trip, so more than one keeps it busy; SQLite has one
+   * writer, so there one is right.
+   */
+  maxInFlight?: number;
 }
 
 interface Waiting<I, O> {
@@ -23,12 +29,12 @@ interface Waiting<I, O> {
  * Group commit, for any backend and any write: items that arrive while a batch is being gathered
  * or committed join the next transaction, and each call resolves only after the transaction
  * holding its item has committed — or rejects with that transaction's error, as every call in it
- * does. One batch is in flight at a time, so the order of transactions is the order of calls.
+ * does. With one batch in flight at a time (the default) transactions commit in the order of calls.
  */
 export class Batcher<I, O> {
   private queue: Waiting<I, O>[] = [];
   private scheduled = false;
-  private committing = false;
+  private inFlight = 0;
   /** Sizes of the transactions committed so far (for tests and status). */
   readonly batches: number[] = [];
 
@@ -46,11 +52,11 @@ export class Batcher<I, O> {
 
   /** Items waiting for a transaction, and whether one is in flight. */
   get pending(): number {
-    return this.queue.length + (this.committing ? 1 : 0);
+    return this.queue.length + this.inFlight;
   }
 
   private schedule(): void {
-    if (this.scheduled || this.committing || this.queue.length === 0) return;
+    if (this.scheduled || this.inFlight >= (this.o.maxInFlight ?? 1) || this.queue.length === 0) return;
     this.scheduled = true;
     const flush = () => void this.flush();
     if (this.o.maxWaitMs > 0) setTimeout(flush, this.o.maxWaitMs);
@@ -61,7 +67,7 @@ export class Batcher<I, O> {
     this.scheduled = false;
     const batch = this.queue.splice(0, this.o.maxBatch);
     if (batch.length === 0) return;
-    this.committing = true;
+    this.inFlight++;
     try {
       const results = await this.writeMany(batch.map((w) => w.item));
       this.batches.push(batch.length);
@@ -72,7 +78,7 @@ export class Batcher<I, O> {
     } catch (err) {
       for (const w of batch) w.reject(err);
     } finally {
-      this.committing = false;
+      this.inFlight--;
       this.schedule();
     }
   }

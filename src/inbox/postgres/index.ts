@@ -217,7 +217,8 @@ export class PostgresInbox implements Inbox {
   ) {
     this.location = target.display;
     this.t = `${quoteIdent(target.schema)}.deliveries`;
-    this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), o.groupCommit) : undefined;
+    // Several batches in flight, each on its own connection: Postgres syncs concurrent commits together.
+    this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
   }
 
   /** Transactions committed by group commit so far, by size. */
@@ -254,6 +255,7 @@ export class PostgresInbox implements Inbox {
           rows.map((r) => JSON.stringify(r.headers)),
           rows.map((r) => r.receivedAt),
         ],
+        'hookdrill_put',
       );
       // A key stored by this statement counts as inserted for its first row in the batch only.
       const fresh = new Set(inserted.map((r) => `${r.source}\u0000${r.delivery_id}`));
@@ -280,6 +282,7 @@ export class PostgresInbox implements Inbox {
                    FOR UPDATE SKIP LOCKED)
        RETURNING d.*`,
       [o.limit, o.leaseMs, o.now ?? null],
+      'hookdrill_claim',
     );
     return rows
       .sort((a, b) => a.received_at - b.received_at)
@@ -312,6 +315,7 @@ export class PostgresInbox implements Inbox {
         outcomes.map((_, i) => i),
         now ?? null,
       ],
+      'hookdrill_settle',
     );
     const held = new Set(kept.map((r) => r.ord));
     return outcomes.map((_, i) => held.has(i));
@@ -461,9 +465,10 @@ export class PostgresInbox implements Inbox {
     await this.pool.end();
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+  /** With a name, the statement is parsed and planned once per connection (the hot paths: put, claim, settle). */
+  private async query<R extends pg.QueryResultRow>(text: string, params: unknown[] = [], name?: string): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(text, params)).rows;
+      return (await this.pool.query<R>(name ? { name, text, values: params } : { text, values: params })).rows;
     } catch (err) {
       throw this.unavailable(err);
     }
