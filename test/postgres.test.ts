@@ -184,3 +184,78 @@ test('chaos --inbox postgres:// against listen on Postgres, killed at random mom
     await s.drop();
   }
 });
+
+test('a worker SIGKILLed mid-handler on Postgres: its row is claimed again by another once the lease runs out', async (t) => {
+  if (!(await needPostgres(t))) return;
+  const s = freshSchema();
+  let hang = true;
+  // The app holds the first forward open (the worker dies while waiting for it), then answers.
+  const app = await startServer((_req, res) => {
+    if (hang) return;
+    reply(res, 200, 'ok');
+  });
+  const lease = ['--lease', '1500ms', '--forward-timeout', '1s', '--forward-to', app.url];
+  const first = await startListen(s.url, ...lease);
+  let second: Spawned | undefined;
+  try {
+    assert.equal((await deliver(first.url, 'evt_pg_killed')).status, 200);
+    for (let i = 0; app.requests.length === 0; i++) {
+      if (i > 100) assert.fail('the first worker never forwarded');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    first.p.child.kill('SIGKILL');
+    await first.p.exit;
+    hang = false;
+    second = (await startListen(s.url, ...lease)).p;
+    for (let i = 0; ; i++) {
+      const [row] = await sql<{ status: string; attempts: number }>(`SELECT status, attempts FROM "${s.schema}".deliveries`);
+      if (row?.status === 'done') {
+        assert.equal(row.attempts, 2, 'claimed once by the killed worker, once after its lease ran out');
+        break;
+      }
+      if (i > 200) assert.fail(`never reclaimed: ${JSON.stringify(row)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(app.requests.length, 2);
+  } finally {
+    await stop(...[first.p, ...(second ? [second] : [])].filter((p) => p.child.exitCode === null && p.child.signalCode === null));
+    await app.close();
+    await s.drop();
+  }
+});
+
+test('requeue on Postgres while workers run: dead rows come back and are processed once each', async (t) => {
+  if (!(await needPostgres(t))) return;
+  const s = freshSchema();
+  let failing = true;
+  const app = await startServer((_req, res) => reply(res, failing ? 500 : 200, failing ? 'crm down' : 'ok'));
+  const workers = [
+    await startListen(s.url, '--forward-to', app.url, '--max-attempts', '1'),
+    await startListen(s.url, '--forward-to', app.url, '--max-attempts', '1'),
+  ];
+  try {
+    const ids = Array.from({ length: 40 }, (_, i) => `evt_pg_requeue_${i}`);
+    for (const id of ids) assert.equal((await deliver(workers[0]!.url, id)).status, 200);
+    const count = async (status: string) =>
+      Number((await sql<{ n: string }>(`SELECT count(*) AS n FROM "${s.schema}".deliveries WHERE status = $1`, [status]))[0]?.n);
+    for (let i = 0; (await count('dead')) < 40; i++) {
+      if (i > 200) assert.fail('rows never went dead');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    failing = false;
+    const before = app.requests.length;
+    const requeue = await hookdrill(['requeue', '--inbox', s.url, '--status', 'dead', '--error', 'crm down']);
+    assert.equal(requeue.code, 0, requeue.stderr);
+    for (let i = 0; (await count('done')) < 40; i++) {
+      if (i > 200) assert.fail(`only ${await count('done')} of 40 done after the requeue`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const again = app.requests.slice(before).map((r) => String(r.headers['x-hookdrill-delivery-id']));
+    assert.equal(again.length, 40, 'each requeued row forwarded once');
+    assert.deepEqual(new Set(again), new Set(ids));
+  } finally {
+    await stop(...workers.map((w) => w.p));
+    await app.close();
+    await s.drop();
+  }
+});
