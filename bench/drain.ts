@@ -8,6 +8,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { busyShare, cpu } from './cpu.js';
+import { openInbox } from '../src/inbox/open.js';
+import type { Inbox } from '../src/inbox/types.js';
 import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
 import { Worker } from '../src/worker/index.js';
 
@@ -41,9 +45,70 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * Postgres: 1, 2 and 4 workers (each its own connections, claim batch 10) draining one backlog —
+ * what scaling out workers buys. Skipped with a line when Postgres cannot be reached.
+ */
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const pgRows: { workers: number; rowsPerSec: number; machineBusy: number }[] = [];
+
+const admin = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
+let pgSkipped: string | undefined;
+try {
+  await admin.connect();
+} catch (err) {
+  pgSkipped = (err as Error).message;
+}
+if (!pgSkipped) {
+  try {
+    for (const workers of [1, 2, 4]) {
+      const schema = `hd_bench_drain_${process.pid}_${workers}`;
+      const url = new URL(DATABASE_URL);
+      url.searchParams.set('schema', schema);
+      const filler = await openInbox(url.toString(), { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
+      const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
+      const at = Date.now() - 60_000;
+      await Promise.all(
+        Array.from({ length: BACKLOG }, (_, i) =>
+          filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
+        ),
+      );
+      await filler.close();
+      const inboxes: Inbox[] = [];
+      for (let i = 0; i < workers; i++) inboxes.push(await openInbox(url.toString()));
+      let done = 0;
+      const pool = inboxes.map(
+        (inbox) => new Worker({ inbox, concurrency: 10, handler: async () => undefined, onOutcome: () => void done++ }),
+      );
+      const started = performance.now();
+      const before = cpu();
+      for (const w of pool) w.start();
+      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      const after = cpu();
+      await Promise.all(pool.map((w) => w.stop()));
+      const machineBusy = busyShare(before, after);
+      pgRows.push({ workers, rowsPerSec: Math.round(done / ((performance.now() - started) / 1000)), machineBusy });
+      for (const inbox of inboxes) await inbox.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
 const one = rows[0]?.rowsPerSec ?? Number.NaN;
 console.log(`worker drain, no-op handler, ${SECONDS} s per claim batch (its concurrency), same run:`);
 console.log(`${'claim batch'.padEnd(12)} ${'rows/s'.padStart(8)} ${'× batch 1'.padStart(10)}`);
 for (const r of rows)
   console.log(`${String(r.claimBatch).padEnd(12)} ${String(r.rowsPerSec).padStart(8)} ${(r.rowsPerSec / one).toFixed(2).padStart(10)}`);
-writeFileSync('bench-drain.json', `${JSON.stringify({ bench: 'drain', seconds: SECONDS, rows }, null, 2)}\n`);
+if (pgSkipped) console.log(`Postgres drain skipped: ${pgSkipped}`);
+else {
+  const single = pgRows[0]?.rowsPerSec ?? Number.NaN;
+  console.log('Postgres, workers on one inbox (claim batch 10 each):');
+  console.log(`${'workers'.padEnd(12)} ${'rows/s'.padStart(8)} ${'× 1 worker'.padStart(10)} ${'CPU busy'.padStart(9)}`);
+  for (const r of pgRows)
+    console.log(
+      `${String(r.workers).padEnd(12)} ${String(r.rowsPerSec).padStart(8)} ${(r.rowsPerSec / single).toFixed(2).padStart(10)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(9)}`,
+    );
+}
+writeFileSync('bench-drain.json', `${JSON.stringify({ bench: 'drain', seconds: SECONDS, rows, postgres: pgRows }, null, 2)}\n`);

@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { busyShare, cpu } from './cpu.js';
 
 const BIN = fileURLToPath(new URL('../../bin/hookdrill', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -18,6 +20,7 @@ const TEXTBOOK = here('./receivers/textbook.js');
 const MAIN_THREAD = here('./receivers/main-thread.js');
 const LOAD = here('./load.js');
 const SECRET = `whsec_${Buffer.from('hookdrill receiver benchmark key!').toString('base64')}`;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_RECEIVER_SECONDS ?? 5);
 const LEVELS = (process.env.BENCH_RECEIVER_LEVELS ?? '1,16,64').split(',').map(Number);
 
@@ -28,6 +31,8 @@ export interface Row {
   other: number;
   p50: number;
   p99: number;
+  /** Share of the machine's CPU (both cores) busy during the load: near 100% means the machine, not a stage, is the limit. */
+  machineBusy: number;
 }
 
 /** Start a receiver and wait for its port: listen prints a ready line, the others a bare port. */
@@ -49,7 +54,7 @@ function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   });
 }
 
-function load(port: number, concurrency: number): Promise<Omit<Row, 'receiver' | 'concurrency'>> {
+function load(port: number, concurrency: number): Promise<Omit<Row, 'receiver' | 'concurrency' | 'machineBusy'>> {
   return new Promise((resolve, reject) => {
     let out = '';
     const c = spawn(process.execPath, [LOAD, String(port), SECRET, String(concurrency), String(SECONDS)], {
@@ -78,6 +83,15 @@ const listen = (db: string, ...more: string[]) => [
   db,
   ...more,
 ];
+/** A Postgres URL naming a schema of its own for one row; the schemas are dropped at the end. */
+const schemas: string[] = [];
+const pgTarget = () => {
+  const schema = `hd_bench_${process.pid}_${schemas.length}`;
+  schemas.push(schema);
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('schema', schema);
+  return url.toString();
+};
 const receivers: [string, (db: string) => string[]][] = [
   ['verify only (the ceiling)', () => [TEXTBOOK, 'verify-only', '0', SECRET]],
   ['textbook: rollback journal, EXTRA', (db) => [TEXTBOOK, 'sqlite-rollback', '0', SECRET, db]],
@@ -87,6 +101,9 @@ const receivers: [string, (db: string) => string[]][] = [
   ['listen, group commit', (db) => listen(db, '--no-worker', '--log', 'summary')],
   ['listen, group commit, a log line each', (db) => listen(db, '--no-worker', '--log', 'requests')],
   ['listen, group commit, worker running', (db) => listen(db, '--log', 'summary')],
+  ['textbook: Postgres, one INSERT each (pool 16)', () => [TEXTBOOK, 'postgres', '0', SECRET, pgTarget()]],
+  ['listen on Postgres, group commit', () => listen(pgTarget(), '--no-worker', '--log', 'summary')],
+  ['listen on Postgres, worker running', () => listen(pgTarget(), '--log', 'summary')],
 ];
 
 const only = process.env.BENCH_RECEIVERS ? new RegExp(process.env.BENCH_RECEIVERS) : undefined;
@@ -98,7 +115,9 @@ try {
     for (const c of LEVELS) {
       const { child, port } = await start(args(join(dir, `${rows.length}.db`)));
       try {
-        rows.push({ receiver: name, concurrency: c, ...(await load(port, c)) });
+        const before = cpu();
+        const measured = await load(port, c);
+        rows.push({ receiver: name, concurrency: c, ...measured, machineBusy: busyShare(before, cpu()) });
       } finally {
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
@@ -107,19 +126,29 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  if (schemas.length > 0) {
+    const client = new pg.Client(DATABASE_URL);
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  }
 }
 
 const at = (prefix: string, c: number) => rows.find((r) => r.receiver.startsWith(prefix) && r.concurrency === c)?.acksPerSec;
+console.log(`CPU: how busy the whole machine (both cores: load, receiver, database) was during the row.`);
 console.log(`receivers under ${SECONDS} s of distinct signed deliveries per level, load from another process (autocannon):`);
 console.log(
-  `${'receiver'.padEnd(42)} ${'c'.padStart(3)} ${'acks/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'× WAL'.padStart(6)} ${'× ceiling'.padStart(9)}`,
+  `${'receiver'.padEnd(42)} ${'c'.padStart(3)} ${'acks/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'× WAL'.padStart(6)} ${'× ceiling'.padStart(9)} ${'CPU'.padStart(5)}`,
 );
 for (const r of rows) {
   const wal = at('textbook: WAL', r.concurrency) ?? Number.NaN;
   const ceiling = at('verify only', r.concurrency) ?? Number.NaN;
   const other = r.other > 0 ? `  (${r.other} not 2xx)` : '';
   console.log(
-    `${r.receiver.padEnd(42)} ${String(r.concurrency).padStart(3)} ${String(r.acksPerSec).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.acksPerSec / wal).toFixed(2).padStart(6)} ${(r.acksPerSec / ceiling).toFixed(2).padStart(9)}${other}`,
+    `${r.receiver.padEnd(42)} ${String(r.concurrency).padStart(3)} ${String(r.acksPerSec).padStart(8)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.acksPerSec / wal).toFixed(2).padStart(6)} ${(r.acksPerSec / ceiling).toFixed(2).padStart(9)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(5)}${other}`,
   );
 }
+const pgBase = at('textbook: Postgres', 64);
+const pgListen = at('listen on Postgres, group commit', 64);
+if (pgBase && pgListen) console.log(`listen on Postgres ÷ the textbook Postgres receiver at c=64: ${(pgListen / pgBase).toFixed(2)}×`);
 writeFileSync('bench-receiver.json', `${JSON.stringify({ bench: 'receiver', seconds: SECONDS, rows }, null, 2)}\n`);

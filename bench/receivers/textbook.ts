@@ -4,6 +4,7 @@
  *   node textbook.js verify-only   PORT SECRET          verify, answer 200, store nothing (the ceiling)
  *   node textbook.js sqlite-wal    PORT SECRET FILE     verify, one INSERT committed per request, WAL + FULL
  *   node textbook.js sqlite-rollback PORT SECRET FILE   the same with a rollback journal and synchronous = EXTRA
+ *   node textbook.js postgres      PORT SECRET URL      one INSERT … ON CONFLICT per request on a 16-connection pool
  *
  * Standard Webhooks signatures (the `standardwebhooks` library's own verifier), as the issue's
  * measurements used. Prints its port on stdout when ready.
@@ -11,12 +12,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 
 const [mode, port, secret, file] = process.argv.slice(2) as [string, string, string, string | undefined];
 const webhook = new Webhook(secret);
-let insert: ((id: string, body: Buffer) => void) | undefined;
-if (mode !== 'verify-only') {
+let insert: ((id: string, body: Buffer) => unknown) | undefined;
+if (mode === 'postgres') {
+  const url = new URL(file as string);
+  const schema = url.searchParams.get('schema') ?? 'textbook';
+  url.searchParams.delete('schema');
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 16 });
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.webhook_inbox (id text PRIMARY KEY, body bytea, received_at bigint)`);
+  const text = `INSERT INTO ${schema}.webhook_inbox (id, body, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`;
+  insert = (id, body) => pool.query(text, [id, body, Date.now()]);
+} else if (mode !== 'verify-only') {
   const db = new Database(file as string);
   db.pragma(mode === 'sqlite-wal' ? 'journal_mode = WAL' : 'journal_mode = DELETE');
   db.pragma(mode === 'sqlite-wal' ? 'synchronous = FULL' : 'synchronous = EXTRA');
@@ -39,8 +50,10 @@ const server = createServer((req, res) => {
       res.writeHead(401).end();
       return;
     }
-    insert?.(String(req.headers['webhook-id']), body);
-    res.writeHead(200, { 'content-length': '2' }).end('ok');
+    Promise.resolve(insert?.(String(req.headers['webhook-id']), body)).then(
+      () => res.writeHead(200, { 'content-length': '2' }).end('ok'),
+      () => res.writeHead(503).end(),
+    );
   });
 });
 server.keepAliveTimeout = 60_000;
