@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { UsageError } from '../errors.js';
@@ -66,18 +67,19 @@ export class Supervisor {
       );
     }
     this.stderr = '';
-    const child = spawn('sh', ['-c', this.o.command], {
+    this.watchdog ??= new Watchdog();
+    const watchdog = this.watchdog;
+    // The shell tells the watchdog its group (fd 3) before the receiver runs: however hookdrill
+    // dies from here on, the receiver dies with it.
+    const child = spawn('sh', Watchdog.registering(this.o.command), {
       env: { ...process.env, ...this.o.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe', (watchdog.pipe as Writable | null) ?? 'ignore'],
       detached: true,
     });
     this.child = child;
     this.gone = false;
     this.starts++;
     live.add(child);
-    this.watchdog ??= new Watchdog();
-    const watchdog = this.watchdog;
-    if (child.pid !== undefined) watchdog.watch(child.pid);
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString()).slice(-4_000);
     });

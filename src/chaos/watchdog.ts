@@ -32,9 +32,19 @@ export class Watchdog {
     (this.child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
-  /** A receiver group started: kill it should hookdrill die. */
-  watch(pgid: number): void {
-    this.child.stdin?.write(`+${pgid}\n`);
+  /**
+   * The watchdog's pipe, to hand a receiver's shell as its fd 3: the shell writes its own "+PGID"
+   * before it starts the receiver (see registering()). Written by hookdrill after spawn() instead,
+   * a SIGKILL landing between the two — or before Node flushed the write — left a receiver no one
+   * would kill.
+   */
+  get pipe(): NodeJS.WritableStream | null {
+    return this.child.stdin;
+  }
+
+  /** A shell command that registers its own process group with the watchdog (fd 3), then runs `command`. */
+  static registering(command: string): string[] {
+    return ['-c', 'printf "+%s\\n" "$$" >&3; exec 3>&-; eval "$1"', 'sh', command];
   }
 
   /** That group is gone: nothing to kill any more. */
