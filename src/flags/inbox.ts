@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { displayPostgres } from '../inbox/postgres/target.js';
 
 export interface InboxFlags {
   inbox?: string;
@@ -11,7 +12,12 @@ export const SCHEMA_HELP = 'with a postgres:// inbox: the schema holding it (def
 export function inboxOptions(flags: InboxFlags): { inbox?: string } {
   if (flags.schema === undefined) return flags.inbox !== undefined ? { inbox: flags.inbox } : {};
   if (!flags.inbox || !/^postgres(ql)?:\/\//i.test(flags.inbox)) throw new UsageError('--schema goes with a postgres:// --inbox');
-  const url = new URL(flags.inbox);
+  let url: URL;
+  try {
+    url = new URL(flags.inbox);
+  } catch {
+    throw new UsageError(`--inbox ${displayPostgres(flags.inbox)}: not a valid postgres:// URL`);
+  }
   url.searchParams.set('schema', flags.schema);
   return { inbox: url.toString() };
 }

@@ -3,6 +3,9 @@ import { UsageError } from '../errors.js';
 import type { GroupCommitOptions } from './batch.js';
 import { InboxOpenError, InboxUnavailableError } from './types.js';
 import type { Inbox } from './types.js';
+import { displayPostgres, isPostgresTarget } from './postgres/target.js';
+
+export { isPostgresTarget } from './postgres/target.js';
 
 export interface OpenInboxOptions {
   /** Create the inbox (file, or schema) when it does not exist. Default true. */
@@ -18,11 +21,6 @@ export interface OpenInboxOptions {
   receiver?: { groupCommit?: GroupCommitOptions; stuckAfterMs?: number };
 }
 
-/** A Postgres URL, or else a file path. */
-export function isPostgresTarget(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
-}
-
 /** A target as given on the command line: a file made absolute, a URL as it is. */
 export function resolveTarget(target: string): string {
   return isPostgresTarget(target) ? target : resolve(target);
@@ -30,7 +28,7 @@ export function resolveTarget(target: string): string {
 
 /** How a target is shown: a file as its absolute path, a URL without its password. */
 export function displayTarget(target: string): string {
-  return isPostgresTarget(target) ? target.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@') : resolve(target);
+  return isPostgresTarget(target) ? displayPostgres(target) : resolve(target);
 }
 
 /**

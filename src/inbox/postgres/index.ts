@@ -17,6 +17,10 @@ import type {
   StoredDelivery,
 } from '../types.js';
 import { LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
+import { maskPassword, parseTarget } from './target.js';
+import type { PostgresTarget } from './target.js';
+
+export { isPostgresTarget, maskPassword, parseTarget } from './target.js';
 
 /** The database's clock in unix ms: leases and retries are timed by it, so skewed hosts agree. */
 const NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -26,41 +30,6 @@ const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-export interface PostgresTarget {
-  /** The connection string as given, without hookdrill's own `schema` parameter. */
-  connectionString: string;
-  schema: string;
-  /** For messages and reports: the password never shown. */
-  display: string;
-}
-
-export function isPostgresTarget(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
-}
-
-/** `postgres://user:pass@host:port/db?schema=name`; the schema defaults to `hookdrill`. */
-export function parseTarget(target: string, schema?: string): PostgresTarget {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new InboxOpenError(`--inbox ${maskPassword(target)}: not a valid postgres:// URL`);
-  }
-  const name = schema ?? url.searchParams.get('schema') ?? 'hookdrill';
-  url.searchParams.delete('schema');
-  if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(name)) {
-    throw new InboxOpenError(`schema ${JSON.stringify(name)}: letters, digits and _ only, starting with a letter or _`);
-  }
-  const shown = new URL(url.toString());
-  if (shown.password) shown.password = '***';
-  shown.searchParams.set('schema', name);
-  return { connectionString: url.toString(), schema: name, display: decodeURIComponent(shown.toString()) };
-}
-
-export function maskPassword(text: string): string {
-  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
-}
 
 export interface PostgresOpenOptions {
   create?: boolean;
@@ -95,8 +64,16 @@ export async function openPostgresInbox(target: string, o: PostgresOpenOptions =
     connectionString: t.connectionString,
     max: o.poolSize ?? 8,
     connectionTimeoutMillis: 5_000,
+    // A connection that dies silently (a host gone, a cable pulled) is noticed, not waited on for ever.
+    keepAlive: true,
+    query_timeout: 30_000,
     types,
-    ...(o.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
+    // Ours after the URL's own: a commit is flushed to disk before it returns (a server, database
+    // or role set to synchronous_commit=off would let a 200 go out for a delivery that is not
+    // durable); inspect's connections refuse every write.
+    options: [t.options, '-c synchronous_commit=on', o.readonly ? '-c default_transaction_read_only=on' : undefined]
+      .filter(Boolean)
+      .join(' '),
   });
   // A connection the server drops while idle (a restart, pg_terminate_backend) is reported here;
   // the pool replaces it on the next query, so it is not an error of any request.
@@ -145,13 +122,13 @@ async function prepareSchema(pool: pg.Pool, t: PostgresTarget, o: PostgresOpenOp
     // Two receivers starting at once: one migrates, the other waits and finds it done.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hookdrill:${t.schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(LEDGER_SQL.replaceAll('{s}', s));
+    await client.query(LEDGER_SQL.replaceAll('{s}', () => s));
     const done = new Set(
       (await client.query<{ version: number }>(`SELECT version FROM ${s}.hookdrill_migrations`)).rows.map((r) => r.version),
     );
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
-      await client.query(m.sql.replaceAll('{s}', s));
+      await client.query(m.sql.replaceAll('{s}', () => s));
       await client.query(`INSERT INTO ${s}.hookdrill_migrations (version, name, applied_at) VALUES ($1, $2, ${NOW})`, [m.version, m.name]);
     }
     await client.query('COMMIT');
@@ -207,7 +184,9 @@ export class PostgresInbox implements Inbox {
   readonly location: string;
   private readonly t: string;
   private readonly group: GroupCommit | undefined;
-  private readonly inFlight = new Set<number>();
+  /** Puts in flight by a sequence number: when each began (health() says "stuck" past stuckAfterMs). */
+  private readonly inFlight = new Map<number, number>();
+  private nextWrite = 0;
   private closed = false;
 
   constructor(
@@ -236,36 +215,38 @@ export class PostgresInbox implements Inbox {
    * is stored, the rest are duplicates, as across batches.
    */
   async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
-    const started = Date.now();
-    this.inFlight.add(started);
+    const write = this.nextWrite++;
+    this.inFlight.set(write, Date.now());
     try {
       const inserted = await this.query<{ source: string; delivery_id: string }>(
         `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
-         SELECT source, delivery_id, event_type, body, headers, received_at, 'pending', 0, received_at
+         SELECT source, delivery_id, event_type, body, headers, received_at, 'pending', 0, LEAST(received_at, ${NOW})
            FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::bigint[]) WITH ORDINALITY
                 AS r(source, delivery_id, event_type, body, headers, received_at, ord)
-          ORDER BY ord
+          -- Rows locked in key order: two batches in flight that share keys cannot deadlock.
+          -- ord last: of two copies of a key in one batch, the first is stored.
+          ORDER BY source, delivery_id, ord
          ON CONFLICT (source, delivery_id) DO NOTHING
          RETURNING source, delivery_id`,
         [
-          rows.map((r) => r.source),
-          rows.map((r) => r.deliveryId),
-          rows.map((r) => r.eventType ?? null),
+          rows.map((r) => noNul(r.source)),
+          rows.map((r) => noNul(r.deliveryId)),
+          rows.map((r) => (r.eventType === undefined ? null : noNul(r.eventType))),
           rows.map((r) => r.body),
-          rows.map((r) => JSON.stringify(r.headers)),
-          rows.map((r) => r.receivedAt),
+          rows.map((r) => noNul(JSON.stringify(r.headers))),
+          rows.map((r) => Math.round(r.receivedAt)),
         ],
         'hookdrill_put',
       );
       // A key stored by this statement counts as inserted for its first row in the batch only.
       const fresh = new Set(inserted.map((r) => `${r.source}\u0000${r.delivery_id}`));
       return rows.map((r) => {
-        const key = `${r.source}\u0000${r.deliveryId}`;
+        const key = `${noNul(r.source)}\u0000${noNul(r.deliveryId)}`;
         const first = fresh.delete(key);
         return { inserted: first };
       });
     } finally {
-      this.inFlight.delete(started);
+      this.inFlight.delete(write);
     }
   }
 
@@ -281,7 +262,7 @@ export class PostgresInbox implements Inbox {
                  LIMIT $1
                    FOR UPDATE SKIP LOCKED)
        RETURNING d.*`,
-      [o.limit, o.leaseMs, o.now ?? null],
+      [o.limit, Math.round(o.leaseMs), o.now === undefined ? null : Math.round(o.now)],
       'hookdrill_claim',
     );
     return rows
@@ -292,8 +273,18 @@ export class PostgresInbox implements Inbox {
       });
   }
 
-  async settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]> {
-    if (outcomes.length === 0) return [];
+  async settle(all: readonly Settlement[], now?: number): Promise<boolean[]> {
+    if (all.length === 0) return [];
+    // One outcome per claim: a second for the same key and fence would match the row twice in one
+    // UPDATE, where which one wins is undefined. The first stands (as on SQLite); the rest are refused.
+    const seen = new Set<string>();
+    const first = all.map((x) => {
+      const k = `${x.key.source}\u0000${x.key.deliveryId}\u0000${x.fence}`;
+      const isFirst = !seen.has(k);
+      seen.add(k);
+      return isFirst;
+    });
+    const outcomes = all.filter((_, i) => first[i]);
     const kept = await this.query<{ ord: number }>(
       `WITH now AS (SELECT COALESCE($8::bigint, ${NOW}) AS ms)
        UPDATE ${this.t} d
@@ -306,23 +297,28 @@ export class PostgresInbox implements Inbox {
         WHERE d.source = o.source AND d.delivery_id = o.delivery_id AND d.status = 'working' AND d.attempts = o.fence
        RETURNING o.ord`,
       [
-        outcomes.map((x) => x.key.source),
-        outcomes.map((x) => x.key.deliveryId),
+        outcomes.map((x) => noNul(x.key.source)),
+        outcomes.map((x) => noNul(x.key.deliveryId)),
         outcomes.map((x) => x.fence),
         outcomes.map((x) => x.outcome),
-        outcomes.map((x) => (x.outcome === 'done' ? null : x.error)),
-        outcomes.map((x) => (x.outcome === 'retry' ? x.retryInMs : 0)),
+        // An error is often the app's own words (a response body): a NUL in it would fail the batch.
+        outcomes.map((x) => (x.outcome === 'done' ? null : noNul(x.error))),
+        outcomes.map((x) => (x.outcome === 'retry' ? Math.round(x.retryInMs) : 0)),
         outcomes.map((_, i) => i),
-        now ?? null,
+        now === undefined ? null : Math.round(now),
       ],
       'hookdrill_settle',
     );
     const held = new Set(kept.map((r) => r.ord));
-    return outcomes.map((_, i) => held.has(i));
+    let j = 0;
+    return all.map((_, i) => (first[i] ? held.has(j++) : false));
   }
 
   async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
-    const [row] = await this.query<Row>(`SELECT * FROM ${this.t} WHERE source = $1 AND delivery_id = $2`, [key.source, key.deliveryId]);
+    const [row] = await this.query<Row>(`SELECT * FROM ${this.t} WHERE source = $1 AND delivery_id = $2`, [
+      noNul(key.source),
+      noNul(key.deliveryId),
+    ]);
     return row ? toStored(row) : undefined;
   }
 
@@ -445,13 +441,19 @@ export class PostgresInbox implements Inbox {
 
   /** Healthy: the database answers, and no put has waited longer than stuckAfterMs. */
   async health(): Promise<{ ok: boolean; problem?: string }> {
-    const oldest = Math.min(...this.inFlight);
+    const oldest = Math.min(...this.inFlight.values());
     const waited = Date.now() - oldest;
     if (waited >= (this.o.stuckAfterMs ?? 1_000)) {
       return { ok: false, problem: `inbox ${this.location}: a write has waited ${(waited / 1000).toFixed(1)} s` };
     }
     try {
-      await this.query('SELECT 1');
+      // Bounded: /healthz must answer even when the database does not.
+      const probe = this.query('SELECT 1');
+      probe.catch(() => undefined);
+      await Promise.race([
+        probe,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('Postgres did not answer SELECT 1 within 1 s')), 1_000).unref()),
+      ]);
       return { ok: true };
     } catch (err) {
       return { ok: false, problem: (err as Error).message };
@@ -460,7 +462,9 @@ export class PostgresInbox implements Inbox {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    while ((this.group?.pending ?? 0) > 0) await new Promise((r) => setTimeout(r, 5));
+    // Puts still gathering are owed their answers — but not for ever (each is bounded by query_timeout).
+    const giveUpAt = Date.now() + 35_000;
+    while ((this.group?.pending ?? 0) > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 5));
     this.closed = true;
     await this.pool.end();
   }
@@ -501,6 +505,11 @@ export class PostgresInbox implements Inbox {
     if (code) e.code = code;
     return e;
   }
+}
+
+/** Postgres text cannot hold NUL: it is written as the six characters \u0000 instead of failing the whole batch. */
+function noNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\\u0000') : text;
 }
 
 /** A selector as a WHERE clause with positional parameters (never pasted values). */
