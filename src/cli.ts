@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './cli/registry.js';
 import { EXIT, ExpectationError, UsageError } from './errors.js';
+import { InboxUnavailableError } from './inbox/types.js';
 
 /*
  * The CLI registers each command's own flags module (src/commands/<name>/flags.ts), which turns
@@ -96,7 +97,8 @@ function exitCodeFor(err: unknown): number {
     }
     return EXIT.usage;
   }
-  if (err instanceof UsageError) {
+  // A store that cannot be reached or written (Postgres down, a disk error) is the user's to fix.
+  if (err instanceof UsageError || err instanceof InboxUnavailableError) {
     process.stderr.write(`hookdrill: ${err.message}\n`);
     return EXIT.usage;
   }

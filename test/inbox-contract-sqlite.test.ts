@@ -3,7 +3,7 @@ import { openInbox } from '../src/inbox/index.js';
 import { inboxContract } from './contract/inbox.contract.js';
 import { tempDir } from './helpers/tmp.js';
 
-// As listen opens it (writer thread, group commit) and as the commands open it.
+// As the commands open it (synchronous, on the calling thread).
 inboxContract({
   name: 'sqlite',
   open: async (o) => ({
@@ -11,6 +11,17 @@ inboxContract({
       join(tempDir(), 'inbox.db'),
       o?.groupCommit ? { receiver: { groupCommit: { maxBatch: 64, maxWaitMs: 0 } } } : {},
     ),
+    cleanup: async () => undefined,
+  }),
+});
+
+// As listen opens it: every write on the writer thread (with group commit where the case asks).
+inboxContract({
+  name: 'sqlite (writer thread)',
+  open: async (o) => ({
+    inbox: await openInbox(join(tempDir(), 'inbox.db'), {
+      receiver: o?.groupCommit ? { groupCommit: { maxBatch: 64, maxWaitMs: 0 } } : {},
+    }),
     cleanup: async () => undefined,
   }),
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { start } from '../src/commands/listen/run.js';
+import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
 import { providers } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { spawnHookdrill } from './helpers/spawned.js';
@@ -40,11 +41,9 @@ test('a write lock held by another process: 503 within --store-deadline, /health
     // Another process (an on-call engineer's requeue, a backup tool) takes the write lock and keeps it.
     const other = new Database(inbox);
     other.exec('BEGIN IMMEDIATE');
-    let released = false;
     try {
       const answer = await deliver(url, 'evt_while_locked');
       assert.equal(answer.status, 503, 'not stored in time: the sender must retry');
-      assert.equal(released, false);
       // The process is not frozen behind the lock: /healthz answers while it is still held, and says why.
       const health = await fetch(`${url}healthz`);
       assert.equal(health.status, 503);
@@ -54,7 +53,6 @@ test('a write lock held by another process: 503 within --store-deadline, /health
     } finally {
       other.exec('ROLLBACK');
       other.close();
-      released = true;
     }
 
     // The write that waited goes through once the lock is free: stored, though it was answered 503.
@@ -113,4 +111,17 @@ test('listen: no 200 leaves before its delivery is readable by another connectio
   } finally {
     await handle.stop();
   }
+});
+
+test('a writer thread that dies: every write fails at once (never hangs), health says why, close() returns', async () => {
+  const inbox = await ThreadedSqliteInbox.open(join(tempDir(), 'inbox.db'), { groupCommit: { maxBatch: 64, maxWaitMs: 0 } });
+  const row = { source: 'stripe', deliveryId: 'evt_1', eventType: 'x', body: Buffer.from('{}'), headers: {}, receivedAt: 1 };
+  assert.deepEqual(await inbox.put(row), { inserted: true });
+  await (inbox as unknown as { thread: { terminate(): Promise<number> } }).thread.terminate();
+  await assert.rejects(inbox.put({ ...row, deliveryId: 'evt_2' }), /writer thread stopped/);
+  await assert.rejects(inbox.claim({ limit: 1, leaseMs: 1_000 }), /writer thread stopped/);
+  const health = await inbox.health();
+  assert.equal(health.ok, false);
+  assert.match(String(health.problem), /writer thread stopped/);
+  await inbox.close();
 });

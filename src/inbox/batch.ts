@@ -17,6 +17,8 @@ export interface GroupCommitOptions {
    * writer, so there one is right.
    */
   maxInFlight?: number;
+  /** Items waiting at most (default 10,000); past it a call fails at once. */
+  maxQueued?: number;
 }
 
 interface Waiting<I, O> {
@@ -44,6 +46,11 @@ export class Batcher<I, O> {
   ) {}
 
   add(item: I): Promise<O> {
+    // A store that has stopped answering must not make the queue (and the bodies it holds) grow
+    // without end: past the cap, a call fails at once (a receiver answers 503).
+    const cap = this.o.maxQueued ?? 10_000;
+    if (this.queue.length >= cap)
+      return Promise.reject(new Error(`the store is not keeping up: ${this.queue.length} writes already waiting for a transaction`));
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.schedule();

@@ -170,6 +170,28 @@ export function inboxContract(b: Backend): void {
     );
   });
 
+  it('a NUL in an error, an event type or a header is stored without failing the batch around it', async (inbox) => {
+    await Promise.all([
+      inbox.put({ ...delivery('evt_nul'), eventType: 'a\u0000b', headers: { 'x-odd': 'c\u0000d' } }),
+      inbox.put(delivery('evt_ok')),
+    ]);
+    const claimed = await inbox.claim({ limit: 2, leaseMs: 1_000, now: 10_000 });
+    assert.equal(claimed.length, 2);
+    const kept = await inbox.settle(
+      claimed.map((c) =>
+        c.deliveryId === 'evt_nul'
+          ? { key: c, fence: c.fence, outcome: 'dead' as const, error: 'app answered 500: \u0000\u0000binary' }
+          : { key: c, fence: c.fence, outcome: 'done' as const },
+      ),
+      10_100,
+    );
+    assert.deepEqual(kept, [true, true]);
+    const row = await inbox.get({ source: 'stripe', deliveryId: 'evt_nul' });
+    assert.equal(row?.status, 'dead');
+    assert.match(row?.lastError ?? '', /^app answered 500: .*binary$/);
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_ok' }))?.status, 'done');
+  });
+
   it('overview: counts, the oldest pending, deliveries per minute, dead rows grouped by error', async (inbox) => {
     const now = 10_000_000;
     await inbox.put(delivery('evt_old', now - 30 * 60_000));

@@ -241,9 +241,14 @@ export async function start(o: ListenOptions): Promise<Listening> {
         const closed = new Promise((r) => server.close(r));
         server.closeIdleConnections();
         await closed;
-        await worker?.stop();
-        const stats = await inbox.stats();
-        await inbox.close();
+        let stats: InboxStats;
+        try {
+          await worker?.stop();
+          stats = await inbox.stats();
+        } finally {
+          // Closed whatever happened: an open pool or writer thread would keep the process alive.
+          await inbox.close();
+        }
         return {
           command: 'listen' as const,
           requests: counts.requests,

@@ -175,7 +175,7 @@ function migrate(db: Database.Database): void {
 export type WriteOp =
   | { op: 'put'; rows: readonly PutRow[] }
   | { op: 'claim'; options: ClaimOptions }
-  | { op: 'settle'; outcomes: readonly Settlement[] };
+  | { op: 'settle'; outcomes: readonly Settlement[]; now?: number };
 
 /** A delivery as the PUT statement takes it: headers as their JSON text. */
 export interface PutRow {
@@ -267,7 +267,11 @@ export class SqliteInbox implements Inbox {
   writeAll(ops: readonly WriteOp[]): unknown[] {
     const write = this.db.transaction(() =>
       ops.map((o) =>
-        o.op === 'put' ? this.insertRows(o.rows) : o.op === 'claim' ? this.claimRows(o.options) : this.settleRows(o.outcomes, Date.now()),
+        o.op === 'put'
+          ? this.insertRows(o.rows)
+          : o.op === 'claim'
+            ? this.claimRows(o.options)
+            : this.settleRows(o.outcomes, o.now ?? Date.now()),
       ),
     );
     let results: unknown[];

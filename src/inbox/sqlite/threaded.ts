@@ -39,6 +39,7 @@ export class ThreadedSqliteInbox implements Inbox {
   private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; since: number }>();
   private readonly group: GroupCommit | undefined;
   private closed = false;
+  private dead: Error | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -53,8 +54,17 @@ export class ThreadedSqliteInbox implements Inbox {
       if (m.ok) call.resolve(m.result);
       else call.reject(rebuild(m.error));
     });
-    thread.on('error', (err) => this.failAll(err));
-    thread.on('exit', () => this.failAll(new Error(`inbox ${this.location}: its writer thread stopped`)));
+    // A writer that dies takes every write with it: what is waiting fails now, and so does every
+    // later write (503s, a health() that says why) rather than waiting for an answer that never comes.
+    const died = (err: unknown) => {
+      if (this.closed) return;
+      this.dead ??= new Error(
+        `inbox ${this.location}: its writer thread stopped (${err instanceof Error ? err.message : String(err)}); restart listen`,
+      );
+      this.failAll(this.dead);
+    };
+    thread.on('error', died);
+    thread.on('exit', (code) => died(new Error(`exit code ${code}`)));
     this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), o.groupCommit) : undefined;
   }
 
@@ -101,14 +111,16 @@ export class ThreadedSqliteInbox implements Inbox {
     return rows.map((r) => ({ ...r, body: r.body ? Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength) : null }));
   }
 
-  settle(outcomes: readonly Settlement[]): Promise<boolean[]> {
-    return this.call('settle', { outcomes });
+  settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]> {
+    return this.call('settle', { outcomes, ...(now !== undefined ? { now } : {}) });
   }
 
   /** Healthy: the file is still the one opened, and no write has been waiting longer than stuckAfterMs. */
   async health(): Promise<{ ok: boolean; problem?: string }> {
+    if (this.dead) return { ok: false, problem: this.dead.message };
     const file = await this.reader.health();
     if (!file.ok) return file;
+    if (this.calls.size === 0) return { ok: true };
     const oldest = Math.min(...[...this.calls.values()].map((c) => c.since));
     const waited = Date.now() - oldest;
     if (waited >= (this.o.stuckAfterMs ?? 1_000)) {
@@ -151,8 +163,11 @@ export class ThreadedSqliteInbox implements Inbox {
   /** Waits for the writes in flight (their callers are owed an answer), then stops the thread. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      // Puts still gathering, and writes in the thread: each bounded by the busy timeout.
-      while ((this.group?.pending ?? 0) > 0 || this.calls.size > 0) await new Promise((r) => setTimeout(r, 5));
+      // Puts still gathering, and writes in the thread, are owed their answers: each is bounded by
+      // the busy timeout, and a dead thread has none to give.
+      const giveUpAt = Date.now() + 30_000;
+      while (!this.dead && ((this.group?.pending ?? 0) > 0 || this.calls.size > 0) && Date.now() < giveUpAt)
+        await new Promise((r) => setTimeout(r, 5));
       this.closed = true;
       await this.thread.terminate();
       await this.reader.close();
@@ -161,6 +176,7 @@ export class ThreadedSqliteInbox implements Inbox {
   }
 
   private call<T>(op: Op, args: object, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.dead) return Promise.reject(this.dead);
     if (this.closed) return Promise.reject(new Error(`inbox ${this.location} is closed`));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {

@@ -15,7 +15,7 @@ import type { PackedRows } from './packing.js';
 export type WriterRequest =
   | { id: number; op: 'putMany'; batch: PackedRows }
   | { id: number; op: 'claim'; options: ClaimOptions }
-  | { id: number; op: 'settle'; outcomes: Settlement[] };
+  | { id: number; op: 'settle'; outcomes: Settlement[]; now?: number };
 
 export type WriterReply =
   | { id: number; ok: true; result: unknown }
@@ -81,6 +81,6 @@ function toOp(m: WriterRequest): WriteOp {
     case 'claim':
       return { op: 'claim', options: m.options };
     case 'settle':
-      return { op: 'settle', outcomes: m.outcomes };
+      return { op: 'settle', outcomes: m.outcomes, ...(m.now !== undefined ? { now: m.now } : {}) };
   }
 }
