@@ -19,6 +19,13 @@ const SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 3);
 const BACKLOG = Number(process.env.BENCH_DRAIN_ROWS ?? 60_000);
 const BATCHES = [1, 10, 100];
 
+/** The backlog, put in slices (the batcher refuses more than 10,000 waiting writes at once). */
+async function fill(put: (i: number) => Promise<unknown>): Promise<void> {
+  for (let from = 0; from < BACKLOG; from += 5_000) {
+    await Promise.all(Array.from({ length: Math.min(5_000, BACKLOG - from) }, (_, k) => put(from + k)));
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'hookdrill-bench-drain-'));
 const rows: { claimBatch: number; rowsPerSec: number }[] = [];
 try {
@@ -26,10 +33,8 @@ try {
     const inbox = await ThreadedSqliteInbox.open(join(dir, `${batch}.db`), { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } });
     const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
     const at = Date.now() - 60_000;
-    await Promise.all(
-      Array.from({ length: BACKLOG }, (_, i) =>
-        inbox.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
-      ),
+    await fill((i) =>
+      inbox.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
     );
     let done = 0;
     const worker = new Worker({ inbox, concurrency: batch, handler: async () => undefined, onOutcome: () => void done++ });
@@ -68,10 +73,8 @@ if (!pgSkipped) {
       const filler = await openInbox(url.toString(), { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
       const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
       const at = Date.now() - 60_000;
-      await Promise.all(
-        Array.from({ length: BACKLOG }, (_, i) =>
-          filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
-        ),
+      await fill((i) =>
+        filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
       );
       await filler.close();
       const inboxes: Inbox[] = [];
