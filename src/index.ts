@@ -1,4 +1,9 @@
-/** The library: provider signing and verification, the sender behind `hookdrill send`, and the reference receiver, inbox and worker. */
+/**
+ * The library: the engine the CLI runs on — send, check and chaos returning the Results that
+ * --json prints (typed errors for bad input, never a process exit, nothing printed), startReceiver,
+ * assertion helpers for any test runner, provider signing and verification, and the reference
+ * receiver, inbox and worker.
+ */
 export { providers, providerNames, getProvider, getProfile, SignatureError } from './providers/index.js';
 export type {
   Provider,
@@ -12,6 +17,14 @@ export type {
   OutgoingHeaders,
 } from './providers/index.js';
 export { run as send } from './commands/send/run.js';
+export { run as check } from './commands/check/run.js';
+export type { CheckOptions, CheckResult, CaseReport } from './commands/check/run.js';
+export { run as chaos } from './commands/chaos/run.js';
+export type { ChaosOptions, ChaosResult } from './commands/chaos/run.js';
+export { startReceiver } from './receiver-process.js';
+export type { StartReceiverOptions, ReceiverHandle } from './receiver-process.js';
+export { assertCheckPassed, assertChaosPassed, assertSendPassed, HookdrillAssertionError } from './assertions.js';
+export { ReceiverStartError } from './chaos/supervisor.js';
 export type { SendOptions, SendResult, SendSummary } from './commands/send/run.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryOutcome } from './delivery/deliver.js';
 export { UsageError, ExpectationError } from './errors.js';

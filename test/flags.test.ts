@@ -228,6 +228,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     {},
     { url: U, only: 'valid,retry', maxBytes: '1024', provider: 'github', secrets: ['s'] },
   ],
+  [
+    ['check', '--url', U, '--provider', 'stripe', '--secret', 's', '--receiver', 'node app.js', '--ready-timeout', '20s'],
+    {},
+    { url: U, receiver: 'node app.js', readyTimeout: '20s', provider: 'stripe', secrets: ['s'] },
+  ],
 ];
 
 for (const [argv, env, expected] of TABLE) {

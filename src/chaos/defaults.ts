@@ -13,3 +13,11 @@ export const CHAOS_DEFAULTS = {
   /** The provider's schedule, compressed: Stripe's first retry (1 min) comes after 600 ms. */
   timeScale: 0.01,
 } as const;
+
+/** A receiver started as a process (startReceiver, check --receiver): how long to wait for it. */
+export const RECEIVER_PROCESS_DEFAULTS = {
+  /** How long it may take to accept connections. */
+  readyTimeoutMs: 10_000,
+  /** After SIGTERM, how long before SIGKILL. */
+  stopGraceMs: 5_000,
+} as const;

@@ -164,6 +164,11 @@ export class Supervisor {
     this.watchdog = undefined;
   }
 
+  /** The last lines the receiver wrote on stderr. */
+  output(): string {
+    return this.stderr;
+  }
+
   private tail(): string {
     const lines = this.stderr.trim().split('\n').filter(Boolean).slice(-3);
     return lines.length ? `; its stderr ended with: ${lines.join(' | ')}` : '; it printed nothing on stderr';

@@ -10,6 +10,7 @@ import type { SignerFlags } from '../../flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
 import type { CheckOptions } from './run.js';
 import { CHECK_DEFAULTS } from './defaults.js';
+import { RECEIVER_PROCESS_DEFAULTS } from '../../chaos/defaults.js';
 
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url: string;
@@ -20,6 +21,8 @@ export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   skip?: string;
   maxBytes?: string;
   timeout?: string;
+  receiver?: string;
+  readyTimeout?: string;
 }
 
 export const check = defineCommand<CheckFlags, CheckOptions>({
@@ -27,7 +30,12 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
   declare: (cmd) => {
     cmd
       .description('run a conformance battery against a receiver and name every way it mishandles webhooks')
-      .requiredOption('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks');
+      .requiredOption('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks')
+      .option('--receiver <command>', 'start the receiver with this shell command first (PORT is set from --url), stop it after')
+      .option(
+        '--ready-timeout <duration>',
+        `with --receiver: how long it may take to accept connections (default: ${RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs / 1000}s)`,
+      );
     declareSigner(cmd, { provider: 'whose signing to use', secret: 'signing secret' });
     declareTls(cmd);
     cmd
@@ -41,7 +49,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per case' });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout']),
+    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout']),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
     ...tlsOptions(flags),

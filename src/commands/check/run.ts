@@ -1,4 +1,5 @@
 import { resolveTarget } from '../../inbox/open.js';
+import { durationMs, RECEIVER_PROCESS_DEFAULTS, startReceiver } from '../../receiver-process.js';
 import { UsageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets.js';
 import { resolveTls } from '../../delivery/tls.js';
@@ -27,6 +28,10 @@ export interface CheckOptions {
   timeout?: string;
   ca?: string;
   insecure?: boolean;
+  /** Start the receiver with this shell command (PORT from the URL), check it, stop it. */
+  receiver?: string;
+  /** With receiver: how long it may take to accept connections. */
+  readyTimeout?: string | number;
   onCase?: (c: CaseReport) => void;
 }
 
@@ -44,6 +49,8 @@ export interface CheckResult {
   provider: string;
   url: string;
   store: 'inbox' | 'command' | 'none';
+  /** With receiver: the command check started (secrets masked) and stopped. */
+  receiver?: string;
   cases: CaseReport[];
   counts: Record<CaseStatus, number>;
   elapsedMs: number;
@@ -88,56 +95,69 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
           throw err instanceof UsageError ? new UsageError(maskSecrets(err.message, secrets)) : err;
         });
 
-  await warmUpHttpClient();
-  const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
-  const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
-  const ctx: CheckContext = {
-    provider,
-    secrets,
-    url,
-    timeoutMs,
-    providerTimeoutMs,
-    maxBytes,
-    factory: compileFixture(provider, fixture!, []),
-    dispatcher,
-    storedCounts,
-  };
-  // Why each case will not run, decided before anything is sent: a run that tests nothing must
-  // not end in PASS, so a selection that leaves no case to run is refused as bad input.
-  const skipReason = (c: (typeof CASES)[number]): string | undefined =>
-    only && !only.includes(c.name) ? 'not in --only' : skip.includes(c.name) ? 'in --skip' : c.skipFor?.(provider);
-  if (CASES.every((c) => skipReason(c) !== undefined)) {
-    const why = [...new Set(CASES.map(skipReason))].join('; ');
-    throw new UsageError(`no case left to run (${why}): nothing would be checked`);
-  }
-  const reports: CaseReport[] = [];
+  const readyTimeoutMs = durationMs(o.readyTimeout, '--ready-timeout', RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs);
+  if (o.readyTimeout !== undefined && !o.receiver) throw new UsageError('--ready-timeout goes with --receiver');
+  // check starts the receiver itself: in a group of its own, ready when its port answers from that
+  // group, stopped (and never left behind) when the battery is done.
+  const receiver = o.receiver ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeoutMs }) : undefined;
   try {
-    for (const c of CASES) {
-      const t = performance.now();
-      const reason = skipReason(c);
-      let report: CaseReport;
-      if (reason !== undefined) {
-        report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
-      } else {
-        const outcome = await c.run(ctx);
-        report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
-      }
-      reports.push(report);
-      o.onCase?.(report);
-    }
+    return { ...(await battery()), ...(o.receiver ? { receiver: maskSecrets(o.receiver, secrets) } : {}) };
   } finally {
-    await dispatcher.close();
+    await receiver?.stop();
   }
-  const counts: Record<CaseStatus, number> = { pass: 0, fail: 0, warn: 0, skipped: 0 };
-  for (const r of reports) counts[r.status]++;
-  return {
-    command: 'check',
-    ok: counts.fail === 0,
-    provider: provider.name,
-    url: displayUrl(url),
-    store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
-    cases: reports,
-    counts,
-    elapsedMs: Math.round(performance.now() - started),
-  };
+
+  async function battery(): Promise<CheckResult> {
+    await warmUpHttpClient();
+    const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
+    const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
+    const ctx: CheckContext = {
+      provider,
+      secrets,
+      url,
+      timeoutMs,
+      providerTimeoutMs,
+      maxBytes,
+      factory: compileFixture(provider, fixture!, []),
+      dispatcher,
+      storedCounts,
+    };
+    // Why each case will not run, decided before anything is sent: a run that tests nothing must
+    // not end in PASS, so a selection that leaves no case to run is refused as bad input.
+    const skipReason = (c: (typeof CASES)[number]): string | undefined =>
+      only && !only.includes(c.name) ? 'not in --only' : skip.includes(c.name) ? 'in --skip' : c.skipFor?.(provider);
+    if (CASES.every((c) => skipReason(c) !== undefined)) {
+      const why = [...new Set(CASES.map(skipReason))].join('; ');
+      throw new UsageError(`no case left to run (${why}): nothing would be checked`);
+    }
+    const reports: CaseReport[] = [];
+    try {
+      for (const c of CASES) {
+        const t = performance.now();
+        const reason = skipReason(c);
+        let report: CaseReport;
+        if (reason !== undefined) {
+          report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
+        } else {
+          const outcome = await c.run(ctx);
+          report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
+        }
+        reports.push(report);
+        o.onCase?.(report);
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    const counts: Record<CaseStatus, number> = { pass: 0, fail: 0, warn: 0, skipped: 0 };
+    for (const r of reports) counts[r.status]++;
+    return {
+      command: 'check',
+      ok: counts.fail === 0,
+      provider: provider.name,
+      url: displayUrl(url),
+      store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
+      cases: reports,
+      counts,
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  }
 }
