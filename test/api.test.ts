@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HookdrillAssertionError, assertCheckPassed, check, startReceiver } from '../src/index.js';
+import { freePort } from './helpers/ports.js';
+import { tempDir } from './helpers/tmp.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SIMPLE = fileURLToPath(new URL('./receivers/simple.js', import.meta.url));
+
+/** The README's examples marked ```js node:test, each as its own file. */
+function readmeExamples(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```js node:test\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+}
+
+/**
+ * A project as a user has it after `npm install -D hookdrill`: node_modules/hookdrill (this
+ * package, built) and node_modules/.bin/hookdrill, so both `import … from 'hookdrill'` and
+ * `npx hookdrill` resolve as they would there. Inside the package (for its own modules) and
+ * removed afterwards.
+ */
+function userProject(): string {
+  const dir = join(ROOT, '.hookdrill-tmp', `project-${process.pid}-${Date.now()}`);
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(ROOT, join(dir, 'node_modules', 'hookdrill'));
+  symlinkSync(join('..', 'hookdrill', 'bin', 'hookdrill'), join(dir, 'node_modules', '.bin', 'hookdrill'));
+  writeFileSync(join(dir, 'package.json'), '{"name":"my-app","private":true,"type":"module"}\n');
+  return dir;
+}
+
+test("the README's node:test example runs as written in a user's project, and passes against hookdrill listen", async () => {
+  const examples = readmeExamples();
+  assert.ok(examples.length >= 1, 'the README has no ```js node:test example: this test would prove nothing');
+  const dir = userProject();
+  try {
+    for (const [i, source] of examples.entries()) {
+      // The one change: a free port instead of the README's 3999, so suites running alongside cannot collide.
+      const port = String(await freePort());
+      const file = join(dir, `example-${i}.test.mjs`);
+      writeFileSync(file, source.replaceAll('3999', port));
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        let out = '';
+        // As a user runs it: not as a child of this test run (node:test would skip its files).
+        const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+        const child = spawn(process.execPath, ['--test', file], { cwd: dir, env: { ...env, CI: 'true' } });
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /# pass [1-9]/);
+      assert.match(r.out, /# fail 0/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('check({ receiver }) starts a receiver that does not verify signatures, finds it out, stops it; assertCheckPassed names the failed cases', async () => {
+  const stored = join(tempDir(), 'stored.txt');
+  writeFileSync(stored, '');
+  const port = await freePort();
+  const result = await check({
+    receiver: `node ${SIMPLE} store-first ${stored}`,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: ['whsec_api_test'],
+    stored: `cat ${stored}`,
+  });
+  assert.equal(result.ok, false);
+  assert.match(String(result.receiver), /simple\.js store-first/);
+  const failed = result.cases.filter((c) => c.status === 'fail');
+  assert.ok(failed.length > 0);
+  assert.throws(
+    () => assertCheckPassed(result),
+    (err: unknown) =>
+      err instanceof HookdrillAssertionError &&
+      failed.every((c) => err.message.includes(`✗ ${c.name}: ${c.observed}`)) &&
+      err.result === result,
+  );
+  // Stopped: nothing answers on its port any more.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/`));
+});
+
+test('startReceiver: ready when its port answers, restart and kill, a receiver that never listens is a typed error', async () => {
+  const stored = join(tempDir(), 'stored.txt');
+  const port = await freePort();
+  const r = await startReceiver({ command: `node ${SIMPLE} store-first ${stored}`, url: `http://127.0.0.1:${port}/` });
+  try {
+    assert.equal((await fetch(r.url, { method: 'POST', body: '{}' })).ok, true);
+    await r.restart();
+    assert.equal(r.starts, 2);
+    assert.equal((await fetch(r.url, { method: 'POST', body: '{}' })).ok, true);
+    await r.kill();
+    await assert.rejects(fetch(r.url));
+  } finally {
+    await r.stop();
+  }
+  await assert.rejects(
+    startReceiver({ command: `node ${SIMPLE} never-listens ${stored}`, url: `http://127.0.0.1:${await freePort()}/`, readyTimeoutMs: 500 }),
+    (err: unknown) => (err as Error).name === 'ReceiverStartError' || /did not accept connections/.test((err as Error).message),
+  );
+});
