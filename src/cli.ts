@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './cli/registry.js';
 import { EXIT, ExpectationError, UsageError } from './errors.js';
 import { InboxUnavailableError } from './inbox/types.js';
+import { withProjectFile } from './project.js';
 
 /*
  * The CLI registers each command's own flags module (src/commands/<name>/flags.ts), which turns
@@ -20,6 +21,8 @@ export interface ProgramHooks {
   /** Called instead of running a command, with its options (the flags → options tests use it). */
   runF?: (name: string, options: unknown) => void;
   env?: NodeJS.ProcessEnv;
+  /** Where the project file is looked for (default: the working directory). */
+  cwd?: string;
 }
 
 export function buildProgram(hooks: ProgramHooks = {}): Command {
@@ -35,8 +38,10 @@ export function buildProgram(hooks: ProgramHooks = {}): Command {
   for (const spec of COMMANDS) {
     const cmd = spec.declare(program.command(spec.name));
     cmd.action(async () => {
-      const flags = cmd.opts();
-      const options = spec.options({ args: cmd.processedArgs, flags, env: hooks.env ?? process.env });
+      const env = hooks.env ?? process.env;
+      // hookdrill.config.json (or package.json "hookdrill") under the flags: a flag given wins.
+      const flags = withProjectFile(spec.name, cmd.opts(), hooks.cwd ?? process.cwd(), env);
+      const options = spec.options({ args: cmd.processedArgs, flags, env });
       if (hooks.runF) return hooks.runF(spec.name, options);
       await spec.execute(options, flags);
     });

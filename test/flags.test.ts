@@ -1,12 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildProgram } from '../src/cli.js';
 import { COMMANDS } from '../src/cli/registry.js';
 
 /** Parse argv as the CLI does and return the options the command would run with — without running it. */
 async function optionsFor(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ name: string; options: unknown }> {
   let seen: { name: string; options: unknown } | undefined;
-  const program = buildProgram({ env, runF: (name, options) => (seen = { name, options }) });
+  // An empty directory: no project file under the flags (flags.test is about the flags alone).
+  const program = buildProgram({ env, cwd: EMPTY, runF: (name, options) => (seen = { name, options }) });
   program.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   await program.parseAsync(['node', 'hookdrill', ...argv]);
   assert.ok(seen, `${argv.join(' ')} ran nothing`);
@@ -14,6 +18,7 @@ async function optionsFor(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<
 }
 
 const U = 'http://127.0.0.1:3000/';
+const EMPTY = mkdtempSync(join(tmpdir(), 'hookdrill-flags-'));
 
 /** flags → options, for every command: [argv, environment, the options expected]. */
 const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
@@ -101,6 +106,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   ],
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
   [['profiles'], {}, {}],
+  [
+    ['init', '--provider', 'github', '--secret-env', 'GH_SECRET', '--url', U, '--skip', 'latency, replay', '--force'],
+    {},
+    { provider: 'github', secretEnv: 'GH_SECRET', url: U, skip: ['latency', 'replay'], force: true },
+  ],
   [['demo', '--json'], {}, {}],
   [
     [

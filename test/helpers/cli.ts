@@ -10,12 +10,13 @@ export interface CliRun {
 }
 
 /** Run bin/hookdrill as a user would, with a clean environment apart from what is given. */
-export function hookdrill(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<CliRun> {
+export function hookdrill(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const { HOOKDRILL_SECRET: _drop, ...inherited } = process.env;
     const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
       env: { ...inherited, CI: 'true', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(cwd ? { cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

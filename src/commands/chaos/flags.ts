@@ -12,8 +12,8 @@ import { declareTiming } from '../../flags/timing.js';
 import type { ChaosOptions } from './run.js';
 
 export interface ChaosFlags extends SignerFlags, OutputFlags {
-  receiver: string;
-  url: string;
+  receiver?: string;
+  url?: string;
   inbox?: string;
   schema?: string;
   stored?: string;
@@ -37,8 +37,8 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     cmd
       .description('start your receiver, SIGKILL it right after it answers 200, restart it, and prove nothing acknowledged was lost')
       .argument('[fixtures...]', "what to send (default: the provider's default fixture)")
-      .requiredOption('--receiver <command>', 'shell command that starts the receiver (PORT is set from --url)')
-      .requiredOption('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks');
+      .option('--receiver <command>', 'shell command that starts the receiver (PORT is set from --url) [project file: receiver]')
+      .option('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks [project file: url]');
     declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret' });
     cmd
       .option(

@@ -13,7 +13,7 @@ import { CHECK_DEFAULTS } from './defaults.js';
 import { RECEIVER_PROCESS_DEFAULTS } from '../../chaos/defaults.js';
 
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
-  url: string;
+  url?: string;
   inbox?: string;
   schema?: string;
   stored?: string;
@@ -30,7 +30,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
   declare: (cmd) => {
     cmd
       .description('run a conformance battery against a receiver and name every way it mishandles webhooks')
-      .requiredOption('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks')
+      .option('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks [project file: url]')
       .option('--receiver <command>', 'start the receiver with this shell command first (PORT is set from --url), stop it after')
       .option(
         '--ready-timeout <duration>',

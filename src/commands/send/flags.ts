@@ -13,7 +13,7 @@ import { SEND_DEFAULTS } from './defaults.js';
 
 export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
-  url: string;
+  url?: string;
   count?: string;
   concurrency?: string;
   rate?: string;
@@ -32,7 +32,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     cmd
       .description('sign fixture events as the provider does and deliver them with its timeout and retry profile')
       .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
-      .requiredOption('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks');
+      .option('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks [project file: url]');
     declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret; repeat for rotation (stripe, standard)' });
     declareTls(cmd);
     declareTiming(cmd);

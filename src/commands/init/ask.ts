@@ -1,0 +1,28 @@
+import { createInterface } from 'node:readline/promises';
+import { PROVIDER_NAMES } from '../../providers/names.js';
+import type { InitOptions } from './run.js';
+
+/** Ask at the terminal for each setting the flags did not give; Enter keeps the suggestion in brackets. */
+export async function askForProjectFile(given: InitOptions): Promise<InitOptions> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const ask = async (question: string, suggestion?: string): Promise<string | undefined> => {
+    const answer = (await rl.question(`${question}${suggestion ? ` [${suggestion}]` : ''}: `)).trim();
+    return answer || suggestion || undefined;
+  };
+  try {
+    const provider = given.provider ?? (await ask(`provider (${PROVIDER_NAMES.join(', ')})`, 'stripe'));
+    const out: InitOptions = { ...given, ...(provider ? { provider } : {}) };
+    out.secretEnv ??= await ask(
+      'environment variable holding the signing secret',
+      `${(provider ?? 'webhook').toUpperCase()}_WEBHOOK_SECRET`,
+    );
+    out.url ??= await ask('where your receiver listens', 'http://127.0.0.1:3000/webhooks');
+    out.receiver ??= await ask('command that starts your receiver (empty: you start it)');
+    if (out.inbox === undefined && out.stored === undefined) {
+      out.stored = await ask('command printing the delivery ids it stored (empty: none)');
+    }
+    return out;
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { defineCommand } from '../../cli/spec.js';
+import { pick } from '../../cli/io.js';
+import type { InitOptions } from './run.js';
+
+export interface InitFlags {
+  provider?: string;
+  secretEnv?: string;
+  url?: string;
+  receiver?: string;
+  inbox?: string;
+  stored?: string;
+  processed?: string;
+  skip?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+export const init = defineCommand<InitFlags, InitOptions>({
+  name: 'init',
+  declare: (cmd) =>
+    cmd
+      .description('write hookdrill.config.json, so check, chaos and send run with no flags (asks at a terminal; else from flags)')
+      .option('--provider <name>', 'stripe, github, slack, standard or shopify')
+      .option('--secret-env <NAME>', 'the environment variable holding the signing secret (the secret itself is never written)')
+      .option('--url <url>', 'where the receiver listens')
+      .option('--receiver <command>', 'the shell command that starts it')
+      .option('--inbox <file|url>', 'its hookdrill inbox')
+      .option('--stored <command>', 'or: a command printing the delivery ids it holds')
+      .option('--processed <command>', 'a command printing the delivery ids it has processed')
+      .option('--skip <cases>', 'check cases to skip (comma list)')
+      .option('--force', 'replace a hookdrill.config.json that is already there')
+      .option('--json', 'print the result as JSON'),
+  options: ({ flags }) => ({
+    ...pick(flags, ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed']),
+    ...(flags.skip !== undefined
+      ? {
+          skip: flags.skip
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }
+      : {}),
+    ...(flags.force ? { force: true } : {}),
+  }),
+  async execute(options, flags) {
+    const [{ run }, { askForProjectFile }] = await Promise.all([import('./run.js'), import('./ask.js')]);
+    // At a terminal, what the flags left out is asked for; in CI (or piped) the flags are all there is.
+    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+    const settings = interactive ? await askForProjectFile(options) : options;
+    const result = await run(settings);
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify(result, null, 2)}\n`
+        : `wrote ${result.file}: ${Object.entries(result.config)
+            .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : v}`)
+            .join(' · ')}\n`,
+    );
+  },
+});
