@@ -45,6 +45,7 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   send: ['provider', 'secretEnv', 'url'],
   check: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'skip'],
   chaos: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed'],
+  scenario: ['secretEnv', 'url'],
 };
 
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */

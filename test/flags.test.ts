@@ -107,6 +107,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
   [['profiles'], {}, {}],
   [
+    ['scenario', 'stripe/payment-retry', '--url', U, '--state', 'node s.js', '--orders', 'reversed, late', '--seed', '7'],
+    { HOOKDRILL_SECRET: 'env' },
+    { scenario: 'stripe/payment-retry', list: false, url: U, state: 'node s.js', secrets: ['env'], orders: ['reversed', 'late'], seed: 7 },
+  ],
+  [
     ['init', '--provider', 'github', '--secret-env', 'GH_SECRET', '--url', U, '--skip', 'latency, replay', '--force'],
     {},
     { provider: 'github', secretEnv: 'GH_SECRET', url: U, skip: ['latency', 'replay'], force: true },

@@ -5,6 +5,7 @@ import { fixtures } from '../commands/fixtures/flags.js';
 import { inspect } from '../commands/inspect/flags.js';
 import { listen } from '../commands/listen/flags.js';
 import { init } from '../commands/init/flags.js';
+import { scenario } from '../commands/scenario/flags.js';
 import { profiles } from '../commands/profiles/flags.js';
 import { replay } from '../commands/replay/flags.js';
 import { requeue } from '../commands/requeue/flags.js';
@@ -14,4 +15,17 @@ import type { CommandSpec } from './spec.js';
 /** Every command, in the order `--help` lists them. Adding one: its flags module, and a line here. */
 // Each spec keeps its own Flags/Options types (CommandSpec's members are methods, so a spec of
 // any flags fits the list).
-export const COMMANDS: readonly CommandSpec[] = [send, fixtures, listen, chaos, inspect, requeue, replay, check, profiles, demo, init];
+export const COMMANDS: readonly CommandSpec[] = [
+  send,
+  fixtures,
+  listen,
+  chaos,
+  inspect,
+  requeue,
+  replay,
+  check,
+  profiles,
+  demo,
+  init,
+  scenario,
+];
