@@ -11,10 +11,13 @@ import { tempDir } from './helpers/tmp.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SIMPLE = fileURLToPath(new URL('./receivers/simple.js', import.meta.url));
 
-/** The README's examples marked ```js node:test, each as its own file. */
-function readmeExamples(): string[] {
+/** The README's examples marked ```js node:test or ```js vitest, each with the runner it is for. */
+function readmeExamples(): { runner: 'node:test' | 'vitest'; source: string }[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```js node:test\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return [...readme.matchAll(/```js (node:test|vitest)\n([\s\S]*?)```/g)].map((m) => ({
+    runner: m[1] as 'node:test' | 'vitest',
+    source: m[2] as string,
+  }));
 }
 
 /**
@@ -28,32 +31,43 @@ function userProject(): string {
   mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(ROOT, join(dir, 'node_modules', 'hookdrill'));
   symlinkSync(join('..', 'hookdrill', 'bin', 'hookdrill'), join(dir, 'node_modules', '.bin', 'hookdrill'));
+  symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'));
   writeFileSync(join(dir, 'package.json'), '{"name":"my-app","private":true,"type":"module"}\n');
   return dir;
 }
 
-test("the README's node:test example runs as written in a user's project, and passes against hookdrill listen", async () => {
+test("the README's node:test and Vitest examples run as written in a user's project, and pass against hookdrill listen", async () => {
   const examples = readmeExamples();
-  assert.ok(examples.length >= 1, 'the README has no ```js node:test example: this test would prove nothing');
+  assert.deepEqual(
+    [...new Set(examples.map((e) => e.runner))].sort(),
+    ['node:test', 'vitest'],
+    'an example is missing: this test would prove less',
+  );
   const dir = userProject();
   try {
-    for (const [i, source] of examples.entries()) {
+    for (const [i, { runner, source }] of examples.entries()) {
       // The one change: a free port instead of the README's 3999, so suites running alongside cannot collide.
       const port = String(await freePort());
       const file = join(dir, `example-${i}.test.mjs`);
+      // Vitest and node:test examples both use inbox.db: each starts from none.
+      rmSync(join(dir, 'inbox.db'), { force: true });
       writeFileSync(file, source.replaceAll('3999', port));
       const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
         let out = '';
         // As a user runs it: not as a child of this test run (node:test would skip its files).
         const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-        const child = spawn(process.execPath, ['--test', file], { cwd: dir, env: { ...env, CI: 'true' } });
+        const args = runner === 'vitest' ? [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file] : ['--test', file];
+        const child = spawn(process.execPath, args, { cwd: dir, env: { ...env, CI: 'true', NO_COLOR: '1' } });
         child.stdout.on('data', (c: Buffer) => (out += c.toString()));
         child.stderr.on('data', (c: Buffer) => (out += c.toString()));
         child.on('close', (code) => resolve({ code, out }));
       });
       assert.equal(r.code, 0, r.out);
-      assert.match(r.out, /# pass [1-9]/);
-      assert.match(r.out, /# fail 0/);
+      if (runner === 'vitest') assert.match(r.out, /Tests\s+\d+ passed/);
+      else {
+        assert.match(r.out, /# pass [1-9]/);
+        assert.match(r.out, /# fail 0/);
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
