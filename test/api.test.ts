@@ -119,3 +119,38 @@ test('startReceiver: ready when its port answers, restart and kill, a receiver t
     (err: unknown) => (err as Error).name === 'ReceiverStartError' || /did not accept connections/.test((err as Error).message),
   );
 });
+
+test('assertSendPassed and assertChaosPassed name the deliveries at fault', async () => {
+  const { send, chaos, assertSendPassed, assertChaosPassed } = await import('../src/index.js');
+  const { startServer, reply } = await import('./helpers/server.js');
+  const app = await startServer((_req, res) => reply(res, 500, 'down'));
+  try {
+    const sent = await send({ url: app.url, provider: 'stripe', secrets: ['whsec_api'], count: 2, noRetry: true });
+    assert.equal(sent.ok, false);
+    assert.throws(
+      () => assertSendPassed(sent),
+      (err: unknown) =>
+        err instanceof HookdrillAssertionError &&
+        /2 of 2 deliveries did not get 2xx/.test(err.message) &&
+        sent.deliveries.every((d) => err.message.includes(d.deliveryId)),
+    );
+  } finally {
+    await app.close();
+  }
+  // A receiver that answers before it stores: chaos finds the lost deliveries, and the message names them.
+  const stored = join(tempDir(), 'stored.txt');
+  writeFileSync(stored, '');
+  const result = await chaos({
+    receiver: `node ${SIMPLE} ack-first ${stored}`,
+    url: `http://127.0.0.1:${await freePort()}/`,
+    provider: 'stripe',
+    secrets: ['whsec_api'],
+    stored: `cat ${stored}`,
+    rounds: 2,
+  });
+  assert.equal(result.ok, false);
+  assert.throws(
+    () => assertChaosPassed(result),
+    (err: unknown) => err instanceof HookdrillAssertionError && /lost \(acknowledged, then not held\): evt_/.test(err.message),
+  );
+});
