@@ -1,12 +1,19 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../../errors.js';
 import { PROVIDER_NAMES } from '../../providers/names.js';
 import type { InitOptions } from './run.js';
 
 /** Ask at the terminal for each setting the flags did not give; Enter keeps the suggestion in brackets. */
 export async function askForProjectFile(given: InitOptions): Promise<InitOptions> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // Lines read as they come, answers taken in order: what is typed (or pasted) ahead is kept.
+  const lines = rl[Symbol.asyncIterator]();
   const ask = async (question: string, suggestion?: string): Promise<string | undefined> => {
-    const answer = (await rl.question(`${question}${suggestion ? ` [${suggestion}]` : ''}: `)).trim();
+    process.stdout.write(`${question}${suggestion ? ` [${suggestion}]` : ''}: `);
+    const next = await lines.next();
+    // Ctrl-D: the person stopped answering; nothing is written.
+    if (next.done) throw new UsageError('init: no answer (end of input); nothing written');
+    const answer = String(next.value).trim();
     return answer || suggestion || undefined;
   };
   try {
