@@ -5,7 +5,7 @@
 
 /** Bad flags, unreadable or invalid input: the user can fix it. Exit 2, one line, no stack. */
 export class UsageError extends Error {
-  override readonly name = 'UsageError';
+  override readonly name: string = 'UsageError';
 }
 
 /** The run worked, but what the user asserted did not hold (e.g. `--expect 2xx` and a 500). Exit 1. */

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
 import { PROVIDER_NAMES } from './providers/names.js';
+import { jsonPosition } from './json-position.js';
 
 /**
  * The project file: what a team would otherwise repeat on every command line, so that CI runs
@@ -63,7 +64,7 @@ function parse(path: string, name: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch (err) {
-    throw new UsageError(`${name}: not valid JSON (${(err as Error).message})`);
+    throw new UsageError(`${name}: not valid JSON${jsonPosition(err)}`);
   }
 }
 
@@ -80,12 +81,16 @@ export function validateProjectFile(value: unknown, where: string): ProjectFile 
   if (out.provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(out.provider)) {
     throw new UsageError(`${where}: "provider" is ${JSON.stringify(out.provider)}; expected one of ${PROVIDER_NAMES.join(', ')}`);
   }
-  if (out.secretEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(out.secretEnv)) {
-    throw new UsageError(`${where}: "secretEnv" names an environment variable (like STRIPE_WEBHOOK_SECRET), not a secret`);
+  // The value is never repeated in a message: if it is not a name, it may well be the secret.
+  if (out.secretEnv !== undefined && (!/^[A-Z_][A-Z0-9_]*$/.test(out.secretEnv) || out.secretEnv.length > 64)) {
+    throw new UsageError(
+      `${where}: "secretEnv" must be the NAME of an environment variable (capitals, digits, _; like STRIPE_WEBHOOK_SECRET), never the secret`,
+    );
   }
-  if (out.inbox !== undefined && /^postgres(ql)?:\/\/[^/@\s]*:[^@\s]*@/i.test(out.inbox)) {
-    // A project file is committed and shared: the password belongs in PGPASSWORD or ~/.pgpass.
-    throw new UsageError(`${where}: "inbox" holds a password; leave it out (use PGPASSWORD or ~/.pgpass)`);
+  // A project file is committed and shared: no secret, in any setting.
+  for (const key of ['url', 'inbox', 'receiver', 'stored', 'processed'] as const) {
+    const why = out[key] !== undefined ? secretIn(out[key]) : undefined;
+    if (why) throw new UsageError(`${where}: "${key}" holds ${why}; leave it out (the file is shared: use an environment variable)`);
   }
   if (out.inbox !== undefined && out.stored !== undefined) throw new UsageError(`${where}: give "inbox" or "stored", not both`);
   return out;
@@ -111,7 +116,8 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
   take('url', 'url', config.url);
   take('receiver', 'receiver', config.receiver);
   take('processed', 'processed', config.processed);
-  take('skip', 'skip', config.skip?.join(','));
+  // --only chooses the cases: the file's skip must not take away the one asked for.
+  if (given.only === undefined) take('skip', 'skip', config.skip?.join(','));
   // The store: a flag for either one replaces both settings.
   if (given.inbox === undefined && given.stored === undefined) {
     take('inbox', 'inbox', config.inbox);
@@ -119,8 +125,19 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
   }
   if (uses.includes('secretEnv') && config.secretEnv && given.secret === undefined && !env.HOOKDRILL_SECRET) {
     const secret = env[config.secretEnv];
-    if (!secret) throw new UsageError(`${file}: "secretEnv" names ${config.secretEnv}, which is not set (or give --secret)`);
-    merged.secret = [secret];
+    // scenario with no argument only lists: it needs no secret.
+    if (!secret && command !== 'scenario')
+      throw new UsageError(`${file}: "secretEnv" names ${config.secretEnv}, which is not set (or give --secret)`);
+    if (secret) merged.secret = [secret];
   }
   return merged as F;
+}
+
+/** What in a setting looks like a credential: a signing secret, a --secret value, a password. */
+function secretIn(text: string): string | undefined {
+  if (/\b(whsec|shpss|sk_live|sk_test|rk_live|rk_test)_[A-Za-z0-9+/=]{6,}/.test(text)) return 'a signing secret or API key';
+  if (/--secret[= ]+(?!["']?\$)\S+/.test(text)) return 'a --secret value (use $VARIABLE)';
+  if (/\bpassword=(?!\$)[^&\s]+/i.test(text)) return 'a password';
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^@\s]+@/i.test(text)) return 'a password in the URL';
+  return undefined;
 }

@@ -50,7 +50,13 @@ export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHa
     env: { PORT: String(port), ...o.env },
     readyTimeoutMs: o.readyTimeoutMs ?? RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs,
   });
-  await supervisor.start();
+  try {
+    await supervisor.start();
+  } catch (err) {
+    // A start that failed leaves nothing behind, not even the watchdog.
+    await supervisor.close(grace);
+    throw err;
+  }
   return {
     url: url.toString(),
     stop: async () => {
@@ -62,7 +68,13 @@ export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHa
     },
     restart: async () => {
       await supervisor.stop(grace);
-      await supervisor.start();
+      try {
+        await supervisor.start();
+      } catch (err) {
+        // A start that failed leaves nothing behind, not even the watchdog.
+        await supervisor.close(grace);
+        throw err;
+      }
     },
     output: () => supervisor.output(),
     get starts() {

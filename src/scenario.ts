@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
+import { jsonPosition } from './json-position.js';
 import { FIXTURES_DIR } from './fixtures.js';
 import { PROVIDER_NAMES } from './providers/names.js';
 import type { JsonValue, ProviderName } from './providers/types.js';
@@ -46,7 +47,7 @@ export function loadScenario(ref: string): Scenario {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError(`scenario ${ref}: not valid JSON (${(err as Error).message})`);
+    throw new UsageError(`scenario ${ref}: not valid JSON${jsonPosition(err)}`);
   }
   const bad = (what: string) => new UsageError(`scenario ${ref}: ${what}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('expected an object');
@@ -54,8 +55,14 @@ export function loadScenario(ref: string): Scenario {
   if (typeof s.provider !== 'string' || !(PROVIDER_NAMES as readonly string[]).includes(s.provider))
     throw bad(`"provider" must be one of ${PROVIDER_NAMES.join(', ')}`);
   const vars = s.vars ?? {};
-  if (typeof vars !== 'object' || vars === null || Array.isArray(vars) || Object.values(vars).some((v) => typeof v !== 'string'))
-    throw bad('"vars" must map names to "prefix_*" or "int"');
+  // Each var fresh on every run: a constant one would carry state over from one ordering to the next.
+  if (
+    typeof vars !== 'object' ||
+    vars === null ||
+    Array.isArray(vars) ||
+    Object.values(vars).some((v) => typeof v !== 'string' || (v !== 'int' && !v.includes('*')))
+  )
+    throw bad('"vars" must map names to "prefix_*" (the * becomes fresh characters) or "int"');
   if (!Array.isArray(s.events) || s.events.length < 2) throw bad('"events" must list at least two events (one has no order to get wrong)');
   const events = s.events.map((e: unknown, i) => {
     const ev = e as { fixture?: unknown; set?: unknown };
@@ -65,6 +72,9 @@ export function loadScenario(ref: string): Scenario {
     return { fixture: ev.fixture, set: (ev.set ?? {}) as Record<string, JsonValue> };
   });
   if (s.expect === undefined) throw bad('"expect" (the state every ordering must end in) is missing');
+  const used = JSON.stringify([events, s.expect]).match(/\{\{(\w+)\}\}/g) ?? [];
+  const unknown = [...new Set(used.map((u) => u.slice(2, -2)))].filter((name) => !(name in (vars as object)));
+  if (unknown.length) throw bad(`{{${unknown[0]}}} is used but not declared in "vars"`);
   return {
     name: ref,
     description: typeof s.description === 'string' ? s.description : '',

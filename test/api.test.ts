@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HookdrillAssertionError, assertCheckPassed, check, startReceiver } from '../src/index.js';
+import { HookdrillAssertionError, ReceiverStartError, assertCheckPassed, check, startReceiver } from '../src/index.js';
 import { freePort } from './helpers/ports.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -116,7 +116,8 @@ test('startReceiver: ready when its port answers, restart and kill, a receiver t
   }
   await assert.rejects(
     startReceiver({ command: `node ${SIMPLE} never-listens ${stored}`, url: `http://127.0.0.1:${await freePort()}/`, readyTimeoutMs: 500 }),
-    (err: unknown) => (err as Error).name === 'ReceiverStartError' || /did not accept connections/.test((err as Error).message),
+    (err: unknown) =>
+      err instanceof ReceiverStartError && err.name === 'ReceiverStartError' && /did not accept connections/.test(err.message),
   );
 });
 

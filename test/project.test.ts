@@ -76,7 +76,12 @@ test('a bad project file is one line naming the key at fault, exit 2', async () 
     ['{"provder": "stripe"}', /unknown key "provder"/],
     ['{"url": 3000}', /"url" must be a non-empty string/],
     ['{"provider": "paypal"}', /"provider" is "paypal"; expected one of/],
-    ['{"secretEnv": "whsec_abc123="}', /"secretEnv" names an environment variable/],
+    ['{"secretEnv": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}', /"secretEnv" must be the NAME of an environment variable/],
+    ['{"receiver": "npx hookdrill listen --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}', /"receiver" holds a signing secret/],
+    ['{"receiver": "node server.js --secret hunter2"}', /"receiver" holds a --secret value/],
+    ['{"url": "http://admin:hunter2@127.0.0.1:3000/"}', /"url" holds a password in the URL/],
+    ['{"inbox": "postgres://ops@db/app?password=hunter2"}', /"inbox" holds a password/],
+    ['{"provider": "stripe", "url": whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw}', /not valid JSON/],
     ['{"skip": "latency"}', /"skip" must be a list of strings/],
     ['{"inbox": "postgres://ops:hunter2@db/app"}', /"inbox" holds a password/],
     ['{"provider": "stripe", "secretEnv": "NOT_SET_ANYWHERE"}', /names NOT_SET_ANYWHERE, which is not set/],
@@ -88,7 +93,7 @@ test('a bad project file is one line naming the key at fault, exit 2', async () 
     assert.equal(r.code, 2, `${text}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, message);
-    assert.doesNotMatch(r.stderr, /hunter2/);
+    assert.doesNotMatch(r.stderr, /hunter2|MfKQ9r8/);
   }
 });
 
@@ -135,4 +140,15 @@ test('hookdrill init (not at a terminal): writes the file from flags, never over
   const none = await hookdrill(['init', '--url', 'http://127.0.0.1:3000/'], {}, [], other);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--provider/);
+});
+
+test("--only on the command line is not undone by the file's skip; scenario lists without the secret", async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'hookdrill.config.json'), JSON.stringify({ ...CONFIG, skip: ['latency'] }));
+  const options = (await optionsIn(dir, ['check', '--only', 'latency'], { STRIPE_WEBHOOK_SECRET: 's' })) as Record<string, unknown>;
+  assert.equal(options.only, 'latency');
+  assert.equal(options.skip, undefined);
+  const list = await hookdrill(['scenario'], {}, [], dir);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /stripe\/payment-retry/);
 });

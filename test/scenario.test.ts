@@ -14,7 +14,7 @@ import { tempDir } from './helpers/tmp.js';
 const PY = fileURLToPath(new URL('../../test/receivers/state_receiver.py', import.meta.url));
 const SECRET = 'whsec_scenario_tests';
 
-async function receiver(mode: 'naive' | 'ordered', provider: string) {
+async function receiver(mode: 'naive' | 'ordered' | 'queued', provider: string) {
   const state = join(tempDir(), 'state.json');
   const port = await freePort();
   const handle = await startReceiver({
@@ -99,4 +99,36 @@ test('scenario on the command line: exit 1 with the ordering named when the stat
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
     assert.match(bad.stderr, message);
   }
+});
+
+test('scenario judges the state once it has settled: a worker that passes through the right state on its way to a wrong one fails', async () => {
+  const r = await receiver('queued', 'stripe');
+  try {
+    const result = await run({
+      scenario: 'stripe/payment-retry',
+      url: r.url,
+      secrets: [SECRET],
+      state: r.state,
+      orders: ['in-order', 'reversed'],
+      settle: '900ms',
+    });
+    const byOrder = Object.fromEntries(result.orderings.map((o) => [o.order, o]));
+    assert.equal(byOrder['in-order']?.ok, true, JSON.stringify(byOrder['in-order']));
+    assert.equal(byOrder.reversed?.ok, false, 'the reversed ordering ends unpaid after passing through paid');
+    assert.equal(result.ok, false);
+  } finally {
+    await r.handle.stop();
+  }
+});
+
+test('scenario refuses what would compare nothing: no ordering, or a --state that prints the expected state whatever happens', async () => {
+  await assert.rejects(
+    run({ scenario: 'stripe/payment-retry', url: 'http://127.0.0.1:1/', secrets: [SECRET], state: 'true', orders: [] }),
+    /--orders names no ordering/,
+  );
+  const constant = `node -e 'console.log(JSON.stringify({ invoice: process.env.HOOKDRILL_VAR_INVOICE, paid: true }))'`;
+  await assert.rejects(
+    run({ scenario: 'stripe/payment-retry', url: 'http://127.0.0.1:1/', secrets: [SECRET], state: constant }),
+    /--state already prints the expected state before anything was sent/,
+  );
 });

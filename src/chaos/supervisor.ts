@@ -10,7 +10,9 @@ import { Watchdog } from './watchdog.js';
 import { sleep } from '../wait.js';
 
 /** The receiver could not be started (it exited, or never accepted connections): exit 2. */
-export class ReceiverStartError extends UsageError {}
+export class ReceiverStartError extends UsageError {
+  override readonly name = 'ReceiverStartError';
+}
 
 export interface SupervisorOptions {
   /** A shell command, run with `sh -c` in a process group of its own. */

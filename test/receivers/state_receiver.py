@@ -5,9 +5,11 @@ invoice's paid flag, an issue's state), for `hookdrill scenario` tests. Two ways
   python3 state_receiver.py state STATE_FILE        # prints the state the HOOKDRILL_VAR_* ids name
 
 naive applies whatever arrives last; ordered keeps the newer version by the event's own time
-(Stripe's event `created`, GitHub's issue `updated_at`) — what both providers tell you to do.
+(Stripe's event `created`, GitHub's issue `updated_at`) — what both providers tell you to do;
+queued answers 200 at once and a worker applies each event 150 ms later, naively, in arrival order
+(its state passes through the right answer on the way to a wrong one).
 """
-import hashlib, hmac, json, os, sys, threading
+import hashlib, hmac, json, os, queue, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
@@ -51,15 +53,29 @@ def apply(mode, provider, state, event):
     state[key] = dict(value, at=when)
 
 def serve(mode, provider, secret, port, path):
+    work = queue.Queue()
+    def worker():
+        while True:
+            event = work.get()
+            time.sleep(0.15)
+            with lock:
+                state = load(path)
+                apply('naive', provider, state, event)
+                save(path, state)
+    if mode == 'queued':
+        threading.Thread(target=worker, daemon=True).start()
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
             if not verify(provider, secret, self.headers, body):
                 self.send_response(401); self.end_headers(); return
-            with lock:
-                state = load(path)
-                apply(mode, provider, state, json.loads(body))
-                save(path, state)
+            if mode == 'queued':
+                work.put(json.loads(body))
+            else:
+                with lock:
+                    state = load(path)
+                    apply(mode, provider, state, json.loads(body))
+                    save(path, state)
             self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
         def log_message(self, *args):
             pass

@@ -1,5 +1,6 @@
 import { resolveTarget } from '../../inbox/open.js';
 import { durationMs, RECEIVER_PROCESS_DEFAULTS, startReceiver } from '../../receiver-process.js';
+import { ReceiverStartError } from '../../chaos/supervisor.js';
 import { UsageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets.js';
 import { resolveTls } from '../../delivery/tls.js';
@@ -99,7 +100,13 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   if (o.readyTimeout !== undefined && !o.receiver) throw new UsageError('--ready-timeout goes with --receiver');
   // check starts the receiver itself: in a group of its own, ready when its port answers from that
   // group, stopped (and never left behind) when the battery is done.
-  const receiver = o.receiver ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeoutMs }) : undefined;
+  const receiver = o.receiver
+    ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeoutMs }).catch((err: unknown) => {
+        // Its stderr is quoted in the message, and a receiver may print its own secret there.
+        if (err instanceof ReceiverStartError) throw new ReceiverStartError(maskSecrets(err.message, secrets));
+        throw err;
+      })
+    : undefined;
   try {
     return { ...(await battery()), ...(o.receiver ? { receiver: maskSecrets(o.receiver, secrets) } : {}) };
   } finally {

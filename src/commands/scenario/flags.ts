@@ -26,7 +26,7 @@ export const scenario = defineCommand<ScenarioFlags, ScenarioOptions & { list: b
       .option('--secret <secret>', 'signing secret [env: HOOKDRILL_SECRET; project file: secretEnv]', collect)
       .option('--state <command>', "prints the receiver's state as JSON; HOOKDRILL_VAR_<NAME> holds each of the run's ids")
       .option('--orders <list>', 'in-order, reversed, shuffled, late (default: all four)')
-      .option('--settle <duration>', 'how long the state may take to match after the last delivery (default: 3s)')
+      .option('--settle <duration>', 'how long after the last delivery the state is read (default: 2s)')
       .option('--late <duration>', 'with late: how long the first event arrives after the rest (default: 1s)')
       .option('--seed <n>', 'the shuffle seed (a run prints its own)')
       .option('--json', 'print the result as JSON'),
