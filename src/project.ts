@@ -114,7 +114,10 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
   };
   take('provider', 'provider', config.provider);
   take('url', 'url', config.url);
-  take('receiver', 'receiver', config.receiver);
+  // A receiver elsewhere (--url given) is not the one the file starts; a --provider other than the
+  // file's is not signed with the file's secret.
+  if (given.url === undefined) take('receiver', 'receiver', config.receiver);
+  const sameProvider = given.provider === undefined || given.provider === config.provider;
   take('processed', 'processed', config.processed);
   // --only chooses the cases: the file's skip must not take away the one asked for.
   if (given.only === undefined) take('skip', 'skip', config.skip?.join(','));
@@ -123,7 +126,7 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
     take('inbox', 'inbox', config.inbox);
     take('stored', 'stored', config.stored);
   }
-  if (uses.includes('secretEnv') && config.secretEnv && given.secret === undefined && !env.HOOKDRILL_SECRET) {
+  if (uses.includes('secretEnv') && config.secretEnv && sameProvider && given.secret === undefined && !env.HOOKDRILL_SECRET) {
     const secret = env[config.secretEnv];
     // scenario with no argument only lists: it needs no secret.
     if (!secret && command !== 'scenario')

@@ -38,15 +38,18 @@ test('the project file fills what the flags leave out, for check and chaos; a fl
     provider: 'stripe',
     secrets: ['whsec_from_env'],
   });
-  assert.deepEqual(await optionsIn(dir, ['chaos', '--url', 'http://127.0.0.1:4000/', '--stored', 'cat ids.txt'], env), {
+  assert.deepEqual(await optionsIn(dir, ['chaos', '--receiver', 'node other.js', '--stored', 'cat ids.txt'], env), {
     fixtures: [],
-    receiver: 'node server.js',
-    url: 'http://127.0.0.1:4000/',
+    receiver: 'node other.js',
+    url: CONFIG.url,
     stored: 'cat ids.txt',
     processed: 'node processed.js',
     provider: 'stripe',
     secrets: ['whsec_from_env'],
   });
+  // --url elsewhere: not the receiver the file starts; --provider other than the file's: not its secret.
+  assert.equal(((await optionsIn(dir, ['check', '--url', 'http://10.0.0.9/'], env)) as { receiver?: string }).receiver, undefined);
+  assert.deepEqual(((await optionsIn(dir, ['check', '--provider', 'github'], env)) as { secrets: string[] }).secrets, []);
   // --secret (or HOOKDRILL_SECRET) wins over the variable the file names.
   assert.deepEqual(((await optionsIn(dir, ['check', '--secret', 'whsec_flag'], env)) as { secrets: string[] }).secrets, ['whsec_flag']);
 });
