@@ -47,6 +47,7 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   check: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'skip'],
   chaos: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed'],
   scenario: ['secretEnv', 'url'],
+  reconcile: ['provider', 'inbox', 'stored'],
 };
 
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */

@@ -107,6 +107,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
   [['profiles'], {}, {}],
   [
+    ['reconcile', '--provider', 'stripe', '--since', '3d', '--api-key-env', 'K', '--stored', 'cat ids', '--only-failed'],
+    {},
+    { provider: 'stripe', since: '3d', apiKeyEnv: 'K', stored: 'cat ids', onlyFailed: true, env: {} },
+  ],
+  [
     ['scenario', 'stripe/payment-retry', '--url', U, '--state', 'node s.js', '--orders', 'reversed, late', '--seed', '7'],
     { HOOKDRILL_SECRET: 'env' },
     { scenario: 'stripe/payment-retry', list: false, url: U, state: 'node s.js', secrets: ['env'], orders: ['reversed', 'late'], seed: 7 },

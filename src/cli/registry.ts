@@ -6,6 +6,7 @@ import { inspect } from '../commands/inspect/flags.js';
 import { listen } from '../commands/listen/flags.js';
 import { init } from '../commands/init/flags.js';
 import { scenario } from '../commands/scenario/flags.js';
+import { reconcile } from '../commands/reconcile/flags.js';
 import { profiles } from '../commands/profiles/flags.js';
 import { replay } from '../commands/replay/flags.js';
 import { requeue } from '../commands/requeue/flags.js';
@@ -28,4 +29,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   demo,
   init,
   scenario,
+  reconcile,
 ];

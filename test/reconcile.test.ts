@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { hookdrill } from './helpers/cli.js';
+import { startStripeApi } from './helpers/stripe-api.js';
+import type { StripeEvent } from './helpers/stripe-api.js';
+import { tempDir } from './helpers/tmp.js';
+
+const KEY = 'sk_test_51Reconcile0000000000000000abcd';
+const now = Math.floor(Date.now() / 1000);
+const events: StripeEvent[] = Array.from({ length: 1_000 }, (_, i) => ({
+  id: `evt_rec_${String(i).padStart(4, '0')}`,
+  type: i % 2 ? 'invoice.paid' : 'customer.created',
+  created: now - 3_600 + i * 3,
+  delivered: i % 97 !== 0,
+}));
+const MISSING = new Set(['evt_rec_0003', 'evt_rec_0250', 'evt_rec_0251', 'evt_rec_0777', 'evt_rec_0999']);
+const DEAD = new Set(['evt_rec_0100', 'evt_rec_0500']);
+
+async function inboxWithout(missing: Set<string>): Promise<string> {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  for (const e of events) {
+    if (missing.has(e.id)) continue;
+    await inbox.put({
+      source: 'stripe',
+      deliveryId: e.id,
+      eventType: e.type,
+      body: Buffer.from('{}'),
+      headers: {},
+      receivedAt: e.created * 1000,
+    });
+  }
+  const rows = await inbox.claim({ limit: 2_000, leaseMs: 60_000 });
+  await inbox.settle(
+    rows.map((r) =>
+      DEAD.has(r.deliveryId) ? { key: r, fence: r.fence, outcome: 'dead', error: 'crm down' } : { key: r, fence: r.fence, outcome: 'done' },
+    ),
+  );
+  await inbox.close();
+  return path;
+}
+
+test('reconcile: 1,000 Stripe events over ten pages (one page rate-limited) against an inbox — exactly the missing ones, and the dead ones, exit 1', async () => {
+  const api = await startStripeApi({ key: KEY, events, rateLimitOn: [3] });
+  try {
+    const inbox = await inboxWithout(MISSING);
+    const r = await hookdrill(['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--json'], {
+      STRIPE_API_KEY: KEY,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { sent: number; held: number; missing: { id: string }[]; dead: { id: string }[] };
+    assert.equal(result.sent, 1_000);
+    assert.deepEqual(new Set(result.missing.map((e) => e.id)), MISSING);
+    assert.deepEqual(new Set(result.dead.map((e) => e.id)), DEAD);
+    assert.equal(result.held, 995);
+    assert.deepEqual(api.rateLimited, [3], 'the 429 was met, and waited out');
+    assert.ok(api.requests() >= 11, 'every page was fetched');
+    assert.doesNotMatch(r.stdout + r.stderr, /sk_test_51Reconcile/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('reconcile: nothing missing is exit 0; --stored reads a command; --only-failed asks for what Stripe saw fail', async () => {
+  const api = await startStripeApi({ key: KEY, events });
+  try {
+    const inbox = await inboxWithout(new Set());
+    const all = await hookdrill(['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox], {
+      STRIPE_API_KEY: KEY,
+    });
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /OK stripe sent 1000 events .* 1000 held · 0 missing · 2 held but dead/);
+    const file = join(tempDir(), 'ids.txt');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      file,
+      `${events
+        .filter((e) => !e.delivered)
+        .slice(1)
+        .map((e) => e.id)
+        .join('\n')}\n`,
+    );
+    const failed = await hookdrill(
+      ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--stored', `cat ${file}`, '--only-failed', '--json'],
+      { STRIPE_API_KEY: KEY },
+    );
+    assert.equal(failed.code, 1, failed.stderr);
+    const result = JSON.parse(failed.stdout) as { sent: number; missing: { id: string }[] };
+    assert.equal(result.sent, events.filter((e) => !e.delivered).length);
+    assert.deepEqual(
+      result.missing.map((e) => e.id),
+      [events.find((e) => !e.delivered)?.id],
+    );
+  } finally {
+    await api.close();
+  }
+});
+
+test('reconcile: a wrong key, a missing key variable, bad input — one line, exit 2, the key never shown', async () => {
+  const api = await startStripeApi({ key: KEY, events });
+  try {
+    const inbox = await inboxWithout(new Set());
+    const base = ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox];
+    const wrong = await hookdrill(base, { STRIPE_API_KEY: 'sk_test_51WrongKey00000000000000wxyz' });
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /the Stripe API answered 401: Invalid API Key provided/);
+    assert.doesNotMatch(wrong.stderr, /sk_test_51WrongKey00000000000000wxyz/);
+    const unset = await hookdrill(base, {});
+    assert.equal(unset.code, 2);
+    assert.match(unset.stderr, /STRIPE_API_KEY is not set/);
+    for (const [args, message] of [
+      [['reconcile', '--provider', 'github', '--since', '2h', '--inbox', inbox], /only stripe is built so far/],
+      [['reconcile', '--provider', 'stripe', '--inbox', inbox], /--since is required/],
+      [['reconcile', '--provider', 'stripe', '--since', '2h'], /--inbox FILE\|URL or --stored/],
+    ] as const) {
+      const bad = await hookdrill([...args], { STRIPE_API_KEY: KEY });
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.equal(bad.stderr.trim().split('\n').length, 1);
+      assert.match(bad.stderr, message);
+    }
+  } finally {
+    await api.close();
+  }
+});
