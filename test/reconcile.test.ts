@@ -124,3 +124,52 @@ test('reconcile: a wrong key, a missing key variable, bad input — one line, ex
     await api.close();
   }
 });
+
+test('reconcile --fix: the missing events go into the inbox, listen forwards each once, a second reconcile finds nothing; --dry-run changes nothing', async () => {
+  const { spawnHookdrill } = await import('./helpers/spawned.js');
+  const { startServer, reply } = await import('./helpers/server.js');
+  const api = await startStripeApi({ key: KEY, events });
+  const app = await startServer((_req, res) => reply(res, 200, 'ok'));
+  const inbox = await inboxWithout(MISSING);
+  const base = ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--json'];
+  const listen = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret',
+    'whsec_fix',
+    '--inbox',
+    inbox,
+    '--forward-to',
+    app.url,
+  ]);
+  try {
+    await listen.waitFor((l) => l.event === 'ready');
+    const dry = await hookdrill([...base, '--fix', '--dry-run'], { STRIPE_API_KEY: KEY });
+    assert.equal(dry.code, 1, dry.stderr);
+    assert.equal((JSON.parse(dry.stdout) as { fixed: number }).fixed, 0);
+    assert.equal(app.requests.length, 0, 'a dry run puts nothing');
+    const fixed = await hookdrill([...base, '--fix'], { STRIPE_API_KEY: KEY });
+    assert.equal(fixed.code, 1, 'they were missing when it looked');
+    assert.equal((JSON.parse(fixed.stdout) as { fixed: number }).fixed, MISSING.size);
+    for (let i = 0; app.requests.length < MISSING.size; i++) {
+      if (i > 200) assert.fail(`forwarded ${app.requests.length} of ${MISSING.size}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const forwarded = app.requests.map((r) => String(r.headers['x-hookdrill-delivery-id']));
+    assert.deepEqual(new Set(forwarded), MISSING);
+    assert.equal(forwarded.length, MISSING.size, 'each processed once');
+    const again = await hookdrill(base, { STRIPE_API_KEY: KEY });
+    assert.equal(again.code, 0, again.stdout);
+    assert.equal((JSON.parse(again.stdout) as { missing: unknown[] }).missing.length, 0);
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
+    await app.close();
+    await api.close();
+  }
+});

@@ -7,6 +7,8 @@ export interface SentEvent {
   type: string;
   /** Unix seconds. */
   created: number;
+  /** The event as the API returned it (what --fix stores), when the API gave it. */
+  raw?: unknown;
 }
 
 export interface StripeListOptions {
@@ -40,7 +42,7 @@ export async function* listStripeEvents(o: StripeListOptions): AsyncGenerator<Se
     if (o.onlyFailed) url.searchParams.set('delivery_success', 'false');
     if (after) url.searchParams.set('starting_after', after);
     const page = await getPage(url, o);
-    for (const e of page.data) yield { id: e.id, type: e.type, created: e.created };
+    for (const e of page.data) yield { id: e.id, type: e.type, created: e.created, raw: e };
     if (!page.has_more || page.data.length === 0) return;
     after = page.data[page.data.length - 1]?.id;
   }

@@ -16,5 +16,11 @@ export function renderReconcile(r: ReconcileResult): string {
   lines.push(
     `${verdict} ${r.provider} sent ${r.sent} events (${range}) · ${r.held} held · ${r.missing.length} missing${r.store === 'inbox' ? ` · ${r.dead.length} held but dead` : ''} · ${r.elapsedMs}ms`,
   );
+  if (r.fixed !== undefined)
+    lines.push(
+      r.dryRun
+        ? `--dry-run: ${r.missing.length} missing events would be put into the inbox as pending; nothing changed`
+        : `put ${r.fixed} missing events into the inbox as pending (origin reconcile): its worker processes them`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -13,6 +13,8 @@ export interface ReconcileFlags {
   schema?: string;
   stored?: string;
   onlyFailed?: boolean;
+  fix?: boolean;
+  dryRun?: boolean;
   json?: boolean;
 }
 
@@ -30,11 +32,18 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
       .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'or: a command printing the delivery ids it holds, one per line')
       .option('--only-failed', 'only events Stripe itself saw fail to deliver (delivery_success=false)')
+      .option(
+        '--fix',
+        'put the missing events into --inbox as pending (origin: reconcile) for its worker; a late real delivery is then a duplicate',
+      )
+      .option('--dry-run', 'with --fix: say how many would be put, put nothing')
       .option('--json', 'print the result as JSON'),
   options: ({ flags, env }) => ({
     ...pick(flags, ['provider', 'since', 'until', 'apiKeyEnv', 'apiBase', 'stored']),
     ...inboxOptions(flags),
     ...(flags.onlyFailed ? { onlyFailed: true } : {}),
+    ...(flags.fix ? { fix: true } : {}),
+    ...(flags.dryRun ? { dryRun: true } : {}),
     env,
   }),
   async execute(options, flags) {

@@ -17,6 +17,10 @@ export interface ReconcileOptions {
   stored?: string;
   /** Only what the sender itself saw fail to deliver. */
   onlyFailed?: boolean;
+  /** Put the missing events into the inbox as pending, for its worker to process. */
+  fix?: boolean;
+  /** With fix: say what would be put, put nothing. */
+  dryRun?: boolean;
   env?: NodeJS.ProcessEnv;
   now?: number;
 }
@@ -36,6 +40,9 @@ export interface ReconcileResult {
   missing: SentEvent[];
   /** Held, but dead in the inbox (processing gave up). */
   dead: SentEvent[];
+  /** With --fix: missing events now in the inbox as pending (0 with --dry-run). */
+  fixed?: number;
+  dryRun?: boolean;
   elapsedMs: number;
 }
 
@@ -55,6 +62,8 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
   if (!o.since) throw new UsageError('--since is required (3d, or an ISO time): how far back to compare');
   if (!!o.inbox === !!o.stored)
     throw new UsageError('say where the receiver keeps deliveries: --inbox FILE|URL or --stored "<command>" (one)');
+  if (o.fix && !o.inbox) throw new UsageError('--fix puts the missing events into a hookdrill inbox: give --inbox');
+  if (o.dryRun && !o.fix) throw new UsageError('--dry-run goes with --fix');
   const now = o.now ?? Date.now();
   const since = parseTime(o.since, '--since', now);
   const until = o.until !== undefined ? parseTime(o.until, '--until', now) : now;
@@ -110,8 +119,36 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
     store: o.inbox ? 'inbox' : 'command',
     sent: sentEvents.length,
     held: sentEvents.length - missing.length,
-    missing,
-    dead,
+    missing: missing.map(({ raw: _, ...e }) => e),
+    dead: dead.map(({ raw: _, ...e }) => e),
+    ...(o.fix ? { fixed: o.dryRun ? 0 : await fix(resolveTarget(o.inbox as string), missing), ...(o.dryRun ? { dryRun: true } : {}) } : {}),
     elapsedMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * The missing events into the inbox as pending, due now, keyed by their own ids — so a late real
+ * delivery of one is a duplicate — with their origin in the headers kept (x-hookdrill-origin).
+ */
+async function fix(target: string, missing: readonly SentEvent[]): Promise<number> {
+  const inbox = await openInbox(target, { create: false });
+  try {
+    let put = 0;
+    const receivedAt = Date.now();
+    for (const e of missing) {
+      if (e.raw === undefined) continue;
+      const r = await inbox.put({
+        source: 'stripe',
+        deliveryId: e.id,
+        eventType: e.type,
+        body: Buffer.from(JSON.stringify(e.raw)),
+        headers: { 'content-type': 'application/json', 'x-hookdrill-origin': 'reconcile' },
+        receivedAt,
+      });
+      if (r.inserted) put++;
+    }
+    return put;
+  } finally {
+    await inbox.close();
+  }
 }
