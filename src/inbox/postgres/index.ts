@@ -2,6 +2,9 @@ import pg from 'pg';
 import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
 import { InboxOpenError, InboxUnavailableError } from '../types.js';
+import { toClaimed, toStored } from '../row.js';
+import { WriteWatch } from '../write-watch.js';
+import type { DeliveryRow } from '../row.js';
 import type {
   Claimed,
   ClaimOptions,
@@ -41,21 +44,6 @@ export interface PostgresOpenOptions {
   stuckAfterMs?: number;
   /** Connections at most (default 8). */
   poolSize?: number;
-}
-
-interface Row {
-  source: string;
-  delivery_id: string;
-  event_type: string | null;
-  body: Buffer | null;
-  headers: string;
-  received_at: number;
-  status: DeliveryStatus;
-  attempts: number;
-  attempt_base: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  finished_at: number | null;
 }
 
 export async function openPostgresInbox(target: string, o: PostgresOpenOptions = {}): Promise<PostgresInbox> {
@@ -158,22 +146,6 @@ export function describePgError(err: unknown): string {
   return maskPassword(e.message ?? String(err));
 }
 
-function toStored(r: Row): StoredDelivery {
-  return {
-    source: r.source,
-    deliveryId: r.delivery_id,
-    eventType: r.event_type ?? undefined,
-    body: r.body,
-    headers: JSON.parse(r.headers) as Record<string, string>,
-    receivedAt: r.received_at,
-    status: r.status,
-    attempts: r.attempts - r.attempt_base,
-    nextAttemptAt: r.next_attempt_at,
-    lastError: r.last_error ?? undefined,
-    finishedAt: r.finished_at ?? undefined,
-  };
-}
-
 /**
  * The inbox on Postgres: many receivers and workers on one database. Puts are idempotent
  * (`ON CONFLICT DO NOTHING`) and group-committed (one INSERT of many rows); claims take due rows
@@ -184,9 +156,8 @@ export class PostgresInbox implements Inbox {
   readonly location: string;
   private readonly t: string;
   private readonly group: GroupCommit | undefined;
-  /** Puts in flight by a sequence number: when each began (health() says "stuck" past stuckAfterMs). */
-  private readonly inFlight = new Map<number, number>();
-  private nextWrite = 0;
+  /** Puts in flight: health() says "stuck" when the oldest has waited past stuckAfterMs. */
+  private readonly watch = new WriteWatch();
   private closed = false;
 
   constructor(
@@ -215,8 +186,7 @@ export class PostgresInbox implements Inbox {
    * is stored, the rest are duplicates, as across batches.
    */
   async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
-    const write = this.nextWrite++;
-    this.inFlight.set(write, Date.now());
+    const done = this.watch.begin();
     try {
       const inserted = await this.query<{ source: string; delivery_id: string }>(
         `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
@@ -246,12 +216,12 @@ export class PostgresInbox implements Inbox {
         return { inserted: first };
       });
     } finally {
-      this.inFlight.delete(write);
+      done();
     }
   }
 
   async claim(o: ClaimOptions): Promise<Claimed[]> {
-    const rows = await this.query<Row>(
+    const rows = await this.query<DeliveryRow>(
       `WITH now AS (SELECT COALESCE($3::bigint, ${NOW}) AS ms)
        UPDATE ${this.t} d
           SET status = 'working', attempts = d.attempts + 1, next_attempt_at = (SELECT ms FROM now) + $2
@@ -265,12 +235,7 @@ export class PostgresInbox implements Inbox {
       [o.limit, Math.round(o.leaseMs), o.now === undefined ? null : Math.round(o.now)],
       'hookdrill_claim',
     );
-    return rows
-      .sort((a, b) => a.received_at - b.received_at)
-      .map((r) => {
-        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
-        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
-      });
+    return toClaimed(rows);
   }
 
   async settle(all: readonly Settlement[], now?: number): Promise<boolean[]> {
@@ -315,7 +280,7 @@ export class PostgresInbox implements Inbox {
   }
 
   async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
-    const [row] = await this.query<Row>(`SELECT * FROM ${this.t} WHERE source = $1 AND delivery_id = $2`, [
+    const [row] = await this.query<DeliveryRow>(`SELECT * FROM ${this.t} WHERE source = $1 AND delivery_id = $2`, [
       noNul(key.source),
       noNul(key.deliveryId),
     ]);
@@ -338,7 +303,7 @@ export class PostgresInbox implements Inbox {
 
   async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
     const { clause, params } = where(selector);
-    const rows = await this.query<Row>(
+    const rows = await this.query<DeliveryRow>(
       `SELECT * FROM ${this.t} ${clause} ORDER BY received_at, source, delivery_id LIMIT $${params.length + 1}`,
       [...params, page.limit],
     );
@@ -441,11 +406,8 @@ export class PostgresInbox implements Inbox {
 
   /** Healthy: the database answers, and no put has waited longer than stuckAfterMs. */
   async health(): Promise<{ ok: boolean; problem?: string }> {
-    const oldest = Math.min(...this.inFlight.values());
-    const waited = Date.now() - oldest;
-    if (waited >= (this.o.stuckAfterMs ?? 1_000)) {
-      return { ok: false, problem: `inbox ${this.location}: a write has waited ${(waited / 1000).toFixed(1)} s` };
-    }
+    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another transaction, or the database slow');
+    if (stuck) return { ok: false, problem: stuck };
     try {
       // Bounded: /healthz must answer even when the database does not.
       const probe = this.query('SELECT 1');

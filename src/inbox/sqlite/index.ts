@@ -15,6 +15,8 @@ import type {
   Settlement,
   StoredDelivery,
 } from '../types.js';
+import { toClaimed, toStored } from '../row.js';
+import type { DeliveryRow } from '../row.js';
 import { InboxOpenError } from '../types.js';
 import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
 import * as sql from './statements.js';
@@ -28,21 +30,6 @@ export interface SqliteOpenOptions {
   create?: boolean;
   /** Open without writing anything: for inspect. */
   readonly?: boolean;
-}
-
-interface Row {
-  source: string;
-  delivery_id: string;
-  event_type: string | null;
-  body: Buffer | null;
-  headers: string;
-  received_at: number;
-  status: DeliveryStatus;
-  attempts: number;
-  attempt_base: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  finished_at: number | null;
 }
 
 export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): SqliteInbox {
@@ -198,22 +185,6 @@ export function toPutRow(d: NewDelivery): PutRow {
   };
 }
 
-function toStored(r: Row): StoredDelivery {
-  return {
-    source: r.source,
-    deliveryId: r.delivery_id,
-    eventType: r.event_type ?? undefined,
-    body: r.body,
-    headers: JSON.parse(r.headers) as Record<string, string>,
-    receivedAt: r.received_at,
-    status: r.status,
-    attempts: r.attempts - r.attempt_base,
-    nextAttemptAt: r.next_attempt_at,
-    lastError: r.last_error ?? undefined,
-    finishedAt: r.finished_at ?? undefined,
-  };
-}
-
 export class SqliteInbox implements Inbox {
   private readonly statements: Record<keyof typeof sql, Database.Statement>;
   /** The file opened, by device and inode: a path that no longer leads to it means it was deleted or replaced. */
@@ -307,13 +278,8 @@ export class SqliteInbox implements Inbox {
 
   private claimRows(o: ClaimOptions): Claimed[] {
     const now = o.now ?? Date.now();
-    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as Row[];
-    return rows
-      .sort((a, b) => a.received_at - b.received_at)
-      .map((r) => {
-        const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
-        return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
-      });
+    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as DeliveryRow[];
+    return toClaimed(rows);
   }
 
   private settleRows(outcomes: readonly Settlement[], now: number): boolean[] {
@@ -386,7 +352,7 @@ export class SqliteInbox implements Inbox {
   }
 
   async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
-    const row = this.statements.GET.get(key) as Row | undefined;
+    const row = this.statements.GET.get(key) as DeliveryRow | undefined;
     return row ? toStored(row) : undefined;
   }
 
@@ -394,7 +360,7 @@ export class SqliteInbox implements Inbox {
     const limit = filter.limit ?? 1000;
     const rows = (
       filter.status ? this.statements.LIST_BY_STATUS.all({ status: filter.status, limit }) : this.statements.LIST.all({ limit })
-    ) as Row[];
+    ) as DeliveryRow[];
     return rows.map(toStored);
   }
 
@@ -429,7 +395,7 @@ export class SqliteInbox implements Inbox {
       ...params,
       limit: page.limit,
       ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}),
-    }) as Row[];
+    }) as DeliveryRow[];
     return rows.map(toStored);
   }
 

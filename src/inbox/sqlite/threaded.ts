@@ -16,6 +16,7 @@ import type {
 } from '../types.js';
 import { InboxFileGoneError, InboxOpenError, openSqliteInbox } from './index.js';
 import type { SqliteInbox } from './index.js';
+import { WriteWatch } from '../write-watch.js';
 import { pack } from './packing.js';
 import type { WriterReply, WriterRequest } from './writer.js';
 
@@ -36,7 +37,8 @@ export interface ThreadedOptions {
  */
 export class ThreadedSqliteInbox implements Inbox {
   private nextId = 1;
-  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; since: number }>();
+  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; done: () => void }>();
+  private readonly watch = new WriteWatch();
   private readonly group: GroupCommit | undefined;
   private closed = false;
   private dead: Error | undefined;
@@ -51,6 +53,7 @@ export class ThreadedSqliteInbox implements Inbox {
       const call = this.calls.get(m.id);
       if (!call) return;
       this.calls.delete(m.id);
+      call.done();
       if (m.ok) call.resolve(m.result);
       else call.reject(rebuild(m.error));
     });
@@ -121,14 +124,8 @@ export class ThreadedSqliteInbox implements Inbox {
     const file = await this.reader.health();
     if (!file.ok) return file;
     if (this.calls.size === 0) return { ok: true };
-    const oldest = Math.min(...[...this.calls.values()].map((c) => c.since));
-    const waited = Date.now() - oldest;
-    if (waited >= (this.o.stuckAfterMs ?? 1_000)) {
-      return {
-        ok: false,
-        problem: `inbox ${this.location}: a write has waited ${(waited / 1000).toFixed(1)} s (a lock held by another process, or a stalled disk); deliveries are answered 503 until it goes through`,
-      };
-    }
+    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another process, or a stalled disk');
+    if (stuck) return { ok: false, problem: stuck };
     return { ok: true };
   }
 
@@ -180,7 +177,7 @@ export class ThreadedSqliteInbox implements Inbox {
     if (this.closed) return Promise.reject(new Error(`inbox ${this.location} is closed`));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, since: Date.now() });
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, done: this.watch.begin() });
       this.thread.postMessage({ id, op, ...args } as WriterRequest, transfer);
     });
   }
@@ -188,6 +185,7 @@ export class ThreadedSqliteInbox implements Inbox {
   private failAll(err: unknown): void {
     for (const [id, call] of this.calls) {
       this.calls.delete(id);
+      call.done();
       call.reject(err);
     }
   }
