@@ -48,6 +48,7 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   chaos: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed'],
   scenario: ['secretEnv', 'url'],
   reconcile: ['provider', 'inbox', 'stored'],
+  import: ['provider', 'inbox'],
 };
 
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */

@@ -107,6 +107,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
   [['profiles'], {}, {}],
   [
+    ['import', 'a.har', 'b.jsonl', '--inbox', 'x.db', '--provider', 'github'],
+    {},
+    { files: ['a.har', 'b.jsonl'], inbox: 'x.db', provider: 'github' },
+  ],
+  [
     ['reconcile', '--provider', 'stripe', '--since', '3d', '--api-key-env', 'K', '--stored', 'cat ids', '--only-failed'],
     {},
     { provider: 'stripe', since: '3d', apiKeyEnv: 'K', stored: 'cat ids', onlyFailed: true, env: {} },
