@@ -4,6 +4,7 @@ import type { GroupCommitOptions } from './batch.js';
 import { InboxOpenError, InboxUnavailableError } from './types.js';
 import type { Inbox } from './types.js';
 import { displayPostgres, isPostgresTarget } from './postgres/target.js';
+import { describeSqliteError } from './sqlite/errors.js';
 
 export { isPostgresTarget } from './postgres/target.js';
 
@@ -77,16 +78,7 @@ export function asInboxError(err: unknown, target: string): unknown {
   if (err instanceof InboxOpenError) return err;
   if (err instanceof InboxUnavailableError) return new UsageError(err.message);
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new UsageError(`inbox ${displayTarget(target)}: ${sqliteWords(err)}`);
+  if (typeof code === 'string' && code.startsWith('SQLITE_'))
+    return new UsageError(`inbox ${displayTarget(target)}: ${describeSqliteError(err)}`);
   return err;
-}
-
-function sqliteWords(err: unknown): string {
-  const code = (err as { code?: string }).code ?? '';
-  const message = (err as Error).message ?? String(err);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'it is locked by another process (waited 5 s); nothing was changed';
-  if (code === 'SQLITE_FULL') return 'the disk holding it is full';
-  if (code.startsWith('SQLITE_READONLY')) return 'it cannot be written (read-only file or file system)';
-  if (code.startsWith('SQLITE_IOERR')) return `disk I/O error (${code}); is it a regular file on a working disk?`;
-  return message;
 }

@@ -18,6 +18,9 @@ import type {
 import { toClaimed, toStored } from '../row.js';
 import type { DeliveryRow } from '../row.js';
 import { InboxOpenError } from '../types.js';
+import { describeSqliteError } from './errors.js';
+
+export { describeSqliteError } from './errors.js';
 import { APPLICATION_ID, LATEST_VERSION, LEDGER_SQL, MIGRATIONS } from './migrations.js';
 import * as sql from './statements.js';
 import { GroupCommit } from '../batch.js';
@@ -76,19 +79,6 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
     if (err instanceof InboxOpenError) throw err;
     throw new InboxOpenError(`cannot open inbox ${path}: ${describeSqliteError(err)}`);
   }
-}
-
-/** SQLite's errors in words a person can act on. */
-export function describeSqliteError(err: unknown): string {
-  const code = (err as { code?: string }).code ?? '';
-  const message = (err as Error).message ?? String(err);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'it is locked by another process (waited 5 s); nothing was changed';
-  if (code === 'SQLITE_FULL') return 'the disk holding it is full';
-  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY')) return 'it cannot be written (read-only file or file system)';
-  if (code.startsWith('SQLITE_IOERR')) return `disk I/O error (${code}); is it a regular file on a working disk?`;
-  if (code === 'SQLITE_CANTOPEN') return 'it cannot be opened (a missing directory, or no permission)';
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return 'it is damaged or not a SQLite database';
-  return message;
 }
 
 /** The inbox file was deleted or replaced under a process that has it open. */
