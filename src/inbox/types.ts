@@ -111,6 +111,26 @@ export interface Overview {
   requeues: RequeueRecord[];
 }
 
+/**
+ * One step of a backend's schema. Append-only: a migration, once released, is never edited; a
+ * change is a new one, and a ledger records which ran.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export interface RequeueOptions {
+  resetAttempts?: boolean;
+  /** Rows per transaction (default 500). */
+  batchSize?: number;
+  now?: number;
+  /** Awaited before each batch (requeue --rate spaces batches with it). */
+  beforeBatch?: () => Promise<void>;
+  onBatch?: (moved: number) => void;
+}
+
 export interface RequeueRecord {
   at: number;
   moved: number;
@@ -141,16 +161,7 @@ export interface Inbox {
    * Move finished rows matching the selector back to pending, due now, in transactions of
    * `batchSize` rows; rows under a lease are never touched. Recorded in the requeue log.
    */
-  requeueWhere(
-    selector: Selector,
-    options: {
-      resetAttempts?: boolean;
-      batchSize?: number;
-      now?: number;
-      beforeBatch?: () => Promise<void>;
-      onBatch?: (moved: number) => void;
-    },
-  ): Promise<number>;
+  requeueWhere(selector: Selector, options: RequeueOptions): Promise<number>;
   /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
   health?(): Promise<{ ok: boolean; problem?: string }>;
   close(): Promise<void>;

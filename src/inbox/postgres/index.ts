@@ -14,6 +14,7 @@ import type {
   InboxStats,
   NewDelivery,
   Overview,
+  RequeueOptions,
   RequeueRecord,
   Selector,
   Settlement,
@@ -358,16 +359,7 @@ export class PostgresInbox implements Inbox {
     };
   }
 
-  async requeueWhere(
-    selector: Selector,
-    options: {
-      resetAttempts?: boolean;
-      batchSize?: number;
-      now?: number;
-      beforeBatch?: () => Promise<void>;
-      onBatch?: (moved: number) => void;
-    },
-  ): Promise<number> {
+  async requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
     const { clause, params } = where(selector);
     const log = this.t.replace(/deliveries$/, 'requeue_log');
     // Chosen once, up front: a row a worker buries again during the requeue is not picked twice.

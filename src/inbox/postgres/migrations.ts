@@ -3,11 +3,7 @@
  * SQLite: a released migration is never edited; the ledger says which ran, and a schema made by a
  * newer hookdrill is refused before anything is written. `{s}` is the quoted schema name.
  */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   {

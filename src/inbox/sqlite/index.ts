@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   Overview,
+  RequeueOptions,
   RequeueRecord,
   Selector,
   Claimed,
@@ -422,16 +423,7 @@ export class SqliteInbox implements Inbox {
     };
   }
 
-  async requeueWhere(
-    selector: Selector,
-    options: {
-      resetAttempts?: boolean;
-      batchSize?: number;
-      now?: number;
-      beforeBatch?: () => Promise<void>;
-      onBatch?: (moved: number) => void;
-    },
-  ): Promise<number> {
+  async requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
     const { clause, params } = where(selector);
     // The rows are chosen once, up front: a row a worker buries again during the requeue is not
     // picked up a second time, so a requeue always ends and moves each row at most once.

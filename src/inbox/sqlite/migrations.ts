@@ -2,11 +2,7 @@
  * Append-only: a migration, once released, is never edited; a change is a new one. The ledger
  * table records which ran, so a file made by a newer hookdrill is recognised and left alone.
  */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../types.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   {

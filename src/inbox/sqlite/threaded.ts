@@ -10,6 +10,7 @@ import type {
   InboxStats,
   NewDelivery,
   Overview,
+  RequeueOptions,
   Selector,
   Settlement,
   StoredDelivery,
@@ -150,7 +151,7 @@ export class ThreadedSqliteInbox implements Inbox {
   overview(now?: number): Promise<Overview> {
     return this.reader.overview(now);
   }
-  requeueWhere(selector: Selector, options: Parameters<Inbox['requeueWhere']>[1]): Promise<number> {
+  requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
     return this.reader.requeueWhere(selector, options);
   }
   prune(before: number): Promise<number> {
