@@ -10,16 +10,13 @@ import type { ReceiverEvent } from '../src/receiver/index.js';
 import { createReceiverServer, listen } from '../src/receiver/server.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
+import { postSignedStripe } from './helpers/listen.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SECRET = 'whsec_group_commit';
 const PRINT_DONE = fileURLToPath(new URL('./receivers/print-done.js', import.meta.url));
 
-function signedPost(url: string, id: string): Promise<Response> {
-  const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: {} } }));
-  const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
-  return fetch(url, { method: 'POST', body, headers });
-}
+const signedPost = (url: string, id: string) => postSignedStripe(url, id, SECRET);
 
 /**
  * The receiver with group commit on an instrumented inbox: the moment each transaction has

@@ -3,7 +3,6 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { run as chaos } from '../src/commands/chaos/run.js';
-import { providers } from '../src/providers/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { DATABASE_URL, freshSchema, postgresMissing } from './helpers/postgres.js';
@@ -11,7 +10,7 @@ import { displayTarget, openInbox } from '../src/inbox/open.js';
 import type { NewDelivery } from '../src/inbox/index.js';
 import type { PostgresInbox } from '../src/inbox/postgres/index.js';
 import { reply, startServer } from './helpers/server.js';
-import { spawnHookdrill } from './helpers/spawned.js';
+import { postSignedStripe, startListen as startListenWith, stopAll } from './helpers/listen.js';
 import type { Spawned } from './helpers/spawned.js';
 
 const SECRET = 'whsec_postgres_tests';
@@ -33,22 +32,10 @@ async function sql<R extends pg.QueryResultRow>(text: string, params: unknown[] 
   }
 }
 
-function deliver(url: string, id: string): Promise<Response> {
-  const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: {} } }));
-  const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
-  return fetch(url, { method: 'POST', body, headers }).catch(() => new Response(null, { status: 599 }));
-}
-
-async function startListen(inbox: string, ...more: string[]): Promise<{ p: Spawned; url: string }> {
-  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', inbox, ...more]);
-  const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
-  return { p, url: String(ready.url) };
-}
-
-async function stop(...ps: Spawned[]): Promise<void> {
-  for (const p of ps) p.child.kill('SIGTERM');
-  await Promise.all(ps.map((p) => p.exit));
-}
+/** A refused or reset connection counts as an answer too (599): the load must go on through a storm. */
+const deliver = (url: string, id: string) => postSignedStripe(url, id, SECRET).catch(() => new Response(null, { status: 599 }));
+const startListen = (inbox: string, ...more: string[]) => startListenWith(inbox, SECRET, ...more);
+const stop = stopAll;
 
 test('two receivers and four workers on one Postgres inbox: every delivery stored once and forwarded once, none lost', async (t) => {
   if (!(await needPostgres(t))) return;

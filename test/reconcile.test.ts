@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { hookdrill } from './helpers/cli.js';
+import { startListen, stopAll } from './helpers/listen.js';
 import { startStripeApi } from './helpers/stripe-api.js';
 import type { StripeEvent } from './helpers/stripe-api.js';
 import { tempDir } from './helpers/tmp.js';
@@ -126,28 +127,13 @@ test('reconcile: a wrong key, a missing key variable, bad input — one line, ex
 });
 
 test('reconcile --fix: the missing events go into the inbox, listen forwards each once, a second reconcile finds nothing; --dry-run changes nothing', async () => {
-  const { spawnHookdrill } = await import('./helpers/spawned.js');
   const { startServer, reply } = await import('./helpers/server.js');
   const api = await startStripeApi({ key: KEY, events });
   const app = await startServer((_req, res) => reply(res, 200, 'ok'));
   const inbox = await inboxWithout(MISSING);
   const base = ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--json'];
-  const listen = spawnHookdrill([
-    'listen',
-    '--json',
-    '--port',
-    '0',
-    '--provider',
-    'stripe',
-    '--secret',
-    'whsec_fix',
-    '--inbox',
-    inbox,
-    '--forward-to',
-    app.url,
-  ]);
+  const { p: listen } = await startListen(inbox, 'whsec_fix', '--forward-to', app.url);
   try {
-    await listen.waitFor((l) => l.event === 'ready');
     const dry = await hookdrill([...base, '--fix', '--dry-run'], { STRIPE_API_KEY: KEY });
     assert.equal(dry.code, 1, dry.stderr);
     assert.equal((JSON.parse(dry.stdout) as { fixed: number }).fixed, 0);
@@ -167,8 +153,7 @@ test('reconcile --fix: the missing events go into the inbox, listen forwards eac
     assert.equal(again.code, 0, again.stdout);
     assert.equal((JSON.parse(again.stdout) as { missing: unknown[] }).missing.length, 0);
   } finally {
-    listen.child.kill('SIGTERM');
-    await listen.exit;
+    await stopAll(listen);
     await app.close();
     await api.close();
   }

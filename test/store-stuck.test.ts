@@ -4,38 +4,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { start } from '../src/commands/listen/run.js';
 import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
-import { providers } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
-import { spawnHookdrill } from './helpers/spawned.js';
+import { postSignedStripe, startListen } from './helpers/listen.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SECRET = 'whsec_store_stuck';
 
-function deliver(url: string, id: string): Promise<Response> {
-  const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: {} } }));
-  const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
-  return fetch(url, { method: 'POST', body, headers });
-}
+const deliver = (url: string, id: string) => postSignedStripe(url, id, SECRET);
 
 test('a write lock held by another process: 503 within --store-deadline, /healthz answers that the store is stuck, and the late commit is a duplicate on retry', async () => {
   const inbox = join(tempDir(), 'inbox.db');
-  const listen = spawnHookdrill([
-    'listen',
-    '--json',
-    '--port',
-    '0',
-    '--provider',
-    'stripe',
-    '--secret',
-    SECRET,
-    '--inbox',
-    inbox,
-    '--no-worker',
-    '--store-deadline',
-    '400ms',
-  ]);
+  const { p: listen, url } = await startListen(inbox, SECRET, '--no-worker', '--store-deadline', '400ms');
   try {
-    const url = String((await listen.waitFor((l) => l.event === 'ready')).url);
     assert.equal((await deliver(url, 'evt_before')).status, 200);
 
     // Another process (an on-call engineer's requeue, a backup tool) takes the write lock and keeps it.
