@@ -157,3 +157,10 @@ test('chaos --kill-point random against listen with group commit and its worker:
   assert.deepEqual(result.totals.notProcessed, []);
   assert.equal(result.ok, true, JSON.stringify(result.problems));
 });
+
+test('the batcher keeps a bounded history of transaction sizes: a receiver running for weeks must not grow it for ever', async () => {
+  const { Batcher } = await import('../src/inbox/batch.js');
+  const b = new Batcher<number, number>(async (items) => items.map((x) => x * 2), { maxBatch: 1, maxWaitMs: 0 });
+  for (let i = 0; i < 1_500; i++) assert.equal(await b.add(i), i * 2);
+  assert.equal(b.batches.length, 1_000);
+});

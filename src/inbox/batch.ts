@@ -21,6 +21,8 @@ export interface GroupCommitOptions {
   maxQueued?: number;
 }
 
+const RECENT = 1_000;
+
 interface Waiting<I, O> {
   item: I;
   resolve: (r: O) => void;
@@ -37,7 +39,10 @@ export class Batcher<I, O> {
   private queue: Waiting<I, O>[] = [];
   private scheduled = false;
   private inFlight = 0;
-  /** Sizes of the transactions committed so far (for tests and status). */
+  /**
+   * Sizes of the most recent transactions (for tests and status), at most RECENT of them: a
+   * receiver commits hundreds a second for weeks, and a full history would grow without end.
+   */
   readonly batches: number[] = [];
 
   constructor(
@@ -78,6 +83,7 @@ export class Batcher<I, O> {
     try {
       const results = await this.writeMany(batch.map((w) => w.item));
       this.batches.push(batch.length);
+      if (this.batches.length > RECENT) this.batches.splice(0, this.batches.length - RECENT);
       batch.forEach((w, i) => {
         if (i < results.length) w.resolve(results[i] as O);
         else w.reject(new Error('the store did not report this item'));

@@ -172,11 +172,6 @@ export class PostgresInbox implements Inbox {
     this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
   }
 
-  /** Transactions committed by group commit so far, by size. */
-  get batches(): readonly number[] {
-    return this.group?.batches ?? [];
-  }
-
   put(d: NewDelivery): Promise<{ inserted: boolean }> {
     if (this.group) return this.group.put(d);
     return this.putMany([d]).then((r) => r[0] as { inserted: boolean });

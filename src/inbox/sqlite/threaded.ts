@@ -95,11 +95,6 @@ export class ThreadedSqliteInbox implements Inbox {
     return this.reader.location;
   }
 
-  /** Transactions committed by group commit so far, by size (for tests and status). */
-  get batches(): readonly number[] {
-    return this.group?.batches ?? [];
-  }
-
   put(d: NewDelivery): Promise<{ inserted: boolean }> {
     if (this.group) return this.group.put(d);
     return this.putMany([d]).then((r) => r[0] as { inserted: boolean });
