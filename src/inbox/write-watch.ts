@@ -16,8 +16,10 @@ export class WriteWatch {
 
   /** Why the store is stuck (its oldest write has waited at least afterMs), or undefined. */
   stuck(location: string, afterMs: number, likely: string): string | undefined {
-    if (this.began.size === 0) return undefined;
-    const waited = Date.now() - Math.min(...this.began.values());
+    // A Map keeps insertion order, and writes are begun in time order: the first is the oldest.
+    const oldest = this.began.values().next();
+    if (oldest.done) return undefined;
+    const waited = Date.now() - oldest.value;
     if (waited < afterMs) return undefined;
     return `inbox ${location}: a write has waited ${(waited / 1000).toFixed(1)} s (${likely}); deliveries are answered 503 until it goes through`;
   }
