@@ -112,7 +112,7 @@ test('reconcile: a wrong key, a missing key variable, bad input — one line, ex
     assert.equal(unset.code, 2);
     assert.match(unset.stderr, /STRIPE_API_KEY is not set/);
     for (const [args, message] of [
-      [['reconcile', '--provider', 'github', '--since', '2h', '--inbox', inbox], /only stripe is built so far/],
+      [['reconcile', '--provider', 'slack', '--since', '2h', '--inbox', inbox], /only stripe and github have an API/],
       [['reconcile', '--provider', 'stripe', '--inbox', inbox], /--since is required/],
       [['reconcile', '--provider', 'stripe', '--since', '2h'], /--inbox FILE\|URL or --stored/],
     ] as const) {
@@ -157,4 +157,29 @@ test('reconcile --fix: the missing events go into the inbox, listen forwards eac
     await app.close();
     await api.close();
   }
+});
+
+test('reconcile stripe --redeliver-to: the missing events signed with the endpoint secret, verified and stored by listen under their own ids', async () => {
+  const api = await startStripeApi({ key: KEY, events });
+  const held = await inboxWithout(MISSING);
+  const target = join(tempDir(), 'target.db');
+  const { p: listen, url } = await startListen(target, 'whsec_redeliver');
+  try {
+    const r = await hookdrill(
+      ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', held, '--redeliver-to', url, '--json'],
+      { STRIPE_API_KEY: KEY, HOOKDRILL_SECRET: 'whsec_redeliver' },
+    );
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { redelivered: { summary: { events: number }; failed: unknown[] } };
+    assert.equal(result.redelivered.summary.events, MISSING.size);
+    assert.deepEqual(result.redelivered.failed, []);
+    assert.doesNotMatch(r.stdout + r.stderr, /whsec_redeliver/);
+  } finally {
+    await stopAll(listen);
+    await api.close();
+  }
+  const inbox = openSqliteInbox(target);
+  const rows = await inbox.select({}, { limit: 100 });
+  await inbox.close();
+  assert.deepEqual(new Set(rows.map((row) => row.deliveryId)), MISSING);
 });

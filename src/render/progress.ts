@@ -40,3 +40,26 @@ export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): 
     },
   };
 }
+
+/**
+ * One line of text redrawn in place on stderr (a phase and a count where no total is known yet),
+ * under the same rule as the bar: only at a terminal, never under CI.
+ */
+export function createStatusLine(stream: NodeJS.WriteStream = process.stderr): { update(text: string): void; stop(): void } | undefined {
+  if (!stream.isTTY || process.env.CI) return undefined;
+  let last = 0;
+  let drawn = false;
+  return {
+    update(text) {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      stream.write(`\r${text}\u001b[K`);
+      drawn = true;
+    },
+    stop() {
+      if (drawn) stream.write('\r\u001b[K');
+      drawn = false;
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import type { ReconcileResult } from '../commands/reconcile/run.js';
+import { junitReport, xml } from './xml.js';
 
 const SHOWN = 20;
 const when = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -7,14 +8,17 @@ const when = (seconds: number) => new Date(seconds * 1000).toISOString().replace
 /** The missing events first (what to act on), then the dead ones, then the verdict. */
 export function renderReconcile(r: ReconcileResult): string {
   const lines: string[] = [];
-  for (const e of r.missing.slice(0, SHOWN)) lines.push(`${chalk.red('missing')} ${e.id}  ${e.type}  ${when(e.created)}`);
+  const senderSaw = (status?: string) => (status ? `  (${r.provider}: ${status})` : '');
+  for (const e of r.missing.slice(0, SHOWN))
+    lines.push(`${chalk.red('missing')} ${e.id}  ${e.type}  ${when(e.created)}${senderSaw(e.status)}`);
   if (r.missing.length > SHOWN) lines.push(`… and ${r.missing.length - SHOWN} more missing (--json lists them all)`);
   for (const e of r.dead.slice(0, SHOWN)) lines.push(`${chalk.yellow('dead')}    ${e.id}  ${e.type}  ${when(e.created)}`);
   if (r.dead.length > SHOWN) lines.push(`… and ${r.dead.length - SHOWN} more dead`);
+  for (const note of r.notes) lines.push(`${chalk.yellow('note')}: ${note}`);
   const range = `${new Date(r.since).toISOString()} → ${new Date(r.until).toISOString()}`;
-  const verdict = r.ok ? chalk.green('OK') : chalk.red('MISSING');
+  const verdict = r.missing.length === 0 ? chalk.green('OK') : chalk.red('MISSING');
   lines.push(
-    `${verdict} ${r.provider} sent ${r.sent} events (${range}) · ${r.held} held · ${r.missing.length} missing${r.store === 'inbox' ? ` · ${r.dead.length} held but dead` : ''} · ${r.elapsedMs}ms`,
+    `${verdict} ${r.provider}${r.hook ? ` ${r.hook}` : ''} sent ${r.sent} events (${range}) · ${r.held} held · ${r.missing.length} missing${r.store === 'inbox' ? ` · ${r.dead.length} held but dead` : ''} · ${r.elapsedMs}ms`,
   );
   if (r.fixed !== undefined)
     lines.push(
@@ -22,5 +26,37 @@ export function renderReconcile(r: ReconcileResult): string {
         ? `--dry-run: ${r.missing.length} missing events would be put into the inbox as pending; nothing changed`
         : `put ${r.fixed} missing events into the inbox as pending (origin reconcile): its worker processes them`,
     );
+  if (r.dryRun && r.fixed === undefined && r.missing.length > 0)
+    lines.push(`--dry-run: ${r.missing.length} missing events would be signed and delivered; nothing sent`);
+  if (r.redelivered) {
+    const { summary, failed, url } = r.redelivered;
+    for (const f of failed.slice(0, SHOWN)) lines.push(`${chalk.red('not redelivered')} ${f.id}: ${f.status}`);
+    lines.push(
+      `${failed.length ? chalk.red('REDELIVERY FAILED') : chalk.green('redelivered')} ${summary.events - failed.length} of ${summary.events} missing events to ${url}${failed.length ? ' — run reconcile again to see what is still missing' : ''}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * JUnit: a failed test case per missing event (the exit code's verdict), a passing one per event
+ * held but dead — it arrived — with the fact in its output, where a CI report shows it, and one
+ * passing case for all the events held.
+ */
+export function renderReconcileJunit(r: ReconcileResult): string {
+  const cases: string[] = [];
+  const classname = xml(`reconcile.${r.provider}`);
+  for (const e of r.missing) {
+    const message = `missing: ${r.provider} sent it at ${when(e.created)}${e.status ? ` (its delivery: ${e.status})` : ''}; the receiver does not hold it`;
+    cases.push(
+      `    <testcase classname="${classname}" name="${xml(`${e.type} ${e.id}`)}" time="0">\n      <failure message="${xml(message)}" type="missing"/>\n    </testcase>`,
+    );
+  }
+  for (const e of r.dead)
+    cases.push(
+      `    <testcase classname="${classname}" name="${xml(`${e.type} ${e.id}`)}" time="0">\n      <system-out>held but dead in the inbox: processing gave up</system-out>\n    </testcase>`,
+    );
+  const heldFine = r.held - r.dead.length;
+  if (heldFine > 0) cases.push(`    <testcase classname="${classname}" name="${xml(`${heldFine} other events held`)}" time="0"/>`);
+  return junitReport(`hookdrill reconcile ${r.provider}`, cases, { failures: r.missing.length, seconds: r.elapsedMs / 1000 });
 }
