@@ -109,6 +109,11 @@ export interface Overview {
   /** How many attempts rows that are not done have had: attempts → rows. */
   attempts: Record<number, number>;
   requeues: RequeueRecord[];
+  /**
+   * How long finished (done and dead) rows are kept before the store removes them itself, when it
+   * does (BullMQ); a sender's retry after that is stored anew instead of counted a duplicate.
+   */
+  retentionMs?: number;
 }
 
 /**
@@ -162,6 +167,11 @@ export interface Inbox {
    * `batchSize` rows; rows under a lease are never touched. Recorded in the requeue log.
    */
   requeueWhere(selector: Selector, options: RequeueOptions): Promise<number>;
+  /**
+   * What the store's own settings put at risk of a crash, as lines for a person (Redis without
+   * AOF: an acknowledged job lives only in memory). Absent or empty: nothing to say.
+   */
+  durabilityWarnings?(): Promise<string[]>;
   /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
   health?(): Promise<{ ok: boolean; problem?: string }>;
   close(): Promise<void>;

@@ -39,6 +39,10 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
       );
     }
   }
+  if (o.retentionMs !== undefined)
+    lines.push(
+      `  kept: done and dead for ${formatDuration(o.retentionMs)}, then removed (a sender's retry after that is stored anew, not a duplicate)`,
+    );
   const attempts = Object.entries(o.attempts).map(([k, v]) => `${k}×${n(v)}`);
   lines.push(`  attempts of rows not done: ${attempts.length ? attempts.join(' · ') : 'none'}`);
   for (const q of o.requeues) {

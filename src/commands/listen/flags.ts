@@ -145,6 +145,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       },
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));
+    // Even with --log none: a store that may lose what it acknowledged is said once, at start.
+    for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${warning}\n`);
     status?.start();
     await new Promise<void>((resolve) => {
       // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".

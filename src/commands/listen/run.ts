@@ -55,6 +55,8 @@ export interface Ready {
   forwardTo: string | null;
   worker: boolean;
   pid: number;
+  /** What the store says may not survive a crash (Redis without AOF): one line each, at start. */
+  warnings: string[];
 }
 
 export interface ListenSummary {
@@ -229,6 +231,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     forwardTo: forwardTo ? displayUrl(forwardTo) : null,
     worker: worker !== undefined,
     pid: process.pid,
+    warnings: (await inbox.durabilityWarnings?.()) ?? [],
   };
 
   let stopped: Promise<ListenSummary> | undefined;
