@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './cli/registry.js';
+import type { CommandSpec } from './cli/spec.js';
 import { EXIT, ExpectationError, UsageError } from './errors.js';
 import { InboxUnavailableError } from './inbox/types.js';
 import { withProjectFile } from './project.js';
@@ -18,7 +19,7 @@ function version(): string {
 }
 
 export interface ProgramHooks {
-  /** Called instead of running a command, with its options (the flags → options tests use it). */
+  /** Called instead of running a command, with its name (`fixtures capture` for a subcommand) and options (the flags → options tests use it). */
   runF?: (name: string, options: unknown) => void;
   env?: NodeJS.ProcessEnv;
   /** Where the project file is looked for (default: the working directory). */
@@ -35,18 +36,29 @@ export function buildProgram(hooks: ProgramHooks = {}): Command {
       // A mistyped flag may carry a secret (--secert=whsec_…): name the flag, never its value.
       outputError: (text, write) => write(text.replace(/^error: /, 'hookdrill: ').replace(/(unknown option '[^'=]*)=[^']*'/, "$1=…'")),
     });
-  for (const spec of COMMANDS) {
-    const cmd = spec.declare(program.command(spec.name));
-    cmd.action(async () => {
-      const env = hooks.env ?? process.env;
-      // hookdrill.config.json (or package.json "hookdrill") under the flags: a flag given wins.
-      const flags = withProjectFile(spec.name, cmd.opts(), hooks.cwd ?? process.cwd(), env);
-      const options = spec.options({ args: cmd.processedArgs, flags, env });
-      if (hooks.runF) return hooks.runF(spec.name, options);
-      await spec.execute(options, flags);
-    });
-  }
+  for (const spec of COMMANDS) register(program, spec, '', hooks);
   return program;
+}
+
+/** A command, and its subcommands under it; `path` is how it is named (`fixtures capture`). */
+function register(parent: Command, spec: CommandSpec, parentPath: string, hooks: ProgramHooks): void {
+  const path = parentPath ? `${parentPath} ${spec.name}` : spec.name;
+  const cmd = spec.declare(parent.command(spec.name));
+  if (spec.subcommands?.length) {
+    // The command's own flags stop at the subcommand's word, so a subcommand may declare a flag of
+    // the same name (`fixtures --json` and `fixtures capture --json`). Commander needs this on every
+    // command above too: the program's own flags (-V, -h) then go before the command's name.
+    for (let c: Command | null = cmd; c; c = c.parent) c.enablePositionalOptions();
+    for (const sub of spec.subcommands) register(cmd, sub, path, hooks);
+  }
+  cmd.action(async () => {
+    const env = hooks.env ?? process.env;
+    // hookdrill.config.json (or package.json "hookdrill") under the flags: a flag given wins.
+    const flags = withProjectFile(path, cmd.opts(), hooks.cwd ?? process.cwd(), env);
+    const options = spec.options({ args: cmd.processedArgs, flags, env });
+    if (hooks.runF) return hooks.runF(path, options);
+    await spec.execute(options, flags);
+  });
 }
 
 export async function main(argv: readonly string[]): Promise<void> {

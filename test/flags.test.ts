@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProgram } from '../src/cli.js';
-import { COMMANDS } from '../src/cli/registry.js';
+import { commandPaths } from '../src/cli/registry.js';
 
 /** Parse argv as the CLI does and return the options the command would run with — without running it. */
 async function optionsFor(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ name: string; options: unknown }> {
@@ -105,6 +105,32 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     },
   ],
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
+  [
+    [
+      'fixtures',
+      'capture',
+      '--inbox',
+      'x.db',
+      '--id',
+      'evt_1',
+      '--source',
+      'stripe',
+      '--out',
+      'fx',
+      '--name',
+      'paid',
+      '--redact',
+      '--force',
+      '--json',
+    ],
+    {},
+    { inbox: 'x.db', id: 'evt_1', source: 'stripe', out: 'fx', name: 'paid', redact: true, force: true },
+  ],
+  [
+    ['fixtures', 'capture', '--inbox', 'postgres://ops@db.internal/app', '--schema', 'webhooks', '--id', 'abc', '--out', '.'],
+    {},
+    { inbox: 'postgres://ops@db.internal/app?schema=webhooks', id: 'abc', out: '.', redact: false, force: false },
+  ],
   [['profiles'], {}, {}],
   [
     ['import', 'a.har', 'b.jsonl', '--inbox', 'x.db', '--provider', 'github'],
@@ -115,6 +141,46 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     ['reconcile', '--provider', 'stripe', '--since', '3d', '--api-key-env', 'K', '--stored', 'cat ids', '--only-failed'],
     {},
     { provider: 'stripe', since: '3d', apiKeyEnv: 'K', stored: 'cat ids', onlyFailed: true, env: {} },
+  ],
+  [
+    [
+      'reconcile',
+      '--provider',
+      'github',
+      '--org',
+      'acme',
+      '--hook-id',
+      '7',
+      '--since',
+      '2d',
+      '--inbox',
+      'x.db',
+      '--redeliver-to',
+      U,
+      '--concurrency',
+      '4',
+      '--dry-run',
+      '--with-payloads',
+    ],
+    { HOOKDRILL_SECRET: 'env' },
+    {
+      provider: 'github',
+      org: 'acme',
+      hookId: '7',
+      since: '2d',
+      inbox: 'x.db',
+      redeliverTo: U,
+      concurrency: '4',
+      dryRun: true,
+      withPayloads: true,
+      secrets: ['env'],
+      env: { HOOKDRILL_SECRET: 'env' },
+    },
+  ],
+  [
+    ['reconcile', '--provider', 'github', '--app', '--app-id', '12', '--since', '1d', '--stored', 'true', '--fix'],
+    {},
+    { provider: 'github', app: true, appId: '12', since: '1d', stored: 'true', fix: true, env: {} },
   ],
   [
     ['scenario', 'stripe/payment-retry', '--url', U, '--state', 'node s.js', '--orders', 'reversed, late', '--seed', '7'],
@@ -260,16 +326,33 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   ],
 ];
 
+/** The command a row runs: `fixtures`, or `fixtures capture` when the second word names a subcommand. */
+function commandOf(argv: readonly string[]): string {
+  const two = `${argv[0]} ${argv[1]}`;
+  return commandPaths().includes(two) ? two : (argv[0] as string);
+}
+
 for (const [argv, env, expected] of TABLE) {
   test(`flags → options: hookdrill ${argv.join(' ')}`, async () => {
     const { name, options } = await optionsFor(argv, env);
-    assert.equal(name, argv[0]);
+    assert.equal(name, commandOf(argv));
     assert.deepEqual(options, expected);
   });
 }
 
-test('every command has a row in the table', () => {
-  assert.deepEqual(new Set(COMMANDS.map((c) => c.name)), new Set(TABLE.map(([argv]) => argv[0])));
+test('every command, and every subcommand, has a row in the table', () => {
+  assert.ok(commandPaths().includes('fixtures capture'));
+  assert.deepEqual(new Set(commandPaths()), new Set(TABLE.map(([argv]) => commandOf(argv))));
+});
+
+test("a command's own flags and its subcommand's do not mix", async () => {
+  const parent = await optionsFor(['fixtures', '--json']);
+  assert.deepEqual(parent, { name: 'fixtures', options: {} });
+  // After the subcommand's word, the flags are the subcommand's: the parent's --provider is unknown there.
+  await assert.rejects(
+    optionsFor(['fixtures', 'capture', '--inbox', 'x.db', '--id', 'a', '--out', 'd', '--provider', 'stripe']),
+    /unknown option '--provider'/,
+  );
 });
 
 test('--secret wins over HOOKDRILL_SECRET; a flag a command does not declare is refused', async () => {

@@ -33,3 +33,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   reconcile,
   importCommand,
 ];
+
+/** Every command's full name, subcommands included (`fixtures`, `fixtures capture`), in `--help` order. */
+export function commandPaths(commands: readonly CommandSpec[] = COMMANDS, parent = ''): string[] {
+  return commands.flatMap((c) => {
+    const path = parent ? `${parent} ${c.name}` : c.name;
+    return [path, ...commandPaths(c.subcommands ?? [], path)];
+  });
+}

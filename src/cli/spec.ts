@@ -20,6 +20,12 @@ export interface CommandSpec<Flags = object, Options = unknown> {
   options(parsed: Parsed<Flags>): Options;
   /** Run it as the CLI does: load the command and its renderer, print, set process.exitCode. */
   execute(options: Options, flags: Flags): Promise<void>;
+  /**
+   * Commands under this one, each a spec of its own (`fixtures capture`): the word after this
+   * command's name picks one; with none, this command runs as before. The CLI names a subcommand by
+   * its path (`fixtures capture`), and this command's own flags go before the subcommand's word.
+   */
+  subcommands?: readonly CommandSpec[];
 }
 
 /** Keeps each spec's own Flags/Options types while the registry holds them as one list. */
