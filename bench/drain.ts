@@ -99,6 +99,49 @@ if (!pgSkipped) {
   }
 }
 
+/**
+ * BullMQ (Redis): 1 and 2 workers (claim batch 10 each) on one queue, beside the Postgres rows.
+ * The backlog is smaller (every job is its own Redis hash); the queue is removed afterwards.
+ */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisRows: { workers: number; rowsPerSec: number; machineBusy: number }[] = [];
+let redisSkipped: string | undefined;
+for (const workers of [1, 2]) {
+  const target = `${REDIS_URL}/hd-bench-drain-${process.pid}-${workers}`;
+  let filler: Inbox;
+  try {
+    filler = await openInbox(target, { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
+  } catch (err) {
+    redisSkipped = (err as Error).message;
+    break;
+  }
+  const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
+  const at = Date.now() - 60_000;
+  await fill((i) =>
+    filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
+  );
+  await filler.close();
+  const inboxes: Inbox[] = [];
+  for (let i = 0; i < workers; i++) inboxes.push(await openInbox(target));
+  let done = 0;
+  const pool = inboxes.map((inbox) => new Worker({ inbox, concurrency: 10, handler: async () => undefined, onOutcome: () => void done++ }));
+  const started = performance.now();
+  const before = cpu();
+  for (const w of pool) w.start();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const after = cpu();
+  await Promise.all(pool.map((w) => w.stop()));
+  redisRows.push({ workers, rowsPerSec: Math.round(done / ((performance.now() - started) / 1000)), machineBusy: busyShare(before, after) });
+  for (const inbox of inboxes) await inbox.close();
+  const { Queue } = await import('bullmq');
+  const url = new URL(REDIS_URL);
+  const queue = new Queue(`hd-bench-drain-${process.pid}-${workers}`, {
+    connection: { host: url.hostname, port: Number(url.port || 6379) },
+  });
+  await queue.obliterate({ force: true });
+  await queue.close();
+}
+
 const one = rows[0]?.rowsPerSec ?? Number.NaN;
 console.log(`worker drain, no-op handler, ${SECONDS} s per claim batch (its concurrency), same run:`);
 console.log(`${'claim batch'.padEnd(12)} ${'rows/s'.padStart(8)} ${'× batch 1'.padStart(10)}`);
@@ -114,4 +157,15 @@ else {
       `${String(r.workers).padEnd(12)} ${String(r.rowsPerSec).padStart(8)} ${(r.rowsPerSec / single).toFixed(2).padStart(10)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(9)}`,
     );
 }
-writeFileSync('bench-drain.json', `${JSON.stringify({ bench: 'drain', seconds: SECONDS, rows, postgres: pgRows }, null, 2)}\n`);
+if (redisSkipped) console.log(`BullMQ drain skipped: ${redisSkipped}`);
+else {
+  console.log('BullMQ (Redis), workers on one queue (claim batch 10 each):');
+  for (const r of redisRows)
+    console.log(
+      `${String(r.workers).padEnd(12)} ${String(r.rowsPerSec).padStart(8)} ${(r.rowsPerSec / (redisRows[0]?.rowsPerSec ?? Number.NaN)).toFixed(2).padStart(10)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(9)}`,
+    );
+}
+writeFileSync(
+  'bench-drain.json',
+  `${JSON.stringify({ bench: 'drain', seconds: SECONDS, rows, postgres: pgRows, bullmq: redisRows }, null, 2)}\n`,
+);

@@ -92,6 +92,14 @@ const pgTarget = () => {
   url.searchParams.set('schema', schema);
   return url.toString();
 };
+/** A BullMQ queue of its own for one row; the queues are removed at the end. */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const queues: string[] = [];
+const redisTarget = () => {
+  const queue = `hd-bench-${process.pid}-${queues.length}`;
+  queues.push(queue);
+  return `${REDIS_URL}/${queue}`;
+};
 const receivers: [string, (db: string) => string[]][] = [
   ['verify only (the ceiling)', () => [TEXTBOOK, 'verify-only', '0', SECRET]],
   ['textbook: rollback journal, EXTRA', (db) => [TEXTBOOK, 'sqlite-rollback', '0', SECRET, db]],
@@ -104,6 +112,8 @@ const receivers: [string, (db: string) => string[]][] = [
   ['textbook: Postgres, one INSERT each (pool 16)', () => [TEXTBOOK, 'postgres', '0', SECRET, pgTarget()]],
   ['listen on Postgres, group commit', () => listen(pgTarget(), '--no-worker', '--log', 'summary')],
   ['listen on Postgres, worker running', () => listen(pgTarget(), '--log', 'summary')],
+  ['listen on BullMQ (Redis)', () => listen(redisTarget(), '--no-worker', '--log', 'summary')],
+  ['listen on BullMQ (Redis), worker running', () => listen(redisTarget(), '--log', 'summary')],
 ];
 
 const only = process.env.BENCH_RECEIVERS ? new RegExp(process.env.BENCH_RECEIVERS) : undefined;
@@ -131,6 +141,15 @@ try {
     await client.connect();
     for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await client.end();
+  }
+  if (queues.length > 0) {
+    const { Queue } = await import('bullmq');
+    const url = new URL(REDIS_URL);
+    for (const name of queues) {
+      const queue = new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) } });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   }
 }
 

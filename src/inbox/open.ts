@@ -4,9 +4,11 @@ import type { GroupCommitOptions } from './batch.js';
 import { InboxOpenError, InboxUnavailableError } from './types.js';
 import type { Inbox } from './types.js';
 import { displayPostgres, isPostgresTarget } from './postgres/target.js';
+import { displayRedis, isRedisTarget } from './bullmq/target.js';
 import { describeSqliteError } from './sqlite/errors.js';
 
 export { isPostgresTarget } from './postgres/target.js';
+export { isRedisTarget } from './bullmq/target.js';
 
 export interface OpenInboxOptions {
   /** Create the inbox (file, or schema) when it does not exist. Default true. */
@@ -24,17 +26,20 @@ export interface OpenInboxOptions {
 
 /** A target as given on the command line: a file made absolute, a URL as it is. */
 export function resolveTarget(target: string): string {
-  return isPostgresTarget(target) ? target : resolve(target);
+  return isPostgresTarget(target) || isRedisTarget(target) ? target : resolve(target);
 }
 
 /** How a target is shown: a file as its absolute path, a URL without its password. */
 export function displayTarget(target: string): string {
-  return isPostgresTarget(target) ? displayPostgres(target) : resolve(target);
+  if (isPostgresTarget(target)) return displayPostgres(target);
+  if (isRedisTarget(target)) return displayRedis(target);
+  return resolve(target);
 }
 
 /**
  * Open an inbox by its target: `postgres://…` (or `postgresql://…`) is the Postgres backend,
- * anything else a SQLite file. Each backend is imported only when used, so `--help` loads no driver.
+ * `redis://host:port/QUEUE` (or `rediss://…`) a BullMQ queue, anything else a SQLite file. Each
+ * backend is imported only when used, so `--help` loads no driver.
  */
 export async function openInbox(target: string, o: OpenInboxOptions = {}): Promise<Inbox> {
   if (isPostgresTarget(target)) {
@@ -46,6 +51,17 @@ export async function openInbox(target: string, o: OpenInboxOptions = {}): Promi
       ...(o.receiver?.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
       ...(o.receiver?.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
       poolSize: o.receiver ? 16 : 4,
+    });
+  }
+  if (isRedisTarget(target)) {
+    if (o.schema !== undefined)
+      throw new UsageError('--schema is for a postgres:// inbox, not a redis:// one (the queue is named in the URL)');
+    const { openBullmqInbox } = await import('./bullmq/index.js');
+    return openBullmqInbox(target, {
+      ...(o.create !== undefined ? { create: o.create } : {}),
+      ...(o.readonly !== undefined ? { readonly: o.readonly } : {}),
+      ...(o.receiver?.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
+      ...(o.receiver?.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
     });
   }
   if (o.schema !== undefined) throw new UsageError('--schema is for a postgres:// inbox, not a file');
@@ -66,7 +82,7 @@ export async function openInbox(target: string, o: OpenInboxOptions = {}): Promi
  * and every failure to open is one line and exit 2.
  */
 export async function openInboxForCommand(target: string | undefined, options: { readonly: boolean; schema?: string }): Promise<Inbox> {
-  if (!target) throw new UsageError('--inbox FILE|postgres://… is required');
+  if (!target) throw new UsageError('--inbox FILE|postgres://…|redis://… is required');
   return openInbox(target, { create: false, ...options });
 }
 

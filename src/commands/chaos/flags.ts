@@ -43,7 +43,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     cmd
       .option(
         '--inbox <file|url>',
-        'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly; or postgres://user@host/db',
+        'the receiver is hookdrill listen (or uses a hookdrill inbox): read it directly; or postgres://user@host/db, redis://host:6379/QUEUE',
       )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'a command that prints the delivery ids the receiver holds, one per line')

@@ -39,7 +39,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     declareSigner(cmd, { provider: 'whose signing to use', secret: 'signing secret' });
     declareTls(cmd);
     cmd
-      .option('--inbox <file|url>', 'check what was stored in this hookdrill inbox; or postgres://user@host/db')
+      .option('--inbox <file|url>', 'check what was stored in this hookdrill inbox; or postgres://user@host/db, redis://host:6379/QUEUE')
       .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'or: a command printing the stored delivery ids, one per line')
       .option('--only <cases>', 'run only these cases (comma list)')

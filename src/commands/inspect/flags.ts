@@ -20,7 +20,10 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
   declare: (cmd) => {
     cmd
       .description('see what an inbox holds: counts, the oldest pending, dead rows by error; or rows, or one delivery')
-      .requiredOption('--inbox <file|url>', 'the inbox file (opened read-only: safe while listen runs); or postgres://user@host/db')
+      .requiredOption(
+        '--inbox <file|url>',
+        'the inbox file (opened read-only: safe while listen runs); or postgres://user@host/db, redis://host:6379/QUEUE',
+      )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <id>', 'one delivery in full')
       .option('--body', 'with --id: print the raw body exactly as received, nothing else')

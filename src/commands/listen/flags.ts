@@ -51,7 +51,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--host <address>', `address to listen on (default: ${LISTEN_DEFAULTS.host})`)
       .option(
         '--inbox <file|url>',
-        `the SQLite inbox file, created if missing (default: ${LISTEN_DEFAULTS.inbox}); or postgres://user@host/db`,
+        `the SQLite inbox file, created if missing (default: ${LISTEN_DEFAULTS.inbox}); or postgres://user@host/db, redis://host:6379/QUEUE`,
       )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--forward-to <url>', 'POST each stored delivery to your app; 2xx is done, anything else is retried')

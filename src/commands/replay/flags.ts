@@ -30,7 +30,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
   declare: (cmd) => {
     cmd
       .description('re-send stored deliveries to a URL: re-signed (fresh timestamp, original id) or with their original headers')
-      .requiredOption('--inbox <file|url>', 'the inbox file (read-only); or postgres://user@host/db')
+      .requiredOption('--inbox <file|url>', 'the inbox file (read-only); or postgres://user@host/db, redis://host:6379/QUEUE')
       .option('--schema <name>', SCHEMA_HELP)
       .requiredOption('--to <url>', 'where to send them');
     declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });

@@ -18,7 +18,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
   declare: (cmd) => {
     cmd
       .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
-      .requiredOption('--inbox <file|url>', 'the inbox file; or postgres://user@host/db')
+      .requiredOption('--inbox <file|url>', 'the inbox file; or postgres://user@host/db, redis://host:6379/QUEUE')
       .option('--schema <name>', SCHEMA_HELP)
       .option('--dry-run', 'say how many rows would move, and show some; change nothing')
       .option('--rate <r>', 'rows per second at most (100, 100/s)')

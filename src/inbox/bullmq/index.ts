@@ -1,0 +1,880 @@
+import { randomBytes } from 'node:crypto';
+import { Job, Queue, Worker } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { UsageError } from '../../errors.js';
+import { GroupCommit } from '../batch.js';
+import type { GroupCommitOptions } from '../batch.js';
+import { InboxOpenError, InboxUnavailableError } from '../types.js';
+import type {
+  Claimed,
+  ClaimOptions,
+  DeliveryKey,
+  DeliveryStatus,
+  Inbox,
+  InboxStats,
+  NewDelivery,
+  Overview,
+  RequeueOptions,
+  RequeueRecord,
+  Selector,
+  Settlement,
+  StoredDelivery,
+} from '../types.js';
+import { WriteWatch } from '../write-watch.js';
+import { durabilityOf, durabilityUnknown } from './durability.js';
+import type { RedisDurability } from './durability.js';
+import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
+import { KEEP_ERROR_LUA, MINE_LUA, UPDATE_RECORD_LUA } from './lua.js';
+import type { HookdrillCommands } from './lua.js';
+import {
+  CHUNK,
+  DELAY_SCORE,
+  FIELDS,
+  LISTS,
+  STATES_OF,
+  STATUS_OF,
+  byReceipt,
+  inWindow,
+  matches,
+  rawState,
+  statesFor,
+  stored,
+  toRow,
+} from './rows.js';
+import type { Entry, JobData, RawState, Row } from './rows.js';
+import { jobIdFor, newFence, newNonce } from './ids.js';
+import { parseRedisTarget } from './target.js';
+import type { RedisTarget } from './target.js';
+
+export { displayRedis, isRedisTarget, maskRedisPassword, parseRedisTarget } from './target.js';
+export { jobIdFor } from './ids.js';
+export { durabilityOf } from './durability.js';
+export type { RedisDurability } from './durability.js';
+
+/** Finished jobs are kept this long by default: longer than any sender retries (Stripe: three days). */
+export const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/** The version of hookdrill's own keys beside the queue (the marker, sources, requeue log). */
+const LAYOUT_VERSION = 1;
+
+export interface BullmqOpenOptions {
+  /** Create the inbox (mark the queue as hookdrill's) when it is not one yet. Default true. */
+  create?: boolean;
+  /** Open without writing anything (inspect): put, claim, settle and requeue are refused. */
+  readonly?: boolean;
+  groupCommit?: GroupCommitOptions;
+  /** A put unfinished for this long makes health() say the store is stuck. */
+  stuckAfterMs?: number;
+  /**
+   * How long completed and dead jobs are kept (default 7 days): while a job is kept, a redelivery
+   * of its key is recognised as a duplicate; after, it is stored again.
+   */
+  retentionMs?: number;
+  /** How often expired leases are looked for (default: half the first claim's lease, 100 ms to 5 s). */
+  stalledIntervalMs?: number;
+  /** A call to Redis unanswered this long fails with InboxUnavailableError (default 10 s). */
+  timeoutMs?: number;
+  /** How long opening waits for Redis (default 3 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The overview, with how long finished jobs are kept (inspect can say it). */
+export interface BullmqOverview extends Overview {
+  retentionMs: number;
+}
+
+export async function openBullmqInbox(target: string, o: BullmqOpenOptions = {}): Promise<BullmqInbox> {
+  const t = parseRedisTarget(target);
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  const retentionMs = o.retentionMs ?? DEFAULT_RETENTION_MS;
+  if (!(retentionMs >= 1_000)) throw new UsageError(`retention of ${retentionMs} ms: at least 1000 ms (BullMQ keeps jobs by the second)`);
+  let lastError: unknown;
+  const redis = new Redis({
+    host: t.host,
+    port: t.port,
+    db: t.db,
+    ...(t.username !== undefined ? { username: t.username } : {}),
+    ...(t.password !== undefined ? { password: t.password } : {}),
+    ...(t.tls ? { tls: {} } : {}),
+    connectionName: 'hookdrill',
+    lazyConnect: true,
+    connectTimeout: o.connectTimeoutMs ?? 3_000,
+    // Fail fast: a command while Redis is away is refused at once (not queued until it returns).
+    // maxRetriesPerRequest must be null for BullMQ (its worker's connection is a copy of this one);
+    // a command in flight when the connection drops is bounded by commandTimeout instead.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: null,
+    commandTimeout: timeoutMs,
+    // Reconnect for ever, at most every 2 s: the inbox recovers when Redis returns, without a reopen.
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
+  });
+  redis.on('error', (err) => {
+    lastError = err;
+  });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    const cause = lastError ?? err;
+    const why = describeRedisError(cause);
+    if (/^Redis refused the login/.test(why)) throw new InboxOpenError(`cannot open inbox ${t.display}: ${why}`);
+    throw new InboxUnavailableError(`cannot open inbox ${t.display}: Redis at ${t.server} is unreachable (${why})`);
+  }
+  const inbox = new BullmqInbox(redis, t, o, () => lastError);
+  try {
+    await inbox.prepare();
+  } catch (err) {
+    await inbox.close().catch(() => undefined);
+    if (err instanceof InboxOpenError || err instanceof InboxUnavailableError) throw err;
+    throw new InboxOpenError(`cannot open inbox ${t.display}: ${describeRedisError(err)}`);
+  }
+  return inbox;
+}
+
+/**
+ * The inbox on a BullMQ queue in Redis. A delivery is a job whose id is a hash of its key, so a
+ * redelivery is absorbed by BullMQ's own dedupe; whether a put created the job is read back from
+ * the job itself. Claims are BullMQ's manual processing (a worker with no processor): the claim's
+ * fence is the lock token, so every outcome is fenced by BullMQ's lock check; an expired lease is
+ * found by BullMQ's stalled check and the job goes back to waiting (never failed for stalling).
+ * hookdrill decides retries: every job has attempts 1, and a retry is a fenced move to delayed.
+ *
+ * What BullMQ cannot do as the SQL backends do is refused in one line (UsageError), never ignored:
+ * claims, settles and requeues happen on the real clock, not at a chosen `now`.
+ */
+export class BullmqInbox implements Inbox {
+  readonly location: string;
+  /** How long completed and dead jobs are kept, and so how long a redelivery is recognised. */
+  readonly retentionMs: number;
+  readonly queueName: string;
+  private q: Queue<JobData> | undefined;
+  private worker: Worker<JobData> | undefined;
+  private workerReady: Promise<Worker<JobData>> | undefined;
+  private readonly group: GroupCommit | undefined;
+  private readonly watch = new WriteWatch();
+  /** Jobs this inbox claimed and has not settled, by id: settle needs no read of them. */
+  private readonly held = new Map<string, Job<JobData>>();
+  private readonly timeoutMs: number;
+  private readonly keys: { base: string; marker: string; sources: string; requeues: string; meta: string };
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly t: RedisTarget,
+    private readonly o: BullmqOpenOptions,
+    private readonly lastError: () => unknown,
+  ) {
+    this.location = t.display;
+    this.queueName = t.queue;
+    this.retentionMs = o.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    const base = `${t.prefix}:${t.queue}`;
+    this.keys = {
+      base,
+      marker: `${base}:hookdrill`,
+      sources: `${base}:hookdrill:sources`,
+      requeues: `${base}:hookdrill:requeues`,
+      meta: `${base}:meta`,
+    };
+    redis.defineCommand('hookdrillMine', { numberOfKeys: 1, lua: MINE_LUA });
+    redis.defineCommand('hookdrillKeepError', { numberOfKeys: 1, lua: KEEP_ERROR_LUA });
+    redis.defineCommand('hookdrillUpdateRecord', { numberOfKeys: 1, lua: UPDATE_RECORD_LUA });
+    this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
+  }
+
+  /**
+   * Check (or make) the hookdrill marker beside the queue — never take over a queue of someone
+   * else's jobs — then open the queue. The marker is written before BullMQ writes anything, so
+   * two receivers starting at once on a new queue both find it theirs.
+   */
+  async prepare(): Promise<void> {
+    const where = `BullMQ queue ${this.queueName} at ${this.location}`;
+    // Both read at one instant (MULTI): another receiver's marker and queue come together or not at all.
+    const replies = await this.op(
+      async () => (await this.redis.multi().hget(this.keys.marker, 'version').exists(this.keys.meta, `${this.keys.base}:id`).exec()) ?? [],
+    );
+    for (const [err] of replies) if (err) throw err;
+    const marker = (replies[0]?.[1] ?? null) as string | null;
+    const used = Number(replies[1]?.[1] ?? 0);
+    if (marker !== null) {
+      if (Number(marker) > LAYOUT_VERSION)
+        throw new InboxOpenError(
+          `inbox ${this.location} was laid out by a newer hookdrill (version ${marker}; this one knows up to ${LAYOUT_VERSION}); upgrade hookdrill`,
+        );
+    } else {
+      if (this.o.readonly || this.o.create === false) throw new InboxOpenError(`no hookdrill inbox in ${where}`);
+      if (used > 0) throw new InboxOpenError(`${where} holds jobs that hookdrill did not put (no hookdrill marker): name another queue`);
+      await this.op(() =>
+        this.redis
+          .multi()
+          .hsetnx(this.keys.marker, 'version', String(LAYOUT_VERSION))
+          .hsetnx(this.keys.marker, 'createdAt', String(Date.now()))
+          .exec(),
+      );
+    }
+    // Read-only (inspect): BullMQ's own bookkeeping (the queue's meta) is not written either.
+    const queue = new Queue<JobData>(this.queueName, {
+      connection: this.redis,
+      prefix: this.t.prefix,
+      skipMetasUpdate: this.o.readonly === true,
+    });
+    // Connection errors are reported by each call (InboxUnavailableError); an 'error' with no
+    // listener would throw from the emitter.
+    queue.on('error', () => undefined);
+    this.q = queue;
+    await this.op(() => queue.waitUntilReady());
+  }
+
+  private get queue(): Queue<JobData> {
+    if (!this.q) throw new Error('the BullMQ inbox was used before prepare()');
+    return this.q;
+  }
+
+  async put(d: NewDelivery): Promise<{ inserted: boolean }> {
+    this.writable('put');
+    if (this.group) return this.group.put(d);
+    return (await this.putMany([d]))[0] as { inserted: boolean };
+  }
+
+  /**
+   * Every row in one pipeline (one round trip): each add, then a read of the job's nonce — the add
+   * that created the job finds its own. Copies of a key in the batch: the first is inserted.
+   */
+  async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
+    this.writable('put');
+    if (rows.length === 0) return [];
+    const done = this.watch.begin();
+    try {
+      return await this.op(async () => {
+        const client = await this.queue.client;
+        const p = client.pipeline() as unknown as ChainableCommander & HookdrillCommands;
+        const age = Math.ceil(this.retentionMs / 1000);
+        for (const r of rows) {
+          const id = jobIdFor(r);
+          const nonce = newNonce();
+          const receivedAt = Math.round(r.receivedAt);
+          const data: JobData = {
+            nonce,
+            source: r.source,
+            deliveryId: r.deliveryId,
+            eventType: r.eventType ?? null,
+            headers: r.headers,
+            body: r.body.toString('base64'),
+            receivedAt,
+          };
+          const opts: JobsOptions = {
+            jobId: id,
+            // hookdrill's worker decides retries: BullMQ never retries on its own.
+            attempts: 1,
+            removeOnComplete: { age },
+            removeOnFail: { age },
+            stackTraceLimit: 0,
+            // BullMQ's own timestamp is the receipt time: sorting and windows read it without the body.
+            ...(receivedAt !== 0 ? { timestamp: receivedAt } : {}),
+          };
+          const job = new Job<JobData>(this.queue, r.eventType ?? 'delivery', data, opts, id);
+          // Queued into the pipeline synchronously; its outcome is read from exec() below.
+          job.addJob(p as never).catch(() => undefined);
+          p.hookdrillMine(`${this.keys.base}:${id}`, `{"nonce":${JSON.stringify(nonce)}`);
+        }
+        p.sadd(this.keys.sources, ...new Set(rows.map((r) => r.source)));
+        const results = (await p.exec()) ?? [];
+        for (const [err] of results) if (err) throw err;
+        return rows.map((_, i) => ({ inserted: results[2 * i + 1]?.[1] === 1 }));
+      });
+    } finally {
+      done();
+    }
+  }
+
+  async claim(o: ClaimOptions): Promise<Claimed[]> {
+    this.writable('claim');
+    if (o.now !== undefined) throw this.noChosenClock('a claim');
+    if (!Number.isSafeInteger(o.limit) || o.limit < 1) return [];
+    const leaseMs = Math.max(1, Math.round(o.leaseMs));
+    return this.op(async () => {
+      const worker = await this.ensureWorker(leaseMs);
+      const fence = newFence();
+      const token = String(fence);
+      // In waves of 1, 2, 4 … (each call is BullMQ's atomic move to active, so two claims never
+      // share a job), stopping at the first wave that comes back short: an idle poll costs one
+      // script, a lone delivery three — not one per slot of the limit (64 scripts for one job cut
+      // listen's throughput with its worker running to a third; bench/receiver.ts) — and a
+      // backlog of 64 is taken in 7 round trips.
+      let jobs: Job<JobData>[] = [];
+      for (let wave = 1; jobs.length < o.limit; wave *= 2) {
+        const n = Math.min(wave, o.limit - jobs.length);
+        const got = (await Promise.all(Array.from({ length: n }, () => worker.getNextJob(token, { block: false })))).filter(
+          (j): j is Job<JobData> => j !== undefined && j.id !== undefined,
+        );
+        jobs.push(...got);
+        if (got.length < n) break;
+      }
+      if (jobs.length > 0 && leaseMs !== worker.opts.lockDuration) {
+        // The lease is this claim's, not the worker's default: a job whose lock could not be set to
+        // it (its lock ran out already) is not handed out; the stalled check puts it back.
+        const failed = new Set(
+          await worker.extendJobLocks(
+            jobs.map((j) => j.id as string),
+            jobs.map(() => token),
+            leaseMs,
+          ),
+        );
+        jobs = jobs.filter((j) => !failed.has(j.id as string));
+      }
+      const claimed: Claimed[] = [];
+      for (const job of jobs) {
+        const d = job.data;
+        if (typeof d?.source !== 'string' || typeof d.deliveryId !== 'string') {
+          // Not a delivery (put there by something else): buried, not handed out, nor left to come back.
+          job.opts = { ...job.opts, attempts: 1 };
+          await job
+            .moveToFailed(new Error('not a hookdrill delivery: its data has no source or delivery id'), token, false)
+            .catch(() => undefined);
+          continue;
+        }
+        this.hold(job);
+        claimed.push({
+          source: d.source,
+          deliveryId: d.deliveryId,
+          eventType: d.eventType ?? undefined,
+          body: Buffer.from(d.body, 'base64'),
+          headers: d.headers,
+          receivedAt: d.receivedAt,
+          attempt: job.attemptsStarted,
+          fence,
+        });
+      }
+      return claimed.sort((a, b) => a.receivedAt - b.receivedAt);
+    });
+  }
+
+  async settle(all: readonly Settlement[], now?: number): Promise<boolean[]> {
+    this.writable('settle');
+    if (now !== undefined) throw this.noChosenClock('a settle');
+    if (all.length === 0) return [];
+    // One outcome per claim: the first stands, the rest are refused (as on the SQL backends).
+    const seen = new Set<string>();
+    const first = all.map((x) => {
+      const k = `${x.key.source}\u0000${x.key.deliveryId}\u0000${x.fence}`;
+      const isFirst = !seen.has(k);
+      seen.add(k);
+      return isFirst;
+    });
+    return this.op(() => Promise.all(all.map((s, i) => (first[i] ? this.settleOne(s) : Promise.resolve(false)))));
+  }
+
+  private async settleOne(s: Settlement): Promise<boolean> {
+    // Token "0" would skip BullMQ's lock check: only a fence a claim handed out can settle.
+    if (!Number.isSafeInteger(s.fence) || s.fence < 1) return false;
+    const id = jobIdFor(s.key);
+    const token = String(s.fence);
+    const job = this.held.get(id) ?? (await Job.fromId<JobData>(this.queue, id));
+    if (!job) return false;
+    try {
+      if (s.outcome === 'done') {
+        await job.moveToCompleted(null, token, false);
+      } else if (s.outcome === 'retry') {
+        // BullMQ's own fenced retry: due after the delay, the error recorded in the same script.
+        job.opts = {
+          ...job.opts,
+          attempts: Number.MAX_SAFE_INTEGER,
+          backoff: { type: 'fixed', delay: Math.max(0, Math.round(s.retryInMs)) },
+        };
+        await job.moveToFailed(new Error(s.error), token, false);
+      } else {
+        const { backoff: _, ...opts } = job.opts;
+        job.opts = { ...opts, attempts: 1 };
+        await job.moveToFailed(new Error(s.error), token, false);
+      }
+      this.held.delete(id);
+      return true;
+    } catch (err) {
+      if (isFenceError(err)) {
+        if (this.held.get(id) === job) this.held.delete(id);
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
+    return this.op(async () => {
+      const id = jobIdFor(key);
+      const state = rawState(await this.queue.getJobState(id));
+      if (!state) return undefined;
+      const [row] = await this.describe([{ id, state }]);
+      return row && row.source === key.source && row.deliveryId === key.deliveryId ? stored(row) : undefined;
+    });
+  }
+
+  async stats(): Promise<InboxStats> {
+    return this.op(async () => {
+      const counts = await this.counts();
+      const pending = await this.listIds(STATES_OF.pending);
+      const ts = await this.timestamps(pending.map((e) => e.id));
+      let oldest: number | undefined;
+      for (const t of ts) if (t !== undefined && (oldest === undefined || t < oldest)) oldest = t;
+      return { counts, total: counts.pending + counts.working + counts.done + counts.dead, oldestPendingAt: oldest };
+    }, 'scan');
+  }
+
+  async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
+    if (!(page.limit > 0)) return [];
+    return this.op(async () => (await this.matching(selector, page.limit)).map(stored), 'scan');
+  }
+
+  async count(selector: Selector): Promise<number> {
+    return this.op(async () => {
+      const states = statesFor(selector.statuses);
+      if (selector.ids?.length || selector.source || selector.type || selector.error) return (await this.matching(selector)).length;
+      if (selector.since === undefined && selector.until === undefined) {
+        const counts = await this.rawCounts(states);
+        return states.reduce((n, s) => n + (counts[s] ?? 0), 0);
+      }
+      // Only a time window: BullMQ's timestamp is the receipt time, no body needs reading.
+      const ts = await this.timestamps((await this.listIds(states)).map((e) => e.id));
+      return ts.filter((t) => t !== undefined && inWindow(t, selector)).length;
+    }, 'scan');
+  }
+
+  async overview(now = Date.now()): Promise<BullmqOverview> {
+    return this.op(async () => {
+      const from = now - 3_600_000;
+      const stats = await this.stats();
+      // Received in the last hour: anything not finished, and what finished since (a job finishes
+      // after it is received, so one finished before the window was received before it too).
+      const open = await this.listIds([...STATES_OF.pending, 'active', 'failed']);
+      const recentFinished = await this.finishedSince(from);
+      const recentIds = [...new Set([...open.filter((e) => e.state !== 'failed').map((e) => e.id), ...recentFinished])];
+      const perMinute = Array.from({ length: 60 }, () => 0);
+      for (const t of await this.timestamps(recentIds)) {
+        if (t === undefined || t < from || t >= now) continue;
+        const minute = Math.floor((t - from) / 60_000);
+        if (minute >= 0 && minute < 60) perMinute[minute] = (perMinute[minute] ?? 0) + 1;
+      }
+      // Dead rows by their last error; attempts of the rows that are not done.
+      const dead = await this.describe(open.filter((e) => e.state === 'failed'));
+      const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number }>();
+      for (const r of dead) {
+        const error = r.lastError ?? '';
+        const g = groups.get(error);
+        if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, newestAt: r.finishedAt ?? 0 });
+        else {
+          g.count++;
+          if (r.deliveryId < g.exampleId) g.exampleId = r.deliveryId;
+          g.newestAt = Math.max(g.newestAt, r.finishedAt ?? 0);
+        }
+      }
+      const deadByError = [...groups.values()]
+        .sort((a, b) => b.count - a.count || (a.error < b.error ? -1 : a.error > b.error ? 1 : 0))
+        .slice(0, 20);
+      const attempts: Record<number, number> = {};
+      for (const n of await this.field(
+        open.map((e) => e.id),
+        'ats',
+      )) {
+        if (n === undefined) continue;
+        const a = Number(n ?? 0) || 0;
+        attempts[a] = (attempts[a] ?? 0) + 1;
+      }
+      const requeues = (await this.redis.lrange(this.keys.requeues, 0, 4)).flatMap((text): RequeueRecord[] => {
+        try {
+          const r = JSON.parse(text) as RequeueRecord & { id?: string };
+          return [{ at: r.at, moved: r.moved, selector: r.selector, resetAttempts: r.resetAttempts }];
+        } catch {
+          return [];
+        }
+      });
+      return { stats, perMinute, deadByError, attempts, requeues, retentionMs: this.retentionMs };
+    }, 'scan');
+  }
+
+  /**
+   * Finished jobs matching the selector go back to waiting (BullMQ's retry of a completed or
+   * failed job), oldest first, `batchSize` at a time. Active jobs are never touched: a job that is
+   * no longer finished when its batch comes is left as it is. On record in the requeue log.
+   */
+  async requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
+    this.writable('requeue');
+    if (options.now !== undefined) throw this.noChosenClock('a requeue');
+    const finished = (selector.statuses ?? ['done', 'dead']).filter((s) => s === 'done' || s === 'dead');
+    // Chosen once, up front: a job a worker buries again during the requeue is not picked twice.
+    const rows = finished.length > 0 ? await this.op(() => this.matching({ ...selector, statuses: finished }), 'scan') : [];
+    const batchSize = Math.max(1, options.batchSize ?? 500);
+    const reset = options.resetAttempts === true;
+    const record = { id: randomBytes(8).toString('hex'), at: Date.now(), moved: 0, selector, resetAttempts: reset };
+    await this.op(async () => {
+      await this.redis.multi().lpush(this.keys.requeues, JSON.stringify(record)).ltrim(this.keys.requeues, 0, 999).exec();
+    });
+    let moved = 0;
+    for (let i = 0; i < rows.length; i += batchSize) {
+      await options.beforeBatch?.();
+      const batch = rows.slice(i, i + batchSize);
+      const n = await this.op(async () => {
+        const jobs = await Promise.all(batch.map((r) => Job.fromId<JobData>(this.queue, r.id)));
+        const ok = await Promise.all(
+          batch.map(async (r, j) => {
+            const job = jobs[j];
+            if (!job) return false;
+            try {
+              await job.retry(
+                r.state === 'failed' ? 'failed' : 'completed',
+                reset ? { resetAttemptsMade: true, resetAttemptsStarted: true } : {},
+              );
+            } catch (err) {
+              if (isFenceError(err)) return false;
+              throw err;
+            }
+            if (r.state === 'failed' && r.lastError !== undefined)
+              await (this.redis as unknown as HookdrillCommands).hookdrillKeepError(`${this.keys.base}:${r.id}`, r.lastError);
+            return true;
+          }),
+        );
+        const count = ok.filter(Boolean).length;
+        record.moved = moved + count;
+        await (this.redis as unknown as HookdrillCommands).hookdrillUpdateRecord(this.keys.requeues, record.id, JSON.stringify(record));
+        return count;
+      });
+      moved += n;
+      options.onBatch?.(n);
+    }
+    return moved;
+  }
+
+  /** Healthy: Redis answers, and no put has waited longer than stuckAfterMs. */
+  async health(): Promise<{ ok: boolean; problem?: string }> {
+    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'Redis slow, or the network to it');
+    if (stuck) return { ok: false, problem: stuck };
+    if (this.redis.status !== 'ready') return { ok: false, problem: this.unreachable().message };
+    try {
+      const probe = this.redis.ping();
+      probe.catch(() => undefined);
+      await Promise.race([
+        probe,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`Redis at ${this.t.server} did not answer PING within 1 s`)), 1_000).unref(),
+        ),
+      ]);
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, problem: (err as Error).message };
+    }
+  }
+
+  /**
+   * Whether what Redis acknowledges survives a restart: AOF on or off, its fsync policy, and the
+   * eviction policy (anything but noeviction can drop stored jobs). For listen to warn.
+   */
+  async aof(): Promise<RedisDurability> {
+    return this.op(async () => {
+      let config: Record<string, string>;
+      try {
+        const replies = await Promise.all(
+          ['appendonly', 'appendfsync', 'maxmemory-policy'].map((k) => this.redis.config('GET', k) as Promise<string[]>),
+        );
+        config = Object.fromEntries(replies.flatMap((r) => (r.length >= 2 ? [[String(r[0]), String(r[1])]] : [])));
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        return durabilityUnknown(this.t.server, describeRedisError(err));
+      }
+      return durabilityOf(this.t.server, config);
+    });
+  }
+
+  /**
+   * What Redis's own settings put at risk, one line each, for listen to print at start: AOF off or
+   * not synced on every write, eviction on. Never throws: a Redis that cannot be asked is a line too.
+   */
+  async durabilityWarnings(): Promise<string[]> {
+    try {
+      return (await this.aof()).warnings;
+    } catch (err) {
+      return [`Redis at ${this.t.server}: could not read its persistence settings (${err instanceof Error ? err.message : String(err)})`];
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Puts still gathering are owed their answers — but not for ever (each is bounded by the timeout).
+    const giveUpAt = Date.now() + this.timeoutMs + 5_000;
+    while ((this.group?.pending ?? 0) > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 5));
+    this.closed = true;
+    const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    // A job claimed and not settled keeps its lock until its lease runs out, as on the SQL backends.
+    const worker = this.worker ?? (this.workerReady ? await this.workerReady.catch(() => undefined) : undefined);
+    if (worker) await bounded(worker.close(true));
+    if (this.q) await bounded(this.q.close());
+    this.held.clear();
+    if (this.redis.status === 'ready') await bounded(this.redis.quit());
+    this.redis.disconnect();
+  }
+
+  // --- internals ---
+
+  /** The worker that claims: created on the first claim (a receiver or inspect never needs one). */
+  private ensureWorker(leaseMs: number): Promise<Worker<JobData>> {
+    this.workerReady ??= (async () => {
+      const stalledInterval = this.o.stalledIntervalMs ?? Math.min(5_000, Math.max(100, Math.round(leaseMs / 2)));
+      const worker = new Worker<JobData>(this.queueName, null, {
+        connection: this.redis,
+        prefix: this.t.prefix,
+        autorun: false,
+        lockDuration: leaseMs,
+        stalledInterval,
+        // A job whose worker died goes back to waiting however often that happens: hookdrill
+        // counts attempts itself and buries a row only for its own reasons.
+        maxStalledCount: 1_000_000_000,
+      });
+      worker.on('error', () => undefined);
+      try {
+        await worker.waitUntilReady();
+      } catch (err) {
+        await worker.close(true).catch(() => undefined);
+        throw err;
+      }
+      // Expired leases come back: BullMQ's stalled check, which a worker with autorun off does not start itself.
+      void worker.startStalledCheckTimer();
+      this.worker = worker;
+      return worker;
+    })();
+    this.workerReady.catch(() => {
+      this.workerReady = undefined;
+    });
+    return this.workerReady;
+  }
+
+  private hold(job: Job<JobData>): void {
+    this.held.set(job.id as string, job);
+    // Bounded: claims whose settle never came (the inbox failed meanwhile) are forgotten oldest first.
+    if (this.held.size > 10_000) {
+      const oldest = this.held.keys().next();
+      if (!oldest.done) this.held.delete(oldest.value);
+    }
+  }
+
+  /** Rows matching the selector, oldest first (received_at, source, delivery id), at most `limit`. */
+  private async matching(sel: Selector, limit = Number.POSITIVE_INFINITY): Promise<Row[]> {
+    const states = statesFor(sel.statuses);
+    if (states.length === 0) return [];
+    if (sel.ids && sel.ids.length > 0) {
+      // By key: the job id is derived from (source, delivery id); without a source, every source seen.
+      const sources = sel.source ? [sel.source] : await this.redis.smembers(this.keys.sources);
+      const ids = [...new Set(sel.ids.flatMap((deliveryId) => sources.map((source) => jobIdFor({ source, deliveryId }))))];
+      const found = await Promise.all(ids.map((id) => this.queue.getJobState(id)));
+      const entries = ids.flatMap((id, i): Entry[] => {
+        const state = rawState(found[i]);
+        return state && states.includes(state) ? [{ id, state }] : [];
+      });
+      return (await this.describe(entries))
+        .filter((r) => matches(r, sel))
+        .sort(byReceipt)
+        .slice(0, limit);
+    }
+    const entries = await this.listIds(states);
+    const ts = await this.timestamps(entries.map((e) => e.id));
+    const order = entries
+      .map((e, i) => ({ e, t: ts[i] }))
+      .filter((x): x is { e: Entry; t: number } => x.t !== undefined && inWindow(x.t, sel))
+      .sort((a, b) => a.t - b.t);
+    const out: Row[] = [];
+    let cutoff = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < order.length; i += CHUNK) {
+      const chunk = order.slice(i, i + CHUNK).filter((x) => x.t <= cutoff);
+      if (chunk.length === 0) break;
+      for (const r of await this.describe(chunk.map((x) => x.e))) if (matches(r, sel)) out.push(r);
+      if (out.length >= limit) {
+        // Enough: only rows received no later than the limit-th can still take a place.
+        out.sort(byReceipt);
+        out.length = limit;
+        cutoff = out[limit - 1]?.receivedAt ?? cutoff;
+      }
+    }
+    return out.sort(byReceipt).slice(0, limit);
+  }
+
+  /** Job ids in the given states, each with its state (and the set's score where there is one). */
+  private async listIds(states: readonly RawState[]): Promise<Entry[]> {
+    const p = this.redis.pipeline();
+    for (const s of states) {
+      const key = this.queue.toKey(s);
+      if (LISTS.has(s)) p.lrange(key, 0, -1);
+      else p.zrange(key, 0, -1, 'WITHSCORES');
+    }
+    const results = (await p.exec()) ?? [];
+    const out: Entry[] = [];
+    const seen = new Set<string>();
+    states.forEach((state, i) => {
+      const [err, value] = results[i] ?? [];
+      if (err) throw err;
+      const items = (value as string[] | null) ?? [];
+      if (LISTS.has(state)) {
+        for (const id of items) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          out.push({ id, state });
+        }
+      } else {
+        for (let j = 0; j + 1 < items.length; j += 2) {
+          const id = items[j] as string;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const score = Number(items[j + 1]);
+          out.push({ id, state, score: state === 'delayed' ? Math.floor(score / DELAY_SCORE) : score });
+        }
+      }
+    });
+    return out;
+  }
+
+  /** Ids of jobs completed or failed at or after `from` (the sets are scored by finishedOn). */
+  private async finishedSince(from: number): Promise<string[]> {
+    const [completed, failed] = await Promise.all([
+      this.redis.zrangebyscore(this.queue.toKey('completed'), from, '+inf'),
+      this.redis.zrangebyscore(this.queue.toKey('failed'), from, '+inf'),
+    ]);
+    return [...completed, ...failed];
+  }
+
+  /** One field of many jobs (undefined: the job is gone), in chunks of one pipeline each. */
+  private async field(ids: readonly string[], name: string): Promise<(string | null | undefined)[]> {
+    const out: (string | null | undefined)[] = [];
+    for (let i = 0; i < ids.length; i += 1_000) {
+      const chunk = ids.slice(i, i + 1_000);
+      const p = this.redis.pipeline();
+      for (const id of chunk) p.hmget(`${this.keys.base}:${id}`, name, 'name');
+      const results = (await p.exec()) ?? [];
+      for (const [err, value] of results) {
+        if (err) throw err;
+        const [v, jobName] = value as (string | null)[];
+        // Every job has a name: none means the job was removed meanwhile.
+        out.push(jobName === null ? undefined : v);
+      }
+    }
+    return out;
+  }
+
+  /** The receipt time of each job (BullMQ's timestamp), undefined where the job is gone. */
+  private async timestamps(ids: readonly string[]): Promise<(number | undefined)[]> {
+    return (await this.field(ids, 'timestamp')).map((v) => (v === undefined || v === null ? undefined : Number(v)));
+  }
+
+  /** Jobs as stored deliveries: their fields, the due time of a delayed one, the lease of an active one. */
+  private async describe(entries: readonly Entry[]): Promise<Row[]> {
+    const out: Row[] = [];
+    for (let i = 0; i < entries.length; i += CHUNK) {
+      const chunk = entries.slice(i, i + CHUNK);
+      const p = this.redis.pipeline();
+      for (const e of chunk) {
+        const key = `${this.keys.base}:${e.id}`;
+        p.hmget(key, ...FIELDS);
+        if (e.state === 'active') p.pttl(`${key}:lock`);
+        else if (e.state === 'delayed' && e.score === undefined) p.zscore(this.queue.toKey('delayed'), e.id);
+      }
+      const results = (await p.exec()) ?? [];
+      for (const [err] of results) if (err) throw err;
+      const now = Date.now();
+      let k = 0;
+      for (const e of chunk) {
+        const fields = results[k++]?.[1] as (string | null)[];
+        let extra: number | undefined;
+        if (e.state === 'active') extra = Number(results[k++]?.[1]);
+        else if (e.state === 'delayed' && e.score === undefined) {
+          const score = results[k++]?.[1];
+          extra = score === null || score === undefined ? undefined : Math.floor(Number(score) / DELAY_SCORE);
+        }
+        const row = toRow(e, fields, extra, now);
+        if (row) out.push(row);
+      }
+    }
+    return out;
+  }
+
+  private async counts(): Promise<Record<DeliveryStatus, number>> {
+    const raw = await this.rawCounts(Object.keys(STATUS_OF) as RawState[]);
+    const counts: Record<DeliveryStatus, number> = { pending: 0, working: 0, done: 0, dead: 0 };
+    for (const [state, n] of Object.entries(raw)) counts[STATUS_OF[state as RawState]] += n;
+    return counts;
+  }
+
+  private async rawCounts(states: readonly RawState[]): Promise<Partial<Record<RawState, number>>> {
+    const p = this.redis.pipeline();
+    for (const s of states) {
+      if (LISTS.has(s)) p.llen(this.queue.toKey(s));
+      else p.zcard(this.queue.toKey(s));
+    }
+    const results = (await p.exec()) ?? [];
+    const out: Partial<Record<RawState, number>> = {};
+    states.forEach((s, i) => {
+      const [err, n] = results[i] ?? [];
+      if (err) throw err;
+      out[s] = Number(n ?? 0);
+    });
+    return out;
+  }
+
+  private writable(what: string): void {
+    if (this.o.readonly) throw new UsageError(`inbox ${this.location} is open read-only: ${what} refused`);
+  }
+
+  private noChosenClock(what: string): UsageError {
+    return new UsageError(
+      `inbox ${this.location}: BullMQ keeps time by the real clock (lock expiry in Redis, due times from the workers' clocks): ${what} at a chosen time (now) cannot be made`,
+    );
+  }
+
+  /**
+   * Every call: refused at once when Redis is not connected (ioredis reconnects in the background,
+   * so the inbox recovers by itself), and bounded in time. `scan` calls read whole sets: their
+   * bound is each command's (commandTimeout), not the call's.
+   */
+  private async op<T>(work: () => Promise<T>, kind: 'call' | 'scan' = 'call'): Promise<T> {
+    if (this.closed) throw new InboxUnavailableError(`inbox ${this.location} is closed`);
+    if (this.redis.status !== 'ready') throw this.unreachable();
+    const p = work();
+    p.catch(() => undefined);
+    if (kind === 'scan') {
+      try {
+        return await p;
+      } catch (err) {
+        throw this.unavailable(err);
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.unreachable(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([p, timeout]);
+    } catch (err) {
+      throw this.unavailable(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private unreachable(detail?: string): InboxUnavailableError {
+    const last = this.lastError();
+    // 'connect': the socket is up but Redis has not answered the handshake (it hangs, or is loading).
+    const why =
+      detail ??
+      (this.redis.status === 'connect'
+        ? 'connected, but Redis does not answer'
+        : last
+          ? describeRedisError(last)
+          : `connection ${this.redis.status}`);
+    return new InboxUnavailableError(`inbox ${this.location}: Redis at ${this.t.server} is unreachable (${why})`);
+  }
+
+  private unavailable(err: unknown): unknown {
+    if (err instanceof InboxUnavailableError || err instanceof UsageError) return err;
+    const message = (err as { message?: unknown })?.message;
+    if (typeof message === 'string' && /Command timed out/.test(message)) return this.unreachable(`no answer within ${this.timeoutMs} ms`);
+    if (isConnectionError(err)) return this.unreachable(describeRedisError(err));
+    if ((err as { name?: unknown })?.name === 'ReplyError')
+      return new InboxUnavailableError(`inbox ${this.location}: ${describeRedisError(err)}`);
+    return err;
+  }
+}

@@ -1,0 +1,34 @@
+/*
+ * hookdrill's own Lua beside BullMQ's scripts (each one command, so atomic in Redis).
+ */
+
+/**
+ * Lua: whether a job's data begins with the given text (the put's own nonce). A job id is created
+ * by exactly one add, so of many puts of one key exactly one reads its own nonce back.
+ */
+export const MINE_LUA = `local d = redis.call('HGET', KEYS[1], 'data')
+if not d then return 0 end
+if string.sub(d, 1, string.len(ARGV[1])) == ARGV[1] then return 1 end
+return 0`;
+
+/** Lua: a requeued dead job keeps its last error (BullMQ's retry clears it), unless it has a newer one. */
+export const KEEP_ERROR_LUA = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HSETNX', KEYS[1], 'failedReason', ARGV[1]) end
+return 0`;
+
+/** Lua: replace the requeue record with this id (among the newest) by its new text. */
+export const UPDATE_RECORD_LUA = `local items = redis.call('LRANGE', KEYS[1], 0, 99)
+for i, v in ipairs(items) do
+  local ok, rec = pcall(cjson.decode, v)
+  if ok and type(rec) == 'table' and rec['id'] == ARGV[1] then
+    redis.call('LSET', KEYS[1], i - 1, ARGV[2])
+    return 1
+  end
+end
+return 0`;
+
+/** The scripts above, as ioredis commands (defineCommand). */
+export type HookdrillCommands = {
+  hookdrillMine(key: string, prefix: string): Promise<number>;
+  hookdrillKeepError(key: string, error: string): Promise<number>;
+  hookdrillUpdateRecord(key: string, id: string, json: string): Promise<number>;
+};
