@@ -357,6 +357,20 @@ test('bullmq: an expired lease on the real clock — claimed again with a new fe
       [false],
       'fence 0 (BullMQ skips the lock check for it) is refused',
     );
+
+    // A refused outcome changes nothing — not even the error recorded by the valid one beside it.
+    const key2 = { source: 'stripe', deliveryId: 'evt_2' };
+    await inbox.put(delivery('evt_2'));
+    const [stale] = await inbox.claim({ limit: 1, leaseMs: 200 });
+    const [fresh] = await claimWithin(inbox, 5_000, 60_000);
+    assert.deepEqual(
+      await inbox.settle([
+        { key: key2, fence: fresh!.fence, outcome: 'dead', error: 'FRESH worker error' },
+        { key: key2, fence: stale!.fence, outcome: 'retry', error: 'STALE worker error', retryInMs: 10 },
+      ]),
+      [true, false],
+    );
+    assert.equal((await inbox.get(key2))?.lastError, 'FRESH worker error');
   });
 });
 

@@ -79,7 +79,8 @@ export type FailOutcome = { retryAt: number } | { dead: true };
 /**
  * The outcome of one claimed row, as the worker records it. Fenced: it changes the row only if this
  * claim (its fence) still holds it. A retry's delay is relative, so the backend's own clock sets
- * the time it is due — workers on hosts with skewed clocks agree.
+ * the time it is due — on SQLite and Postgres workers on hosts with skewed clocks agree; on BullMQ
+ * the due time is the settling worker's clock (BullMQ's own way), so skew there matters.
  */
 export type Settlement =
   | { key: DeliveryKey; fence: number; outcome: 'done' }

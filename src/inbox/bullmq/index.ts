@@ -155,7 +155,7 @@ export class BullmqInbox implements Inbox {
   private readonly group: GroupCommit | undefined;
   private readonly watch = new WriteWatch();
   /** Jobs this inbox claimed and has not settled, by id: settle needs no read of them. */
-  private readonly held = new Map<string, Job<JobData>>();
+  private readonly held = new Map<string, { job: Job<JobData>; token: string }>();
   private readonly timeoutMs: number;
   private readonly keys: { base: string; marker: string; sources: string; requeues: string; meta: string };
   private closed = false;
@@ -329,13 +329,14 @@ export class BullmqInbox implements Inbox {
         const d = job.data;
         if (typeof d?.source !== 'string' || typeof d.deliveryId !== 'string') {
           // Not a delivery (put there by something else): buried, not handed out, nor left to come back.
-          job.opts = { ...job.opts, attempts: 1 };
+          // Its own removeOnFail would apply to the whole failed set (dead deliveries removed early).
+          job.opts = { ...job.opts, attempts: 1, removeOnFail: { age: Math.ceil(this.retentionMs / 1000) } };
           await job
             .moveToFailed(new Error('not a hookdrill delivery: its data has no source or delivery id'), token, false)
             .catch(() => undefined);
           continue;
         }
-        this.hold(job);
+        this.hold(job, token);
         claimed.push({
           source: d.source,
           deliveryId: d.deliveryId,
@@ -371,7 +372,12 @@ export class BullmqInbox implements Inbox {
     if (!Number.isSafeInteger(s.fence) || s.fence < 1) return false;
     const id = jobIdFor(s.key);
     const token = String(s.fence);
-    const job = this.held.get(id) ?? (await Job.fromId<JobData>(this.queue, id));
+    const held = this.held.get(id);
+    // This process claimed the job again since: the fence is stale. Refused without touching the
+    // held Job — moveToFailed sets its failedReason before the lock check, so a stale outcome run
+    // on the new claim's Job would leave its error on the row.
+    if (held && held.token !== token) return false;
+    const job = held?.job ?? (await Job.fromId<JobData>(this.queue, id));
     if (!job) return false;
     try {
       if (s.outcome === 'done') {
@@ -393,7 +399,7 @@ export class BullmqInbox implements Inbox {
       return true;
     } catch (err) {
       if (isFenceError(err)) {
-        if (this.held.get(id) === job) this.held.delete(id);
+        if (this.held.get(id)?.job === job) this.held.delete(id);
         return false;
       }
       throw err;
@@ -646,8 +652,8 @@ export class BullmqInbox implements Inbox {
     return this.workerReady;
   }
 
-  private hold(job: Job<JobData>): void {
-    this.held.set(job.id as string, job);
+  private hold(job: Job<JobData>, token: string): void {
+    this.held.set(job.id as string, { job, token });
     // Bounded: claims whose settle never came (the inbox failed meanwhile) are forgotten oldest first.
     if (this.held.size > 10_000) {
       const oldest = this.held.keys().next();
