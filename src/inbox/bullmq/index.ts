@@ -159,6 +159,8 @@ export class BullmqInbox implements Inbox {
   private readonly timeoutMs: number;
   private readonly keys: { base: string; marker: string; sources: string; requeues: string; meta: string };
   private closed = false;
+  /** How many jobs the next claim asks for in its first round trip (see claim). */
+  private firstWave = 1;
 
   constructor(
     private readonly redis: Redis,
@@ -301,10 +303,11 @@ export class BullmqInbox implements Inbox {
       // In waves of 1, 2, 4 … (each call is BullMQ's atomic move to active, so two claims never
       // share a job), stopping at the first wave that comes back short: an idle poll costs one
       // script, a lone delivery three — not one per slot of the limit (64 scripts for one job cut
-      // listen's throughput with its worker running to a third; bench/receiver.ts) — and a
-      // backlog of 64 is taken in 7 round trips.
+      // listen's throughput with its worker running to a third; bench/receiver.ts).
+      // A claim that came back full starts the next at that size: a backlog is drained in one
+      // round trip per claim.
       let jobs: Job<JobData>[] = [];
-      for (let wave = 1; jobs.length < o.limit; wave *= 2) {
+      for (let wave = Math.min(this.firstWave, o.limit); jobs.length < o.limit; wave *= 2) {
         const n = Math.min(wave, o.limit - jobs.length);
         const got = (await Promise.all(Array.from({ length: n }, () => worker.getNextJob(token, { block: false })))).filter(
           (j): j is Job<JobData> => j !== undefined && j.id !== undefined,
@@ -312,6 +315,7 @@ export class BullmqInbox implements Inbox {
         jobs.push(...got);
         if (got.length < n) break;
       }
+      this.firstWave = jobs.length >= o.limit ? o.limit : 1;
       if (jobs.length > 0 && leaseMs !== worker.opts.lockDuration) {
         // The lease is this claim's, not the worker's default: a job whose lock could not be set to
         // it (its lock ran out already) is not handed out; the stalled check puts it back.
