@@ -79,7 +79,13 @@ const args = (api: string, ...more: string[]) => [
 
 test('reconcile github: a repository hook over many cursor pages (one rate-limited) — exactly the missing guids, redeliveries counted once, paging stops at --since', async () => {
   // Served under /api/v3, as GitHub Enterprise serves it: the base's path is kept.
-  const api = await startGithubApi({ token: TOKEN, hookPath: `/api/v3${HOOK}`, deliveries: deliveries(), rateLimitOn: [2] });
+  const api = await startGithubApi({
+    token: TOKEN,
+    hookPath: `/api/v3${HOOK}`,
+    deliveries: deliveries(),
+    rateLimitOn: [2],
+    secondaryOn: [5],
+  });
   try {
     const inbox = await inboxWithout(MISSING);
     const junit = join(tempDir(), 'reconcile.xml');
@@ -99,9 +105,9 @@ test('reconcile github: a repository hook over many cursor pages (one rate-limit
     assert.equal(result.missing.find((e) => e.id === guid(98))?.type, 'issues.opened');
     assert.equal(result.missing.find((e) => e.id === guid(99))?.type, undefined);
     assert.equal(result.hook, 'repo acme/shop hook 7');
-    assert.deepEqual(api.rateLimited, [2], 'the rate limit was met and waited out');
-    // 612 attempts in range = 7 pages, + the first page reaching past --since, + the rate-limited retry; never the 400 older ones' pages.
-    assert.ok(api.requests() <= 9, `stopped paging at --since (${api.requests()} requests)`);
+    assert.deepEqual(api.rateLimited, [2, 5], 'the primary and the secondary rate limit were met and waited out');
+    // 612 attempts in range = 7 pages, + the first page reaching past --since, + two rate-limited retries; never the 400 older ones' pages.
+    assert.ok(api.requests() <= 10, `stopped paging at --since (${api.requests()} requests)`);
     const xml = readFileSync(junit, 'utf8');
     assert.match(xml, /<testsuite name="hookdrill reconcile github" tests="6" failures="4"/);
     assert.match(xml, new RegExp(`name="push ${guid(3)}"[^]*?type="missing"`));
@@ -119,27 +125,37 @@ test('reconcile github: a repository hook over many cursor pages (one rate-limit
   }
 });
 
-test('reconcile github --fix: payloads fetched for the missing ones only, listen forwards each once with its event header, a second reconcile finds nothing', async () => {
-  const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: deliveries() });
+test('reconcile github --fix: payloads fetched for the missing ones only (one gone meanwhile: said, the rest still fixed), listen forwards each once, a second reconcile finds only the gone one', async () => {
+  const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: deliveries(), gone: [guid(599)] });
   const app = await startServer((_req, res) => reply(res, 200, 'ok'));
   const inbox = await inboxWithout(MISSING);
   const { p: listen } = await startListen(inbox, 'gh-secret', '--provider', 'github', '--forward-to', app.url);
   try {
     const fixed = await hookdrill([...args(api.url, '--inbox', inbox, '--fix', '--json')], { GITHUB_TOKEN: TOKEN });
     assert.equal(fixed.code, 1, fixed.stderr);
-    assert.equal((JSON.parse(fixed.stdout) as { fixed: number }).fixed, MISSING.size);
-    assert.equal(api.detailFetches.length, MISSING.size, 'a payload request per missing event, none for the held ones');
-    for (let i = 0; app.requests.length < MISSING.size; i++) {
-      if (i > 200) assert.fail(`forwarded ${app.requests.length} of ${MISSING.size}`);
+    const result = JSON.parse(fixed.stdout) as { fixed: number; unfetched: { id: string; error: string }[] };
+    assert.equal(result.fixed, MISSING.size - 1);
+    assert.deepEqual(
+      result.unfetched.map((u) => u.id),
+      [guid(599)],
+    );
+    assert.match(result.unfetched[0]?.error ?? '', /answered 404: Not Found/);
+    assert.equal(api.detailFetches.length, MISSING.size - 1, 'a payload request per missing event, none for the held ones');
+    for (let i = 0; app.requests.length < MISSING.size - 1; i++) {
+      if (i > 200) assert.fail(`forwarded ${app.requests.length} of ${MISSING.size - 1}`);
       await new Promise((r) => setTimeout(r, 25));
     }
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(app.requests.length, MISSING.size, 'each processed once');
+    assert.equal(app.requests.length, MISSING.size - 1, 'each processed once');
     const push = app.requests.find((r) => r.headers['x-hookdrill-delivery-id'] === guid(3));
     assert.ok(push, 'the missing guid was forwarded under its own id');
     assert.deepEqual(JSON.parse(push.rawBody.toString()), { n: 3, sender: { login: 'octocat' } });
     const again = await hookdrill([...args(api.url, '--inbox', inbox, '--json')], { GITHUB_TOKEN: TOKEN });
-    assert.equal(again.code, 0, again.stdout);
+    assert.equal(again.code, 1, again.stdout);
+    assert.deepEqual(
+      (JSON.parse(again.stdout) as { missing: { id: string }[] }).missing.map((e) => e.id),
+      [guid(599)],
+    );
   } finally {
     await stopAll(listen);
     await app.close();
@@ -199,7 +215,8 @@ test('reconcile github --app --app-id: a JWT made from the private key and signe
       const ok = createVerify('RSA-SHA256').update(`${h}.${p}`).verify(publicKey, Buffer.from(s, 'base64url'));
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss: string; exp: number; iat: number };
       seen.push({ iss: claims.iss, alg: (JSON.parse(Buffer.from(h, 'base64url').toString()) as { alg: string }).alg });
-      return ok && claims.exp > Date.now() / 1000 && claims.iat <= Date.now() / 1000;
+      // GitHub refuses a JWT that expires more than 10 minutes after it was issued.
+      return ok && claims.exp > Date.now() / 1000 && claims.iat <= Date.now() / 1000 && claims.exp - claims.iat <= 600;
     },
   });
   try {
@@ -225,6 +242,12 @@ test('reconcile github --app --app-id: a JWT made from the private key and signe
     assert.deepEqual(seen[0], { iss: '12345', alg: 'RS256' });
     assert.doesNotMatch(r.stdout + r.stderr, /PRIVATE KEY/);
 
+    // The private key where a token belongs (no --app-id): refused by name, never printed (fetch would quote it whole).
+    const pemAsToken = await hookdrill(base, { GITHUB_TOKEN: pem });
+    assert.equal(pemAsToken.code, 2);
+    assert.equal(pemAsToken.stderr.trim().split('\n').length, 1, pemAsToken.stderr);
+    assert.match(pemAsToken.stderr, /GITHUB_TOKEN holds spaces, line breaks .* give --app-id/);
+    assert.doesNotMatch(pemAsToken.stderr + pemAsToken.stdout, /PRIVATE KEY|MII/);
     const wrong = await hookdrill(base, { GITHUB_TOKEN: 'ghp_NotAJwt000000000000000000000000000wxyz' });
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /the GitHub API answered 401: Bad credentials/);

@@ -183,3 +183,69 @@ test('reconcile stripe --redeliver-to: the missing events signed with the endpoi
   await inbox.close();
   assert.deepEqual(new Set(rows.map((row) => row.deliveryId)), MISSING);
 });
+
+test('reconcile stripe --type asks Stripe for those types only (types[], wildcards too); more than 20 is refused', async () => {
+  const api = await startStripeApi({ key: KEY, events });
+  try {
+    const inbox = await inboxWithout(MISSING);
+    const base = ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--json'];
+    const r = await hookdrill([...base, '--type', 'invoice.*'], { STRIPE_API_KEY: KEY });
+    const result = JSON.parse(r.stdout) as { sent: number; missing: { id: string; type: string }[] };
+    assert.equal(result.sent, 500);
+    assert.ok(result.missing.length > 0 && result.missing.every((e) => e.type === 'invoice.paid'));
+    const many = await hookdrill([...base, ...Array.from({ length: 21 }, (_, i) => ['--type', `t${i}`]).flat()], { STRIPE_API_KEY: KEY });
+    assert.equal(many.code, 2);
+    assert.match(many.stderr, /at most 20/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('reconcile --redeliver-to interrupted (SIGINT) mid-way: says so, counts what was never sent as not redelivered, exit 1', async () => {
+  const { spawnHookdrill } = await import('./helpers/spawned.js');
+  const { startServer, reply } = await import('./helpers/server.js');
+  const api = await startStripeApi({ key: KEY, events });
+  // A receiver that takes its time: the run is still delivering when it is interrupted.
+  const slow = await startServer(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 1_500));
+    reply(res, 200, 'ok');
+  });
+  try {
+    const inbox = await inboxWithout(MISSING);
+    const p = spawnHookdrill(
+      [
+        'reconcile',
+        '--provider',
+        'stripe',
+        '--since',
+        '2h',
+        '--api-base',
+        api.url,
+        '--inbox',
+        inbox,
+        '--redeliver-to',
+        slow.url,
+        '--secret',
+        'whsec_int',
+        '--concurrency',
+        '1',
+        '--json',
+      ],
+      { STRIPE_API_KEY: KEY },
+    );
+    for (let i = 0; slow.requests.length === 0; i++) {
+      if (i > 400) assert.fail('nothing was redelivered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    p.child.kill('SIGINT');
+    assert.equal(await p.exit, 1, p.stderr());
+    const out = p.lines.map((l) => (typeof l.text === 'string' ? l.text : JSON.stringify(l))).join('\n');
+    const result = JSON.parse(out) as { ok: boolean; redelivered: { interrupted: boolean; failed: { status: string }[] } };
+    assert.equal(result.redelivered.interrupted, true);
+    assert.ok(result.redelivered.failed.filter((f) => f.status === 'not sent (interrupted)').length >= MISSING.size - 2);
+    assert.ok(slow.requests.length < MISSING.size);
+  } finally {
+    await slow.close();
+    await api.close();
+  }
+});

@@ -34,14 +34,15 @@ export async function apiGet(url: URL, o: ApiRequest): Promise<ApiResponse> {
         signal: o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000),
       });
     } catch (err) {
-      throw new UsageError(`${o.name} at ${url.origin} did not answer: ${(err as Error).message}`);
+      if (o.signal?.aborted) throw new ApiInterrupted(o.name);
+      throw new UsageError(`${o.name} at ${url.origin} did not answer: ${mask((err as Error).message, o.secret)}`);
     }
     const wait = rateLimitWait(res, attempt);
     if (wait !== undefined && attempt < (o.maxRateLimited ?? 6)) {
       await res.arrayBuffer();
       if (wait > (o.maxWaitMs ?? 120_000))
         throw new UsageError(`${o.name} is rate-limiting this key for another ${Math.ceil(wait / 1000)} s: try again later`);
-      await sleep(wait, o.signal);
+      if (!(await sleep(wait, o.signal))) throw new ApiInterrupted(o.name);
       continue;
     }
     const text = await res.text();
@@ -51,7 +52,7 @@ export async function apiGet(url: URL, o: ApiRequest): Promise<ApiResponse> {
     } catch {
       body = undefined;
     }
-    if (!res.ok) throw new UsageError(`${o.name} answered ${res.status}: ${mask(apiMessage(body) ?? text.slice(0, 200), o.secret)}`);
+    if (!res.ok) throw new UsageError(`${o.name} answered ${res.status}: ${mask(apiMessage(body) ?? text, o.secret).slice(0, 300)}`);
     if (body === undefined) throw new UsageError(`${o.name} at ${url.origin} answered something that is not JSON`);
     return { body, headers: res.headers };
   }
@@ -59,7 +60,11 @@ export async function apiGet(url: URL, o: ApiRequest): Promise<ApiResponse> {
 
 /** How long a rate-limited answer asks us to wait, or undefined when it is not one. */
 function rateLimitWait(res: Response, attempt: number): number | undefined {
-  const limited = res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0');
+  // GitHub: a primary limit is a 403 (or 429) with x-ratelimit-remaining 0; a secondary one a 403
+  // (or 429) with Retry-After (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
+  const limited =
+    res.status === 429 ||
+    (res.status === 403 && (res.headers.get('x-ratelimit-remaining') === '0' || res.headers.get('retry-after') !== null));
   if (!limited) return undefined;
   const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
   if (Number.isFinite(retryAfter) && retryAfter >= 0) return retryAfter * 1_000;
@@ -76,9 +81,30 @@ function apiMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Stripe echoes part of a bad key (sk_test_****1234); the key we hold is never shown whole or in part. */
+/**
+ * The credential out of a message: whole, and the last four characters Stripe echoes of a bad key
+ * (`sk_test_****1234`), so none of it is shown.
+ */
 export function mask(text: string, secret: string): string {
-  return secret ? text.split(secret).join('***') : text;
+  if (!secret) return text;
+  const masked = text.split(secret).join('***');
+  return secret.length > 8 ? masked.split(`****${secret.slice(-4)}`).join('****') : masked;
+}
+
+/** The run was interrupted (Ctrl-C, SIGTERM) while it read the sender's API: nothing compared or changed yet. */
+export class ApiInterrupted extends UsageError {
+  constructor(name: string) {
+    super(`interrupted while reading ${name}: nothing was compared, nothing changed`);
+  }
+}
+
+/**
+ * A credential fit for an HTTP header: printable ASCII on one line. Anything else (a PEM key where a
+ * token belongs, a pasted line break) is refused by name — fetch would quote the whole value in its error.
+ */
+export function checkCredential(value: string, variable: string, hint: string): void {
+  if (/[^\x21-\x7e]/.test(value))
+    throw new UsageError(`${variable} holds spaces, line breaks or other characters no API token has${hint ? ` (${hint})` : ''}`);
 }
 
 /** `path` under the API base, keeping the base's own path (GitHub Enterprise: https://host/api/v3). */

@@ -9,14 +9,16 @@ export type GithubHook = { repo: string; hookId: number } | { org: string; hookI
 
 export interface GithubListOptions {
   apiBase: string;
-  /** A token (repository and organization hooks) or, for the app hook, a JWT. */
-  token: string;
+  /** A token (repository and organization hooks) or, for the app hook, a JWT — made anew for each request when a function. */
+  token: string | (() => string);
   hook: GithubHook;
   /** Unix seconds, inclusive. */
   since: number;
   until: number;
   /** Only deliveries GitHub saw fail (status=failure: a status code of 400–599, or none). */
   onlyFailed?: boolean;
+  /** Only these events (`issues`, or `issues.opened`): GitHub's list has no such filter, so it is applied here. */
+  types?: readonly string[];
   maxRateLimited?: number;
   signal?: AbortSignal;
 }
@@ -56,23 +58,29 @@ export function deliveriesPath(hook: GithubHook): string {
  */
 export function githubRecord(o: GithubListOptions): SenderRecord {
   const attemptOf = new Map<string, number>();
-  const request = (): ApiRequest => ({
-    name: 'the GitHub API',
-    headers: {
-      authorization: `Bearer ${o.token}`,
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-      'user-agent': 'hookdrill',
-    },
-    secret: o.token,
-    ...(o.maxRateLimited !== undefined ? { maxRateLimited: o.maxRateLimited } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-  });
+  const request = (): ApiRequest => {
+    // An app's JWT lives 10 minutes at most: a long run (many pages, rate-limit waits) makes one per request.
+    const token = typeof o.token === 'function' ? o.token() : o.token;
+    return {
+      name: 'the GitHub API',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'hookdrill',
+      },
+      secret: token,
+      ...(o.maxRateLimited !== undefined ? { maxRateLimited: o.maxRateLimited } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    };
+  };
+  const wanted = (type: string) => !o.types?.length || o.types.some((t) => t === type || t === type.split('.')[0]);
   const path = deliveriesPath(o.hook);
   return {
     provider: 'github',
-    async *list() {
+    async *list(onListed) {
       const seen = new Map<string, SentEvent>();
+      let read = 0;
       let cursor: string | undefined;
       for (;;) {
         const url = apiUrl(o.apiBase, path);
@@ -83,6 +91,8 @@ export function githubRecord(o: GithubListOptions): SenderRecord {
         if (!Array.isArray(body))
           throw new UsageError(`the GitHub API at ${url.origin} answered something that is not a list of deliveries`);
         let older = false;
+        read += body.length;
+        onListed?.(read);
         for (const d of body as HookDelivery[]) {
           const at = Math.floor(Date.parse(d.delivered_at) / 1000);
           if (at < o.since) {
@@ -90,11 +100,12 @@ export function githubRecord(o: GithubListOptions): SenderRecord {
             continue;
           }
           if (at > o.until) continue;
+          const type = d.action ? `${d.event}.${d.action}` : d.event;
+          if (!wanted(type)) continue;
           const known = seen.get(d.guid);
           // Newest first: the first attempt seen has the status that stands; the last seen, the time it was first sent.
           if (known) known.created = Math.min(known.created, at);
           else {
-            const type = d.action ? `${d.event}.${d.action}` : d.event;
             seen.set(d.guid, { id: d.guid, type, created: at, status: d.status });
             attemptOf.set(d.guid, d.id);
           }

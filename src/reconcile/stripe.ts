@@ -10,6 +10,8 @@ export interface StripeListOptions {
   until: number;
   /** Only what Stripe itself saw fail to deliver (delivery_success=false). */
   onlyFailed?: boolean;
+  /** Only these event types (types[]: at most 20, `invoice.*` allowed). */
+  types?: readonly string[];
   /** How often a 429 is waited out (default 6). */
   maxRateLimited?: number;
   signal?: AbortSignal;
@@ -32,14 +34,16 @@ export function stripeRecord(o: StripeListOptions): SenderRecord {
   const raw = new Map<string, unknown>();
   return {
     provider: 'stripe',
-    async *list() {
+    async *list(onListed) {
       let after: string | undefined;
+      let read = 0;
       for (;;) {
         const url = apiUrl(o.apiBase, '/v1/events');
         url.searchParams.set('limit', '100');
         url.searchParams.set('created[gte]', String(o.since));
         url.searchParams.set('created[lte]', String(o.until));
         if (o.onlyFailed) url.searchParams.set('delivery_success', 'false');
+        for (const t of o.types ?? []) url.searchParams.append('types[]', t);
         if (after) url.searchParams.set('starting_after', after);
         const { body } = await apiGet(url, {
           name: 'the Stripe API',
@@ -51,6 +55,8 @@ export function stripeRecord(o: StripeListOptions): SenderRecord {
         const page = body as { data?: StripeEvent[]; has_more?: boolean };
         if (!Array.isArray(page.data))
           throw new UsageError(`the Stripe API at ${url.origin} answered something that is not a list of events`);
+        read += page.data.length;
+        onListed?.(read);
         for (const e of page.data) {
           raw.set(e.id, e);
           yield { id: e.id, type: e.type, created: e.created };

@@ -19,8 +19,8 @@ export interface FetchedEvent {
 /** A provider's API as reconcile reads it: the list of what it sent, and one event's payload. */
 export interface SenderRecord {
   readonly provider: 'stripe' | 'github';
-  /** What it sent in the range, every page. */
-  list(): AsyncGenerator<SentEvent>;
+  /** What it sent in the range, every page; `onListed` hears how many deliveries were read so far. */
+  list(onListed?: (read: number) => void): AsyncGenerator<SentEvent>;
   /** The payload of one listed event (GitHub: one more request per event). */
   fetch(event: SentEvent): Promise<FetchedEvent>;
 }

@@ -28,8 +28,12 @@ export function renderReconcile(r: ReconcileResult): string {
     );
   if (r.dryRun && r.fixed === undefined && r.missing.length > 0)
     lines.push(`--dry-run: ${r.missing.length} missing events would be signed and delivered; nothing sent`);
+  for (const u of (r.unfetched ?? []).slice(0, SHOWN)) lines.push(`${chalk.red('no payload')} ${u.id}: ${u.error}`);
+  if (r.unfetched?.length)
+    lines.push(`${r.unfetched.length} missing events could not be fetched from ${r.provider}: not fixed or redelivered`);
   if (r.redelivered) {
-    const { summary, failed, url } = r.redelivered;
+    const { summary, failed, url, interrupted } = r.redelivered;
+    if (interrupted) lines.push(chalk.yellow('interrupted: the missing events not yet sent were not redelivered'));
     for (const f of failed.slice(0, SHOWN)) lines.push(`${chalk.red('not redelivered')} ${f.id}: ${f.status}`);
     lines.push(
       `${failed.length ? chalk.red('REDELIVERY FAILED') : chalk.green('redelivered')} ${summary.events - failed.length} of ${summary.events} missing events to ${url}${failed.length ? ' — run reconcile again to see what is still missing' : ''}`,

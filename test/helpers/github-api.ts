@@ -13,7 +13,9 @@ import type { AddressInfo } from 'node:net';
  *   response { headers, payload } (…#get-a-delivery-for-a-repository-webhook);
  * - Authorization: Bearer <token>, else 401 { message: 'Bad credentials', documentation_url };
  * - a primary rate limit on the requests named in `rateLimitOn`: 403 with x-ratelimit-remaining: 0
- *   and x-ratelimit-reset (epoch seconds) (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
+ *   and x-ratelimit-reset (epoch seconds); a secondary one on those in `secondaryOn`: 403 with
+ *   Retry-After and requests still remaining (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api);
+ * - 404 for the delivery of a guid in `gone` (past GitHub's retention since it was listed).
  */
 export interface GithubDelivery {
   guid: string;
@@ -32,6 +34,8 @@ export async function startGithubApi(o: {
   /** Every attempt, in any order (a redelivery is another entry with the same guid). */
   deliveries: GithubDelivery[];
   rateLimitOn?: number[];
+  secondaryOn?: number[];
+  gone?: string[];
   /** Checks the bearer token instead of comparing it (the app hook takes a JWT). */
   acceptToken?: (token: string) => boolean;
 }) {
@@ -57,6 +61,14 @@ export async function startGithubApi(o: {
           documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
         },
         { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 1) },
+      );
+    }
+    if (o.secondaryOn?.includes(requests)) {
+      rateLimited.push(requests);
+      return send(
+        403,
+        { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+        { 'retry-after': '1', 'x-ratelimit-remaining': '4321' },
       );
     }
     const url = new URL(req.url ?? '/', 'http://x');
@@ -100,7 +112,7 @@ export async function startGithubApi(o: {
     }
     const m = new RegExp(`^${list.replace(/[/]/g, '\\/')}\\/(\\d+)$`).exec(url.pathname);
     const one = m ? entries.find((e) => e.id === Number(m[1])) : undefined;
-    if (one) {
+    if (one && !o.gone?.includes(one.guid)) {
       detailFetches.push(one.id);
       return send(200, {
         ...item(one),

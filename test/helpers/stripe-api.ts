@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * A stand-in for Stripe's List Events endpoint, serving the documented shapes over real HTTP:
  * - GET /v1/events with created[gte] / created[lte], limit (max 100), starting_after, and
- *   delivery_success; newest first; { object: 'list', data, has_more, url }
+ *   delivery_success and types[]; newest first; { object: 'list', data, has_more, url }
  *   (https://docs.stripe.com/api/events/list, https://docs.stripe.com/api/pagination);
  * - Authorization: Bearer <key>, else 401 with an invalid_request_error whose message shows the
  *   key's last four characters, as Stripe's does (https://docs.stripe.com/api/errors);
@@ -42,8 +42,11 @@ export async function startStripeApi(o: { key: string; events: StripeEvent[]; ra
     const lte = Number(url.searchParams.get('created[lte]') ?? Number.MAX_SAFE_INTEGER);
     const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 10));
     const onlyFailed = url.searchParams.get('delivery_success') === 'false';
+    // types[]: exact names, or a prefix with a trailing * (invoice.*).
+    const types = url.searchParams.getAll('types[]');
+    const typed = (t: string) => !types.length || types.some((p) => (p.endsWith('*') ? t.startsWith(p.slice(0, -1)) : t === p));
     let list = o.events
-      .filter((e) => e.created >= gte && e.created <= lte && (!onlyFailed || !e.delivered))
+      .filter((e) => e.created >= gte && e.created <= lte && (!onlyFailed || !e.delivered) && typed(e.type))
       .sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
     const after = url.searchParams.get('starting_after');
     if (after) list = list.slice(list.findIndex((e) => e.id === after) + 1);

@@ -21,6 +21,7 @@ export interface ReconcileFlags extends OutputFlags {
   schema?: string;
   stored?: string;
   onlyFailed?: boolean;
+  type?: string[];
   fix?: boolean;
   redeliverTo?: string;
   secret?: string[];
@@ -55,6 +56,11 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
       .option('--stored <command>', 'or: a command printing the delivery ids it holds, one per line')
       .option('--only-failed', 'only events the sender itself saw fail to deliver (Stripe delivery_success=false, GitHub status=failure)')
       .option(
+        '--type <type>',
+        'only this event type (repeatable; Stripe: invoice.* too, at most 20; GitHub: issues or issues.opened)',
+        collect,
+      )
+      .option(
         '--fix',
         'put the missing events into --inbox as pending (origin: reconcile) for its worker; a late real delivery is then a duplicate',
       )
@@ -88,6 +94,7 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
       ...inboxOptions(flags),
       ...(flags.app ? { app: true } : {}),
       ...(flags.onlyFailed ? { onlyFailed: true } : {}),
+      ...(flags.type?.length ? { types: flags.type } : {}),
       ...(flags.fix ? { fix: true } : {}),
       ...(flags.dryRun ? { dryRun: true } : {}),
       ...(flags.withPayloads ? { withPayloads: true } : {}),

@@ -5,6 +5,7 @@ import type { SendSummary } from '../../delivery/summary.js';
 import { parseExpectation } from '../../delivery/expect.js';
 import { openInbox, resolveTarget } from '../../inbox/open.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
+import { ApiInterrupted, checkCredential } from '../../reconcile/api.js';
 import { GITHUB_RETENTION_SECONDS, appJwt, githubRecord } from '../../reconcile/github.js';
 import type { GithubHook } from '../../reconcile/github.js';
 import { stripeRecord } from '../../reconcile/stripe.js';
@@ -33,6 +34,8 @@ export interface ReconcileOptions {
   stored?: string;
   /** Only what the sender itself saw fail to deliver. */
   onlyFailed?: boolean;
+  /** Only these event types (Stripe: `invoice.*` allowed, at most 20; GitHub: `issues` or `issues.opened`). */
+  types?: string[];
   /** Put the missing events into the inbox as pending, for its worker to process. */
   fix?: boolean;
   /** Sign the missing events with `secrets` and deliver them here, once each. */
@@ -82,13 +85,18 @@ export interface ReconcileResult {
   dead: SentEvent[];
   /** With --fix: missing events now in the inbox as pending (0 with --dry-run). */
   fixed?: number;
-  /** With --redeliver-to: where, and how each went. */
-  redelivered?: { url: string; summary: SendSummary; failed: { id: string; status: string }[] };
+  /** With --redeliver-to: where, and how each went (interrupted: the rest were never sent). */
+  redelivered?: { url: string; summary: SendSummary; failed: { id: string; status: string }[]; interrupted: boolean };
+  /** Missing events whose payload the sender's API would not give (past its retention, an error): not fixed or redelivered. */
+  unfetched?: { id: string; error: string }[];
   dryRun?: boolean;
   /** What the user should know about the comparison (a range the sender no longer keeps). */
   notes: string[];
   elapsedMs: number;
 }
+
+/** Stripe's List Events covers the last 30 days (https://docs.stripe.com/api/events/list). */
+const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export const RECONCILE_DEFAULTS = {
   stripe: { apiBase: 'https://api.stripe.com', apiKeyEnv: 'STRIPE_API_KEY' },
@@ -106,18 +114,16 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
   const plan = validate(o);
   const progress = o.onProgress ?? (() => {});
   const notes: string[] = [];
-  if (
-    plan.record.provider === 'github' &&
-    plan.until / 1000 - plan.since / 1000 > 0 &&
-    Date.now() / 1000 - plan.since / 1000 > GITHUB_RETENTION_SECONDS
-  )
-    notes.push('GitHub keeps deliveries for 3 days: what it sent before that is not in its record, and not compared');
+  const kept = plan.record.provider === 'github' ? GITHUB_RETENTION_SECONDS : STRIPE_RETENTION_SECONDS;
+  if ((o.now ?? Date.now()) / 1000 - plan.since / 1000 > kept)
+    notes.push(
+      plan.record.provider === 'github'
+        ? 'GitHub keeps deliveries for 3 days: what it sent before that is not in its record, and not compared'
+        : 'Stripe lists events of the last 30 days only: what it sent before that is not in its record, and not compared',
+    );
 
   const sentEvents: SentEvent[] = [];
-  for await (const e of plan.record.list()) {
-    sentEvents.push(e);
-    if (sentEvents.length % 100 === 0) progress({ phase: 'listing', done: sentEvents.length });
-  }
+  for await (const e of plan.record.list((read) => progress({ phase: 'listing', done: read }))) sentEvents.push(e);
   progress({ phase: 'comparing', done: 0, total: sentEvents.length });
   const { missing, dead } = await compare(o, plan.record.provider, sentEvents, (done) =>
     progress({ phase: 'comparing', done, total: sentEvents.length }),
@@ -126,10 +132,18 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
   // Payloads are fetched once, for whatever needs them (GitHub: a request per event).
   const wantPayloads = o.withPayloads || ((o.fix || o.redeliverTo) && !o.dryRun);
   const fetched = new Map<string, FetchedEvent>();
+  const unfetched: { id: string; error: string }[] = [];
   if (wantPayloads) {
-    for (const e of missing) {
-      fetched.set(e.id, await plan.record.fetch(e));
-      progress({ phase: 'fetching', done: fetched.size, total: missing.length });
+    for (const [i, e] of missing.entries()) {
+      try {
+        fetched.set(e.id, await plan.record.fetch(e));
+      } catch (err) {
+        // One event the API will not give (gone past its retention since it was listed) does not
+        // stop the others; an interruption does.
+        if (err instanceof ApiInterrupted || !(err instanceof UsageError)) throw err;
+        unfetched.push({ id: e.id, error: err.message });
+      }
+      progress({ phase: 'fetching', done: i + 1, total: missing.length });
     }
   }
   const result: ReconcileResult = {
@@ -148,6 +162,7 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
       return f ? { ...e, payload: JSON.parse(f.body.toString('utf8')), headers: f.headers } : e;
     }),
     dead,
+    ...(unfetched.length ? { unfetched } : {}),
     notes,
     elapsedMs: 0,
   };
@@ -157,7 +172,7 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
     result.redelivered = await redeliver(plan.redeliver, plan.record.provider, missing, fetched, o, (p) =>
       progress({ phase: 'redelivering', ...p }),
     );
-    if (result.redelivered.failed.length > 0) result.ok = false;
+    if (result.redelivered.failed.length > 0 || result.redelivered.interrupted) result.ok = false;
   }
   result.elapsedMs = Math.round(performance.now() - started);
   return result;
@@ -200,12 +215,19 @@ function validate(o: ReconcileOptions): Plan {
   const env = o.env ?? process.env;
   const defaults = RECONCILE_DEFAULTS[provider];
   const apiBase = parseUrl(o.apiBase ?? defaults.apiBase, '--api-base');
-  const range = { since: Math.floor(since / 1000), until: Math.floor(until / 1000), ...(o.onlyFailed ? { onlyFailed: true } : {}) };
+  const range = {
+    since: Math.floor(since / 1000),
+    until: Math.floor(until / 1000),
+    ...(o.onlyFailed ? { onlyFailed: true } : {}),
+    ...(o.types?.length ? { types: o.types } : {}),
+  };
+  if (provider === 'stripe' && (o.types?.length ?? 0) > 20)
+    throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
   const signal = o.signal ? { signal: o.signal } : {};
   if (provider === 'stripe') {
     if (o.repo || o.org || o.hookId !== undefined || o.app || o.appId)
       throw new UsageError('--repo, --org, --hook-id, --app and --app-id name a GitHub hook: not for --provider stripe');
-    const apiKey = secretFrom(env, o.apiKeyEnv ?? defaults.apiKeyEnv, 'a Stripe API key with read access to events');
+    const apiKey = secretFrom(env, o.apiKeyEnv ?? defaults.apiKeyEnv, 'a Stripe API key with read access to events', '');
     return {
       record: stripeRecord({ apiBase: apiBase.toString(), apiKey, ...range, ...signal }),
       apiBase: displayUrl(apiBase),
@@ -224,8 +246,12 @@ function validate(o: ReconcileOptions): Plan {
       : 'app' in hook
         ? "a JWT of the GitHub App (or give --app-id and the app's private key)"
         : 'a GitHub token that can read the hook (admin:repo_hook or admin:org_hook)',
+    // A PEM is many lines: it belongs with --app-id, which makes the JWT from it.
+    o.appId ? undefined : 'a private key? give --app-id with it',
   );
-  const token = o.appId ? appJwt(o.appId, credential) : credential;
+  const appId = o.appId;
+  const token = appId ? () => appJwt(appId, credential) : credential;
+  if (typeof token === 'function') token(); // a key that cannot sign is said now, before any request
   return {
     record: githubRecord({ apiBase: apiBase.toString(), token, hook, ...range, ...signal }),
     apiBase: displayUrl(apiBase),
@@ -254,9 +280,11 @@ function githubHook(o: ReconcileOptions): { hook: GithubHook; label: string } {
   return { hook: { org: o.org as string, hookId }, label: `org ${o.org} hook ${hookId}` };
 }
 
-function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string): string {
+/** The credential from its variable; a token must be one header-safe word (`tokenHint` says what else it may be). */
+function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string, tokenHint: string | undefined): string {
   const value = env[name];
   if (!value) throw new UsageError(`${name} is not set: it must hold ${what} (--api-key-env names another variable)`);
+  if (tokenHint !== undefined) checkCredential(value, name, tokenHint);
   return value;
 }
 
@@ -334,6 +362,7 @@ async function redeliver(
   onProgress: (p: { done: number; total: number }) => void,
 ): Promise<NonNullable<ReconcileResult['redelivered']>> {
   const { provider, secrets } = resolveSigner({ provider: providerName, secrets: to.secrets });
+  const sendable = missing.filter((e) => fetched.has(e.id));
   const out = await runDeliveries({
     provider,
     secrets,
@@ -342,24 +371,30 @@ async function redeliver(
     expectation: parseExpectation('2xx'),
     events: {
       make: (seq) => {
-        const e = missing[seq] as SentEvent;
+        const e = sendable[seq] as SentEvent;
         return { rawBody: (fetched.get(e.id) as FetchedEvent).body, deliveryId: e.id, eventType: e.type };
       },
       label: () => providerName,
     },
-    count: missing.length,
+    count: sendable.length,
     concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, RECONCILE_DEFAULTS.concurrency),
     duplicates: 1,
     extraHeaders: [],
     onProgress: (p) => onProgress({ done: p.done, total: p.total }),
     ...(o.signal ? { signal: o.signal } : {}),
   });
-  const summary = summarizeDeliveries(missing.length, out.deliveries, out.elapsedMs);
+  const summary = summarizeDeliveries(sendable.length, out.deliveries, out.elapsedMs);
+  const started = new Set(out.deliveries.map((d) => d.deliveryId));
   return {
     url: displayUrl(to.url),
     summary,
-    failed: out.deliveries
-      .filter((d) => !d.met)
-      .map((d) => ({ id: d.deliveryId, status: String(d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing') })),
+    failed: [
+      ...out.deliveries
+        .filter((d) => !d.met)
+        .map((d) => ({ id: d.deliveryId, status: String(d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing') })),
+      // Interrupted: what was never started is not redelivered either.
+      ...sendable.filter((e) => !started.has(e.id)).map((e) => ({ id: e.id, status: 'not sent (interrupted)' })),
+    ],
+    interrupted: out.interrupted,
   };
 }
