@@ -157,11 +157,12 @@ const LINE1_KEYS = new Set([
   'address',
 ]);
 const LINE2_KEYS = new Set(['line2', 'line_2', 'address2', 'address_2', 'address_line2', 'address_line_2', 'street2', 'street_line2']);
-const CITY_KEYS = new Set(['city', 'town', 'locality']);
-const POSTAL_KEYS = new Set(['postal_code', 'postcode', 'post_code', 'zip', 'zip_code', 'zipcode', 'postalcode']);
+const CITY_KEYS = new Set(['city', 'town', 'locality', 'address_city']);
+const POSTAL_KEYS = new Set(['postal_code', 'postcode', 'post_code', 'zip', 'zip_code', 'zipcode', 'postalcode', 'address_zip']);
 const ADDRESS_KEYS = new Set([...LINE1_KEYS, ...LINE2_KEYS, ...CITY_KEYS, ...POSTAL_KEYS]);
 const COORDINATE_KEYS = new Set(['latitude', 'longitude', 'lat', 'lng', 'lon']);
-const PHONE_KEY = /(^|_)(phone|phones|mobile|telephone|tel|cell|cellphone|fax)(_|$)/;
+// The key names a number itself (`phone`, `billing_phone`, `phone_number`), not a count of them (`phone_count`).
+const PHONE_KEY = /(^|_)(phone|phones|mobile|telephone|tel|cell|cellphone|fax)(_number|_no|_e164)?$/;
 const IP_KEYS = new Set(['ip', 'ip_address', 'browser_ip', 'client_ip', 'remote_ip', 'customer_ip', 'user_ip']);
 
 type NameRole = 'first' | 'last' | 'full';
@@ -219,6 +220,8 @@ function planFor(value: string | number, rawKey: string | undefined, holder: Hol
   const key = rawKey === undefined ? '' : snake(rawKey);
   if (typeof value === 'number') {
     if (PHONE_KEY.test(key) && !ID_OR_TIME.test(key)) return { kind: 'phone' };
+    // A postal code written as a number (`zip: 94107`): replaced with one of the same digits' count.
+    if (POSTAL_KEYS.has(key)) return { kind: 'address', part: 'postal' };
     if (COORDINATE_KEYS.has(key) && holder?.address) return { kind: 'location', axis: key.startsWith('lat') ? 'lat' : 'lng' };
     if (ID_OR_TIME.test(key) || PROTECTED.has(key)) return undefined;
     return { kind: 'text', url: false, cards: true };
@@ -233,7 +236,7 @@ function planFor(value: string | number, rawKey: string | undefined, holder: Hol
     return person && !value.includes('/') && !value.includes('@') ? { kind: 'name', role } : { kind: 'text', url: false, cards: false };
   if (key === 'name' && holder && person && !value.includes('@')) {
     const container = holder.container !== undefined && PERSON_CONTAINERS.has(holder.container);
-    const personObject = holder.obj.object === 'customer' || holder.obj.object === 'person';
+    const personObject = holder.obj.object === 'customer' || holder.obj.object === 'person' || holder.obj.object === 'card';
     if (container || personObject || (hasPersonSibling(holder) && PERSON_NAME.test(value))) return { kind: 'name', role: 'full' };
   }
   // Where a person lives, as a user profile says it (GitHub's `location`); elsewhere `location` is often an id.
@@ -629,6 +632,11 @@ class Redactor {
 
   private number(value: number, plan: Plan): number {
     if (plan.kind === 'phone') return this.count('phone', Number(digits(this.phone(String(value)))));
+    if (plan.kind === 'address' && Number.isSafeInteger(value)) {
+      // Digits only, and no leading zero: a number stays a number of the same length.
+      const fake = this.address(String(value), plan.part).replace(/^0/, '1');
+      return this.count('address', Number(fake));
+    }
     if (plan.kind === 'location') {
       let fake = this.coordinates.get(value);
       if (fake === undefined) {
@@ -656,15 +664,19 @@ class Redactor {
     if (PHONE_WHOLE.test(text.trim()) && digits(text).length >= 7) return this.count('phone', this.phone(text));
     // A full name known from a name field, inside a longer text ("Co-authored-by: Ada Lovelace <…>").
     for (const [original, { kind, fake }] of this.known) {
-      if (kind !== 'name' || !out.includes(original)) continue;
-      out = out.replace(new RegExp(`(?<![\\p{L}\\p{M}])${escapeRegExp(original)}(?![\\p{L}\\p{M}])`, 'gu'), () => this.count('name', fake));
+      if (kind !== 'name' || !out.toLowerCase().includes(original.toLowerCase())) continue;
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{M}])${escapeRegExp(original)}(?![\\p{L}\\p{M}])`, 'giu'), () =>
+        this.count('name', fake),
+      );
     }
     // URLs inside the text: their path segments that are a replaced login.
     out = out.replace(URL_IN_TEXT, (u) => this.replaceLogins(u, PATH_SEGMENT));
     if (cards) out = out.replace(DIGIT_RUN, (run) => (isCardNumber(digits(run)) ? this.count('card', this.card(run)) : run));
     out = out.replace(PHONE_IN_TEXT, (m) => this.count('phone', this.phone(m)));
     // An @mention of a replaced login (a GitHub issue body, a commit message).
-    return this.replaceLogins(out, /(?<![\w@])@([A-Za-z0-9][\w-]*)/g);
+    out = this.replaceLogins(out, /(?<![\w@])@([A-Za-z0-9][\w-]*)/g);
+    // A replaced login as a word of its own, any case (`octocat:patch-1`, a PR's head label; "thanks Octocat").
+    return this.replaceLogins(out, /(?<![\w@./-])([A-Za-z0-9][\w-]{2,})(?![\w-])/g);
   }
 
   /** Occurrences of a replaced login: the capture group is the candidate. */

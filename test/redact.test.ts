@@ -355,3 +355,24 @@ test('keys named __proto__ stay keys; empty and null values stay as they are', (
   assert.notEqual(own.email, 'a@b.co');
   assert.equal(JSON.stringify(value), JSON.stringify(input).replace('a@b.co', own.email));
 });
+
+test('redact: shapes a review found leaking — a PR head label, a login or a name in any case in free text, a legacy Stripe card, a numeric zip; a phone count is no phone', () => {
+  const body = {
+    pull_request: {
+      user: { login: 'octocat', name: 'Ada Lovelace', email: 'ada@x.io' },
+      head: { label: 'octocat:patch-1' },
+      body: 'thanks Octocat, ADA LOVELACE rocks',
+    },
+    charge: { source: { object: 'card', name: 'Grace Hopper', address_city: 'Springfield', address_zip: '62701' } },
+    shipping: { address: { zip: 94107, city: 'Boston' } },
+    stats: { phone_count: 3 },
+  };
+  const { value } = redact(body);
+  const text = JSON.stringify(value);
+  for (const original of ['octocat', 'Octocat', 'Ada Lovelace', 'ADA LOVELACE', 'Grace Hopper', 'Springfield', '62701', '94107', 'Boston'])
+    assert.ok(!text.includes(original), `${original} remains: ${text}`);
+  const v = value as { shipping: { address: { zip: unknown } }; stats: { phone_count: unknown } };
+  assert.equal(typeof v.shipping.address.zip, 'number', 'a number stays a number');
+  assert.equal(String(v.shipping.address.zip).length, 5);
+  assert.equal(v.stats.phone_count, 3);
+});
