@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { busyShare, cpu } from './cpu.js';
+import { REDIS_URL, removeQueue } from './redis.js';
 import { openInbox } from '../src/inbox/open.js';
 import type { Inbox } from '../src/inbox/types.js';
 import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
@@ -24,6 +25,32 @@ async function fill(put: (i: number) => Promise<unknown>): Promise<void> {
   for (let from = 0; from < BACKLOG; from += 5_000) {
     await Promise.all(Array.from({ length: Math.min(5_000, BACKLOG - from) }, (_, k) => put(from + k)));
   }
+}
+
+/**
+ * `workers` inboxes on one target (each a worker of its own, claim batch 10) draining a backlog put
+ * there first, for SECONDS: rows/s and how busy the machine was. For the backends that scale out.
+ */
+async function drainShared(target: string, workers: number): Promise<{ workers: number; rowsPerSec: number; machineBusy: number }> {
+  const filler = await openInbox(target, { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
+  const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
+  const at = Date.now() - 60_000;
+  await fill((i) =>
+    filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
+  );
+  await filler.close();
+  const inboxes: Inbox[] = [];
+  for (let i = 0; i < workers; i++) inboxes.push(await openInbox(target));
+  let done = 0;
+  const pool = inboxes.map((inbox) => new Worker({ inbox, concurrency: 10, handler: async () => undefined, onOutcome: () => void done++ }));
+  const started = performance.now();
+  const before = cpu();
+  for (const w of pool) w.start();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const after = cpu();
+  await Promise.all(pool.map((w) => w.stop()));
+  for (const inbox of inboxes) await inbox.close();
+  return { workers, rowsPerSec: Math.round(done / ((performance.now() - started) / 1000)), machineBusy: busyShare(before, after) };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'hookdrill-bench-drain-'));
@@ -70,28 +97,7 @@ if (!pgSkipped) {
       const schema = `hd_bench_drain_${process.pid}_${workers}`;
       const url = new URL(DATABASE_URL);
       url.searchParams.set('schema', schema);
-      const filler = await openInbox(url.toString(), { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
-      const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
-      const at = Date.now() - 60_000;
-      await fill((i) =>
-        filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
-      );
-      await filler.close();
-      const inboxes: Inbox[] = [];
-      for (let i = 0; i < workers; i++) inboxes.push(await openInbox(url.toString()));
-      let done = 0;
-      const pool = inboxes.map(
-        (inbox) => new Worker({ inbox, concurrency: 10, handler: async () => undefined, onOutcome: () => void done++ }),
-      );
-      const started = performance.now();
-      const before = cpu();
-      for (const w of pool) w.start();
-      await new Promise((r) => setTimeout(r, SECONDS * 1000));
-      const after = cpu();
-      await Promise.all(pool.map((w) => w.stop()));
-      const machineBusy = busyShare(before, after);
-      pgRows.push({ workers, rowsPerSec: Math.round(done / ((performance.now() - started) / 1000)), machineBusy });
-      for (const inbox of inboxes) await inbox.close();
+      pgRows.push(await drainShared(url.toString(), workers));
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
   } finally {
@@ -103,43 +109,19 @@ if (!pgSkipped) {
  * BullMQ (Redis): 1 and 2 workers (claim batch 10 each) on one queue, beside the Postgres rows.
  * The backlog is smaller (every job is its own Redis hash); the queue is removed afterwards.
  */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redisRows: { workers: number; rowsPerSec: number; machineBusy: number }[] = [];
 let redisSkipped: string | undefined;
 for (const workers of [1, 2]) {
-  const target = `${REDIS_URL}/hd-bench-drain-${process.pid}-${workers}`;
-  let filler: Inbox;
+  const queue = `hd-bench-drain-${process.pid}-${workers}`;
   try {
-    filler = await openInbox(target, { receiver: { groupCommit: { maxBatch: 1_000, maxWaitMs: 0 } } });
+    redisRows.push(await drainShared(`${REDIS_URL}/${queue}`, workers));
   } catch (err) {
     redisSkipped = (err as Error).message;
     break;
+  } finally {
+    // Redis not there: nothing to remove (a Queue would wait for it for ever).
+    if (redisSkipped === undefined) await removeQueue(queue);
   }
-  const body = Buffer.from(JSON.stringify({ type: 'invoice.paid', data: { amount: 4200 } }));
-  const at = Date.now() - 60_000;
-  await fill((i) =>
-    filler.put({ source: 'standard', deliveryId: `msg_${i}`, eventType: 'invoice.paid', body, headers: {}, receivedAt: at }),
-  );
-  await filler.close();
-  const inboxes: Inbox[] = [];
-  for (let i = 0; i < workers; i++) inboxes.push(await openInbox(target));
-  let done = 0;
-  const pool = inboxes.map((inbox) => new Worker({ inbox, concurrency: 10, handler: async () => undefined, onOutcome: () => void done++ }));
-  const started = performance.now();
-  const before = cpu();
-  for (const w of pool) w.start();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  const after = cpu();
-  await Promise.all(pool.map((w) => w.stop()));
-  redisRows.push({ workers, rowsPerSec: Math.round(done / ((performance.now() - started) / 1000)), machineBusy: busyShare(before, after) });
-  for (const inbox of inboxes) await inbox.close();
-  const { Queue } = await import('bullmq');
-  const url = new URL(REDIS_URL);
-  const queue = new Queue(`hd-bench-drain-${process.pid}-${workers}`, {
-    connection: { host: url.hostname, port: Number(url.port || 6379) },
-  });
-  await queue.obliterate({ force: true });
-  await queue.close();
 }
 
 const one = rows[0]?.rowsPerSec ?? Number.NaN;

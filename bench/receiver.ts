@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { busyShare, cpu } from './cpu.js';
+import { REDIS_URL, removeQueue } from './redis.js';
 
 const BIN = fileURLToPath(new URL('../../bin/hookdrill', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -93,7 +94,6 @@ const pgTarget = () => {
   return url.toString();
 };
 /** A BullMQ queue of its own for one row; the queues are removed at the end. */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const queues: string[] = [];
 const redisTarget = () => {
   const queue = `hd-bench-${process.pid}-${queues.length}`;
@@ -142,15 +142,7 @@ try {
     for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await client.end();
   }
-  if (queues.length > 0) {
-    const { Queue } = await import('bullmq');
-    const url = new URL(REDIS_URL);
-    for (const name of queues) {
-      const queue = new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) } });
-      await queue.obliterate({ force: true });
-      await queue.close();
-    }
-  }
+  for (const name of queues) await removeQueue(name);
 }
 
 const at = (prefix: string, c: number) => rows.find((r) => r.receiver.startsWith(prefix) && r.concurrency === c)?.acksPerSec;

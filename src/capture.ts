@@ -17,6 +17,7 @@ import { UsageError } from './errors.js';
 import { getProvider, isProviderName } from './providers/index.js';
 import type { JsonObject, JsonValue, ProviderName } from './providers/index.js';
 import { header } from './providers/util.js';
+import { MAX_NESTING, nesting } from './fixtures.js';
 import { redact } from './redact.js';
 import type { RedactionKind } from './redact.js';
 
@@ -52,9 +53,6 @@ export interface CapturedFixture {
   /** Credentials in the body that were replaced whatever the flags (Slack's verification token). */
   credentials: string[];
 }
-
-/** Deeper than this, `send` refuses a fixture (src/fixtures.ts): refused here before anything is written. */
-const MAX_NESTING = 512;
 
 const FILE_STEM = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
 
@@ -137,19 +135,6 @@ function parseBody(id: string, raw: Buffer, headers: Record<string, string>): Js
   if (depth > MAX_NESTING)
     throw new UsageError(`the body of delivery ${id} is nested ${depth} levels deep; a fixture takes up to ${MAX_NESTING}`);
   return value;
-}
-
-/** How deep a JSON value nests, without recursion. */
-function nesting(value: JsonValue): number {
-  let deepest = 0;
-  const stack: [JsonValue, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [JsonValue, number];
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, d);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-  return deepest;
 }
 
 function fakeToken(original: string): string {

@@ -52,10 +52,10 @@ export function listShippedFixtures(): ShippedFixture[] {
 }
 
 /** Deeper than this, walking a body (fresh fields, --set, signing) would exhaust the call stack. */
-const MAX_NESTING = 512;
+export const MAX_NESTING = 512;
 
 /** How deep a JSON value nests, found without recursion (the value may be deeper than the stack). */
-function nesting(value: JsonValue): number {
+export function nesting(value: JsonValue): number {
   let deepest = 0;
   const stack: [JsonValue, number][] = [[value, 1]];
   while (stack.length > 0) {
