@@ -1,22 +1,16 @@
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { run as chaos } from '../src/commands/chaos/run.js';
-import { hookdrill } from './helpers/cli.js';
+import type { BullmqInbox } from '../src/inbox/bullmq/index.js';
+import { openInbox } from '../src/inbox/index.js';
+import { BIN, hookdrill } from './helpers/cli.js';
 import { postSignedStripe, startListen, stopAll } from './helpers/listen.js';
 import { freePort } from './helpers/ports.js';
-import { freshQueue, redisMissing, redisProxy } from './helpers/redis.js';
+import { freshQueue, needRedis, redisProxy } from './helpers/redis.js';
 import { reply, startServer } from './helpers/server.js';
+import { spawnHookdrill } from './helpers/spawned.js';
 
-const BIN = fileURLToPath(new URL('../../bin/hookdrill', import.meta.url));
 const SECRET = 'whsec_bullmq_cli';
-
-async function needRedis(t: TestContext): Promise<boolean> {
-  const why = await redisMissing();
-  if (why) t.skip(why);
-  return !why;
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -151,6 +145,41 @@ test('Redis goes away under listen on BullMQ: 503 (never a 200), /healthz says w
   } finally {
     await stopAll(p);
     await proxy.close();
+    await q.drop();
+  }
+});
+
+test("listen on BullMQ says at start what Redis's own settings put at risk: in the ready event, and once on stderr at a terminal's log", async (t) => {
+  if (!(await needRedis(t))) return;
+  const q = freshQueue();
+  try {
+    const inbox = await openInbox(q.url);
+    const expected = (await inbox.durabilityWarnings?.()) ?? [];
+    const config = await (inbox as BullmqInbox).aof();
+    await inbox.close();
+    // This machine's Redis keeps nothing on disk (no AOF): the warning is due.
+    if (config.known && !config.appendonly) assert.match(expected.join('\n'), /AOF is off/);
+    const { p } = await startListen(q.url, SECRET);
+    const ready = p.lines.find((l) => l.event === 'ready');
+    await stopAll(p);
+    assert.deepEqual(ready?.warnings, expected);
+    const text = spawnHookdrill([
+      'listen',
+      '--port',
+      '0',
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--inbox',
+      q.url,
+      '--log',
+      'summary',
+    ]);
+    await text.waitFor((l) => typeof l.text === 'string' && l.text.startsWith('listening on'), 15_000);
+    await stopAll(text);
+    for (const w of expected) assert.equal(text.stderr().split(`hookdrill: warning: ${w}\n`).length - 1, 1, text.stderr());
+  } finally {
     await q.drop();
   }
 });

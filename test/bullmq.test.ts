@@ -10,7 +10,7 @@ import type { Claimed, Inbox, NewDelivery } from '../src/inbox/index.js';
 import { DEFAULT_RETENTION_MS, durabilityOf, jobIdFor, openBullmqInbox } from '../src/inbox/bullmq/index.js';
 import type { BullmqInbox, BullmqOpenOptions } from '../src/inbox/bullmq/index.js';
 import { isRedisTarget, parseRedisTarget } from '../src/inbox/bullmq/target.js';
-import { dropQueue, freshQueue, keysOf, redisClient, redisMissing, redisProxy } from './helpers/redis.js';
+import { dropQueue, freshQueue, keysOf, redisClient, needRedis, redisProxy } from './helpers/redis.js';
 
 const delivery = (id: string, receivedAt = Date.now(), source = 'stripe'): NewDelivery => ({
   source,
@@ -22,13 +22,6 @@ const delivery = (id: string, receivedAt = Date.now(), source = 'stripe'): NewDe
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Skips (with the reason) where Redis cannot be reached; fails instead under HOOKDRILL_REQUIRE_REDIS=1. */
-async function needRedis(t: TestContext): Promise<boolean> {
-  const why = await redisMissing();
-  if (why) t.skip(why);
-  return why === undefined;
-}
 
 /** A fresh queue for the test, inboxes opened on it, all closed and the queue obliterated afterwards. */
 async function withQueue(

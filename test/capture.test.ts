@@ -16,6 +16,7 @@ import { spawnHookdrill } from './helpers/spawned.js';
 import type { Spawned } from './helpers/spawned.js';
 import { stopAll } from './helpers/listen.js';
 import { tempDir } from './helpers/tmp.js';
+import { assertSameShape } from './helpers/json-shape.js';
 
 /*
  * `fixtures capture`, end to end: real signed deliveries received by a real `hookdrill listen` into
@@ -56,22 +57,6 @@ function assertUsageError(r: CliRun, pattern: RegExp): void {
   assert.equal(r.stderr.trim().split('\n').length, 1, `expected one line, got:\n${r.stderr}`);
   assert.doesNotMatch(r.stderr, /\n\s+at |internal error/);
   assert.equal(r.stdout, '');
-}
-
-/** The same keys, in the same order, with values of the same types, all the way down. */
-function assertSameShape(a: JsonValue, b: JsonValue, path = '$'): void {
-  assert.equal(Array.isArray(a), Array.isArray(b), path);
-  assert.equal(a === null, b === null, path);
-  assert.equal(typeof a, typeof b, path);
-  if (Array.isArray(a) && Array.isArray(b)) {
-    assert.equal(a.length, b.length, path);
-    for (const [i, v] of a.entries()) assertSameShape(v, b[i] as JsonValue, `${path}[${i}]`);
-  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
-    assert.deepEqual(Object.keys(a), Object.keys(b), path);
-    for (const k of Object.keys(a)) {
-      assertSameShape((a as Record<string, JsonValue>)[k] as JsonValue, (b as Record<string, JsonValue>)[k] as JsonValue, `${path}.${k}`);
-    }
-  }
 }
 
 /** Personal data a real delivery might carry, in each shape redaction must catch. */

@@ -113,6 +113,14 @@ test('reconcile github: a repository hook over many cursor pages (one rate-limit
     assert.match(xml, new RegExp(`name="push ${guid(3)}"[^]*?type="missing"`));
     assert.doesNotMatch(r.stdout + r.stderr + xml, /ghp_Reconcile/);
 
+    const pushes = await hookdrill([...args(`${api.url}/api/v3`, '--inbox', inbox, '--type', 'push', '--json')], { GITHUB_TOKEN: TOKEN });
+    const p = JSON.parse(pushes.stdout) as { sent: number; missing: { id: string }[] };
+    assert.equal(p.sent, 200, '--type push: the push events only');
+    assert.deepEqual(
+      p.missing.map((e) => e.id),
+      [guid(3)],
+    );
+
     const failedOnly = await hookdrill([...args(`${api.url}/api/v3`, '--inbox', inbox, '--only-failed', '--json')], {
       GITHUB_TOKEN: TOKEN,
     });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../src/providers/index.js';
 import { isCardNumber, luhnValid, redact } from '../src/redact.js';
+import { assertSameShape } from './helpers/json-shape.js';
 
 /** Every string and number of a JSON value, with its path. */
 function leaves(value: JsonValue, path = ''): [string, string | number][] {
@@ -9,21 +10,6 @@ function leaves(value: JsonValue, path = ''): [string, string | number][] {
   if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, `${path}.${i}`));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, path ? `${path}.${k}` : k));
   return [];
-}
-
-/** The same keys, in the same order, with values of the same types, all the way down. */
-function assertSameShape(a: JsonValue, b: JsonValue, path = '$'): void {
-  assert.equal(Array.isArray(a), Array.isArray(b), path);
-  assert.equal(a === null, b === null, path);
-  assert.equal(typeof a, typeof b, path);
-  if (Array.isArray(a) && Array.isArray(b)) {
-    assert.equal(a.length, b.length, path);
-    for (const [i, v] of a.entries()) assertSameShape(v, b[i] as JsonValue, `${path}[${i}]`);
-  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
-    assert.deepEqual(Object.keys(a), Object.keys(b), path);
-    for (const k of Object.keys(a))
-      assertSameShape((a as Record<string, JsonValue>)[k] as JsonValue, (b as Record<string, JsonValue>)[k] as JsonValue, `${path}.${k}`);
-  }
 }
 
 const stripeCustomer = {

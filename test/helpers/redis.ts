@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { Queue } from 'bullmq';
@@ -33,6 +34,13 @@ export function redisMissing(): Promise<string | undefined> {
     }
   })();
   return reachable;
+}
+
+/** Skips the test (with the reason) where Redis cannot be reached; fails instead under HOOKDRILL_REQUIRE_REDIS=1. */
+export async function needRedis(t: TestContext): Promise<boolean> {
+  const why = await redisMissing();
+  if (why) t.skip(why);
+  return why === undefined;
 }
 
 /**
