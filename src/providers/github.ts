@@ -37,6 +37,17 @@ export const github: Provider = {
   rotation: false,
   profiles: { github: cloud, 'github-enterprise': enterprise },
   defaultProfile: 'github',
+  verifier: {
+    official: "@octokit/webhooks-methods' verify",
+    futureTimestamp: 'refused', // no timestamp: the case does not apply
+    // @octokit/webhooks' middleware parses the verified body and answers 400 to one that is not JSON.
+    parsesJson: true,
+    // "Payloads are capped at 25 MB" (GitHub's webhook docs): larger events are not delivered at all.
+    maxBodyBytes: 25_000_000,
+    editSignatures: (value, edit) => edit(value),
+    // The event name lives only in X-GitHub-Event; GitHub adds new ones, which a receiver must 2xx.
+    unknownType: { eventName: 'hookdrill_unknown_event' },
+  },
 
   checkSecret(secret) {
     if (secret.length === 0) throw new UsageError('github: the secret is empty');

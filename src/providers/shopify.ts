@@ -31,6 +31,13 @@ export const shopify: Provider = {
   rotation: false,
   profiles: { shopify: shopifyProfile },
   defaultProfile: 'shopify',
+  verifier: {
+    official: "Shopify's documented HMAC check",
+    futureTimestamp: 'refused', // no timestamp: the case does not apply
+    parsesJson: false,
+    editSignatures: (value, edit) => edit(value),
+    unknownType: { eventName: 'hookdrill/unknown_topic' },
+  },
 
   checkSecret(secret) {
     if (secret.length === 0) throw new UsageError('shopify: the secret is empty');

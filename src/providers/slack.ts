@@ -45,6 +45,15 @@ export const slack: Provider = {
   rotation: false,
   profiles: { slack: events },
   defaultProfile: 'slack',
+  verifier: {
+    official: "@slack/bolt's request verification",
+    // Slack documents |now - ts| > 5 min as a replay; bolt-js refuses only the stale side.
+    futureTimestamp: 'accepted-documented-refused',
+    // bolt parses the body it verified (JSON, or a form's payload=) and refuses what does not parse.
+    parsesJson: true,
+    editSignatures: (value, edit) => edit(value),
+    unknownType: { path: ['event', 'type'], value: 'hookdrill_unknown_event_type' },
+  },
 
   checkSecret(secret) {
     if (secret.length === 0) throw new UsageError('slack: the signing secret is empty');

@@ -78,6 +78,21 @@ export const standard: Provider = {
   rotation: true,
   profiles: { standard: svix, 'standard-spec': spec },
   defaultProfile: 'standard',
+  verifier: {
+    official: "standardwebhooks' Webhook.verify",
+    // The library refuses a timestamp more than 5 minutes either way ("too old", "too new").
+    futureTimestamp: 'refused',
+    // verify returns JSON.parse(payload): a malformed body throws.
+    parsesJson: true,
+    // The spec reserves v1a (asymmetric, ed25519) beside v1; the library skips every version but v1.
+    withOtherScheme: (value) => `${value} v1a,${Buffer.alloc(64, 0x5a).toString('base64')}`,
+    editSignatures: (value, edit) =>
+      value
+        .split(' ')
+        .map((entry) => (entry.startsWith('v1,') ? `v1,${edit(entry.slice(3))}` : entry))
+        .join(' '),
+    unknownType: { path: ['type'], value: 'hookdrill.unknown_event_type' },
+  },
 
   checkSecret(secret) {
     const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;

@@ -61,6 +61,21 @@ export const stripe: Provider = {
   rotation: true,
   profiles: { stripe: live, 'stripe-test': testMode },
   defaultProfile: 'stripe',
+  verifier: {
+    official: "stripe's webhooks.constructEvent",
+    // stripe-node and stripe-python refuse only an old timestamp (timestampAge > tolerance).
+    futureTimestamp: 'accepted',
+    // constructEvent returns JSON.parse(body): a malformed body throws, and the docs answer 400.
+    parsesJson: true,
+    // Test mode adds a v0= entry (signed with a test key); every verifier ignores schemes but v1.
+    withOtherScheme: (value) => `${value},v0=${'6ffbb59b2300aae63f272406069a9788598b792a944a07aba816edb039989a39'}`,
+    editSignatures: (value, edit) =>
+      value
+        .split(',')
+        .map((item) => (item.startsWith('v1=') ? `v1=${edit(item.slice(3))}` : item))
+        .join(','),
+    unknownType: { path: ['type'], value: 'hookdrill.unknown_event_type' },
+  },
 
   checkSecret(secret) {
     if (secret.length === 0) throw new UsageError('stripe: the secret is empty');

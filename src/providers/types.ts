@@ -77,6 +77,35 @@ export interface TimingProfile {
   stopHeader?: { name: string; value: string };
 }
 
+/**
+ * What the provider's own verifier (its official library, or its documented check where it has
+ * none) accepts: `check` calibrates its cases to this, so a receiver built on that verifier passes.
+ */
+export interface VerifierRules {
+  /** The code a receiver is judged against, for messages: "stripe's webhooks.constructEvent". */
+  official: string;
+  /**
+   * A timestamp further ahead than the tolerance: `refused` (the official verifier is two-sided),
+   * `accepted` (it is one-sided, and so are the provider's docs), or `accepted-documented-refused`
+   * (the library is one-sided but the documented rule is two-sided: accepting it is a warning).
+   */
+  futureTimestamp: 'refused' | 'accepted' | 'accepted-documented-refused';
+  /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
+  parsesJson: boolean;
+  /** The largest body the provider documents sending, in bytes, where it publishes one (GitHub: 25 MB). */
+  maxBodyBytes?: number;
+  /**
+   * The signature header with an entry of another scheme added, as the provider really sends it
+   * (Stripe test mode's `v0=`) or as its spec reserves (Standard Webhooks' `v1a,`): every verifier
+   * must ignore it. Undefined where the header holds one signature and nothing else.
+   */
+  withOtherScheme?(value: string): string;
+  /** The signature header with every signature in it passed through `edit` (rotation: several). */
+  editSignatures(value: string, edit: (signature: string) => string): string;
+  /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */
+  unknownType: { path: readonly string[]; value: string } | { eventName: string };
+}
+
 export interface Provider {
   name: ProviderName;
   title: string;
@@ -93,6 +122,7 @@ export interface Provider {
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;
   defaultProfile: string;
+  verifier: VerifierRules;
 
   /** Throws a UsageError when a secret cannot be one of this provider's (e.g. not `whsec_` base64). */
   checkSecret(secret: string): void;

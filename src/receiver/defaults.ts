@@ -1,7 +1,10 @@
 /** The reference receiver's defaults (no dependencies: `--help` reads them without loading the receiver). */
 export const RECEIVER_DEFAULTS = {
-  /** Bodies larger than this are refused with 413. */
-  maxBytes: 5 * 1024 * 1024,
+  /**
+   * Bodies larger than this are refused with 413: above the largest event any provider sends
+   * (GitHub caps payloads at 25 MB; Stripe's large invoices and sessions run past 1 MiB).
+   */
+  maxBytes: 32 * 1024 * 1024,
   /** How old, or how far ahead, a signed timestamp may be: every provider's own 5 minutes. */
   toleranceSec: 300,
   /**

@@ -10,7 +10,18 @@ const WIDTH = Math.max(...CASE_NAMES.map((n) => n.length));
 
 /** One case, as it finishes. */
 export function renderCaseLine(c: CaseReport): string {
-  return `${MARK[c.status]} ${c.name.padEnd(WIDTH)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}\n`;
+  const line = `${MARK[c.status]} ${c.name.padEnd(WIDTH)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}\n`;
+  // The defect as a developer fixes it, under the line that shows what was seen.
+  const why =
+    c.diagnosis && (c.status === 'fail' || c.status === 'warn')
+      ? `${' '.repeat(WIDTH + 7)}${c.status === 'fail' ? chalk.red('→') : chalk.yellow('→')} ${c.diagnosis}\n`
+      : '';
+  return line + why;
+}
+
+/** `check --list`: every case and what it proves, and the providers it does not apply to. */
+export function renderCaseList(cases: readonly { name: string; summary: string; notFor: string[] }[]): string {
+  return `${cases.map((c) => `${c.name.padEnd(WIDTH)}  ${c.summary}${c.notFor.length ? chalk.dim(` (not for ${c.notFor.join(', ')})`) : ''}`).join('\n')}\n`;
 }
 
 /** After the case lines: where, with what store, and the verdict. */
@@ -29,9 +40,11 @@ export function renderCheckEnd(r: CheckResult): string {
 export function renderCheckJunit(r: CheckResult): string {
   const cases = r.cases.map((c) => {
     const open = `    <testcase classname="hookdrill.check.${xml(r.provider)}" name="${xml(c.name)}: ${xml(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
-    if (c.status === 'fail') return `${open}\n      <failure message="${xml(c.observed)}"/>\n    </testcase>`;
+    if (c.status === 'fail')
+      return `${open}\n      <failure message="${xml(c.observed)}">${xml(c.diagnosis ?? '')}</failure>\n    </testcase>`;
     if (c.status === 'skipped') return `${open}\n      <skipped message="${xml(c.observed)}"/>\n    </testcase>`;
-    if (c.status === 'warn') return `${open}\n      <system-out>${xml(`warning: ${c.observed}`)}</system-out>\n    </testcase>`;
+    if (c.status === 'warn')
+      return `${open}\n      <system-out>${xml(`warning: ${c.observed}${c.diagnosis ? ` — ${c.diagnosis}` : ''}`)}</system-out>\n    </testcase>`;
     return `${open}</testcase>`;
   });
   return junitReport('hookdrill check', cases, { failures: r.counts.fail, skipped: r.counts.skipped, seconds: r.elapsedMs / 1000 });

@@ -23,6 +23,7 @@ export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   timeout?: string;
   receiver?: string;
   readyTimeout?: string;
+  list?: boolean;
 }
 
 export const check = defineCommand<CheckFlags, CheckOptions>({
@@ -42,6 +43,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--inbox <file|url>', 'check what was stored in this hookdrill inbox; or postgres://user@host/db, redis://host:6379/QUEUE')
       .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'or: a command printing the stored delivery ids, one per line')
+      .option('--list', 'print every case, what it proves and where it does not apply; then exit')
       .option('--only <cases>', 'run only these cases (comma list)')
       .option('--skip <cases>', 'skip these cases (comma list)')
       .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
@@ -55,11 +57,16 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     ...tlsOptions(flags),
   }),
   async execute(options, flags) {
-    const [{ run }, { renderCaseLine, renderCheckEnd, renderCheckJunit }, io] = await Promise.all([
+    const [{ run, listCases }, { renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit }, io] = await Promise.all([
       import('./run.js'),
       import('../../render/check.js'),
       import('../../cli/io.js'),
     ]);
+    if (flags.list) {
+      const cases = listCases();
+      process.stdout.write(flags.json ? `${JSON.stringify(cases, null, 2)}\n` : renderCaseList(cases));
+      return;
+    }
     if (flags.junit) io.checkWritable(flags.junit);
     // Each case's line as it finishes: a receiver that hangs shows where, not minutes of nothing.
     const result = await run({ ...options, ...(flags.json ? {} : { onCase: (c) => process.stdout.write(renderCaseLine(c)) }) });

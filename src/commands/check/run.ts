@@ -15,6 +15,7 @@ import type { StoreProbe } from '../../store-probe.js';
 import { CASES, CASE_NAMES } from '../../check/cases.js';
 import type { CaseStatus, CheckContext } from '../../check/cases.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../../options.js';
+import { providers } from '../../providers/index.js';
 
 export interface CheckOptions {
   url?: string;
@@ -41,6 +42,8 @@ export interface CaseReport {
   summary: string;
   status: CaseStatus;
   observed: string;
+  /** With a fail or a warning: the defect as a developer fixes it. */
+  diagnosis?: string;
   ms: number;
 }
 
@@ -67,6 +70,17 @@ function caseList(text: string | undefined, flag: string): string[] | undefined 
   const unknown = names.filter((n) => !CASE_NAMES.includes(n));
   if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
   return names;
+}
+
+/** Every case, what it proves, and the providers it cannot apply to (check --list). */
+export function listCases(): { name: string; summary: string; notFor: string[] }[] {
+  return CASES.map((c) => ({
+    name: c.name,
+    summary: c.summary,
+    notFor: Object.values(providers)
+      .filter((p) => c.skipFor?.(p) !== undefined)
+      .map((p) => p.name),
+  }));
 }
 
 /** Run the conformance battery against a receiver: each case passes, fails, warns, or is skipped with a reason. */

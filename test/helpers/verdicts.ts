@@ -1,0 +1,60 @@
+/**
+ * Receivers not written in TypeScript, as users' often are not, judged by `check` and `chaos`:
+ * test/receivers/webhook_receiver.py (Python's standard library; right, or wrong in exactly one
+ * way) and test/receivers/official_library.mjs (plain Node on each provider's official library).
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run as check } from '../../src/commands/check/run.js';
+import type { CheckResult } from '../../src/commands/check/run.js';
+import { freePort } from './ports.js';
+import { tempDir } from './tmp.js';
+
+export const PY = fileURLToPath(new URL('../../../test/receivers/webhook_receiver.py', import.meta.url));
+export const OFFICIAL = fileURLToPath(new URL('../../../test/receivers/official_library.mjs', import.meta.url));
+
+/** A secret of each provider's shape. */
+export const SECRET: Record<string, string> = {
+  stripe: 'whsec_verdicts_test',
+  github: 'a secret to everybody, hookdrill',
+  slack: '8f742231b10e8888abcd99yyyzzz85a5',
+  standard: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  shopify: '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',
+};
+
+export interface Receiver {
+  /** The shell command that starts it on $PORT. */
+  command: string;
+  /** A command printing the ids it holds. */
+  stored: string;
+}
+
+/** The Python receiver, with a flaw or none; its store is a file of ids (or SQLite, for a .db name). */
+export function python(provider: string, flaw = '', extra = '', storeName = 'stored.txt'): Receiver {
+  const store = join(tempDir(), storeName);
+  return {
+    command: `python3 ${PY} serve --provider ${provider} --secret '${SECRET[provider]}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
+    stored: `python3 ${PY} ids --store ${store}`,
+  };
+}
+
+/** The plain-Node receiver on the provider's official library. */
+export function official(provider: string): Receiver {
+  const store = join(tempDir(), 'stored.txt');
+  return { command: `node ${OFFICIAL} ${provider} '${SECRET[provider]}' ${store}`, stored: `cat ${store} 2>/dev/null || true` };
+}
+
+/** check's whole battery against the receiver, which check starts and stops itself. */
+export async function checkReceiver(provider: string, r: Receiver): Promise<CheckResult> {
+  const port = await freePort();
+  return check({
+    url: `http://127.0.0.1:${port}/`,
+    provider,
+    secrets: [SECRET[provider] as string],
+    receiver: r.command,
+    stored: r.stored,
+  });
+}
+
+export const named = (r: CheckResult, status: 'fail' | 'warn') => r.cases.filter((c) => c.status === status).map((c) => c.name);
+export const explain = (r: CheckResult) => JSON.stringify(r.cases.filter((c) => c.status !== 'pass' && c.status !== 'skipped'));

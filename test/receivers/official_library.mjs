@@ -1,0 +1,109 @@
+/**
+ * A receiver in plain Node that verifies with each provider's official library, the way their
+ * docs show it: `stripe`'s webhooks.constructEvent, @octokit/webhooks-methods' verify,
+ * `standardwebhooks`' Webhook.verify, Slack's rule as @slack/bolt's verify-request applies it
+ * (v0 over v0:ts:body, only a timestamp older than 5 minutes refused), Shopify's documented HMAC.
+ * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
+ * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
+ *
+ *   node official_library.mjs PROVIDER SECRET FILE     (listens on 127.0.0.1:$PORT)
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { verify as githubVerify } from '@octokit/webhooks-methods';
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
+
+const [provider, secret, file] = process.argv.slice(2);
+const stripe = new Stripe('sk_test_hookdrill');
+let held;
+try {
+  held = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+} catch {
+  held = new Set();
+}
+
+function equal(a, b) {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The event, as the library hands it over; throws what the library throws. */
+async function verified(req, raw) {
+  const h = (name) => req.headers[name] ?? '';
+  switch (provider) {
+    case 'stripe': {
+      const event = stripe.webhooks.constructEvent(raw, h('stripe-signature'), secret);
+      return { id: event.id };
+    }
+    case 'github': {
+      if (!(await githubVerify(secret, raw.toString('utf8'), h('x-hub-signature-256')))) throw new Error('signature mismatch');
+      return { id: h('x-github-delivery') };
+    }
+    case 'standard': {
+      new Webhook(secret).verify(raw.toString('utf8'), {
+        'webhook-id': h('webhook-id'),
+        'webhook-timestamp': h('webhook-timestamp'),
+        'webhook-signature': h('webhook-signature'),
+      });
+      return { id: h('webhook-id') };
+    }
+    case 'slack': {
+      const ts = Number(h('x-slack-request-timestamp'));
+      if (Number.isNaN(ts)) throw new Error('bad timestamp');
+      if (ts < Math.floor(Date.now() / 1000) - 300) throw new Error('stale');
+      const [version, hash] = h('x-slack-signature').split('=');
+      if (version !== 'v0') throw new Error('unknown signature version');
+      const ours = createHmac('sha256', secret).update(`v0:${ts}:${raw.toString()}`).digest('hex');
+      if (!equal(hash ?? '', ours)) throw new Error('signature mismatch');
+      const body = JSON.parse(raw.toString());
+      return { id: body.event_id, challenge: body.type === 'url_verification' ? body.challenge : undefined };
+    }
+    case 'shopify': {
+      const ours = createHmac('sha256', secret).update(raw).digest('base64');
+      if (!equal(h('x-shopify-hmac-sha256'), ours)) throw new Error('signature mismatch');
+      return { id: h('x-shopify-webhook-id') };
+    }
+    default:
+      throw new Error(`unknown provider ${provider}`);
+  }
+}
+
+function store(id) {
+  if (held.has(id)) return;
+  const fd = openSync(file, 'a');
+  try {
+    writeSync(fd, `${id}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  held.add(id);
+}
+
+const LIMIT = 32 * 1024 * 1024; // above the largest event any provider sends (GitHub: 25 MB)
+
+createServer(async (req, res) => {
+  if (Number(req.headers['content-length'] ?? 0) > LIMIT) {
+    res.writeHead(413, { connection: 'close' }).end();
+    return;
+  }
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const raw = Buffer.concat(chunks);
+  let event;
+  try {
+    event = await verified(req, raw);
+  } catch (err) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end(`Webhook Error: ${err.message}`);
+    return;
+  }
+  if (event.challenge !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: event.challenge }));
+    return;
+  }
+  store(String(event.id));
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+}).listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,229 @@
+"""A webhook receiver in Python's standard library, the way a user writes one: right by default,
+or wrong in exactly one way (--flaw). hookdrill's verdict tests judge it with `check` and `chaos`
+and hold each verdict to what the provider would say.
+
+  python3 webhook_receiver.py serve --provider stripe --secret S --port P --store FILE [--flaw F]
+         [--sqlite-sync FULL|NORMAL|OFF] [--http10]
+  python3 webhook_receiver.py ids --store FILE      # the delivery ids it holds, one per line
+
+The store is a file of ids (appended and fsynced before the 200; the ids already held are read
+back at start, so a duplicate after a restart is still a duplicate), or, when FILE ends in .db,
+SQLite in WAL mode with the given synchronous setting (INSERT OR IGNORE, committed before the 200).
+
+Verification follows each provider's documented rule as its official library applies it: Stripe
+(stripe-python's one-sided tolerance: only an old timestamp is refused; every v1= entry tried,
+other schemes ignored), GitHub (sha256 over the body), Slack (v0 over v0:ts:body, 5 minutes either
+way, url_verification answered with its challenge), Standard Webhooks (every "v1," entry, 5
+minutes either way), Shopify (base64 HMAC of the body).
+
+Flaws, one at a time:
+  strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
+  first-v1-only         compares only the first v1= entry (breaks while a secret is rolled)
+  limit-64k             413 for bodies over 64 KiB
+  refuse-unknown-types  400 to every event type but the one it handles
+  no-challenge          answers Slack's url_verification with 200 "ok", not the challenge
+  ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
+  memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
+  accepts-stale         no timestamp check at all
+HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
+reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
+"""
+import argparse, base64, hashlib, hmac, json, os, re, sqlite3, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOLERANCE = 300
+HANDLED = {'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'shopify': 'orders/create'}
+
+
+class Store:
+    def __init__(self, path, sync, remember):
+        self.path, self.lock = path, threading.Lock()
+        if path.endswith('.db'):
+            self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self.db.execute('PRAGMA journal_mode=WAL')
+            self.db.execute(f'PRAGMA synchronous={sync}')
+            self.db.execute('CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, body BLOB)')
+        else:
+            self.db = None
+            self.seen = set(read_ids(path)) if remember else set()
+
+    def put(self, delivery_id, body):
+        """Stores the delivery durably unless it is held already; True when it was new."""
+        with self.lock:
+            if self.db is not None:
+                cur = self.db.execute('INSERT OR IGNORE INTO deliveries (id, body) VALUES (?, ?)', (delivery_id, body))
+                return cur.rowcount == 1
+            if delivery_id in self.seen:
+                return False
+            with open(self.path, 'a') as f:
+                f.write(delivery_id + '\n')
+                f.flush()
+                os.fsync(f.fileno())
+            self.seen.add(delivery_id)
+            return True
+
+
+def read_ids(path):
+    if path.endswith('.db'):
+        if not os.path.exists(path):
+            return []
+        db = sqlite3.connect(path)
+        try:
+            return [r[0] for r in db.execute('SELECT id FROM deliveries')]
+        except sqlite3.OperationalError:
+            return []
+    try:
+        with open(path) as f:
+            return [line.strip() for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def mac(key, data, digest='hex'):
+    m = hmac.new(key, data, hashlib.sha256)
+    return m.hexdigest() if digest == 'hex' else base64.b64encode(m.digest()).decode()
+
+
+def fresh(ts, two_sided):
+    try:
+        t = int(ts)
+    except ValueError:
+        return False
+    now = int(time.time())
+    return now - t <= TOLERANCE and (not two_sided or t - now <= TOLERANCE)
+
+
+def verify(args, h, body):
+    """None when the request is authentic; otherwise why not."""
+    secret, flaw = args.secret.encode(), args.flaw
+    check_time = flaw != 'accepts-stale'
+    if args.provider == 'stripe':
+        header = h.get('Stripe-Signature') or ''
+        if flaw == 'strict-stripe-header':
+            m = re.match(r'^t=(\d+),v1=([0-9a-f]{64})$', header)
+            if not m:
+                return 'unexpected Stripe-Signature format'
+            t, sigs = m.group(1), [m.group(2)]
+        else:
+            items = [p.split('=', 1) for p in header.split(',') if '=' in p]
+            t = next((v for k, v in items if k.strip() == 't'), None)
+            sigs = [v.strip() for k, v in items if k.strip() == 'v1']
+            if flaw == 'first-v1-only':
+                sigs = sigs[:1]
+        if not t or not sigs:
+            return 'no timestamp or signature'
+        if check_time and not fresh(t, two_sided=False):
+            return 'stale'
+        expected = mac(secret, f'{t}.'.encode() + body)
+        return None if any(hmac.compare_digest(expected, s) for s in sigs) else 'no match'
+    if args.provider == 'github':
+        expected = 'sha256=' + mac(secret, body)
+        return None if hmac.compare_digest(expected, h.get('X-Hub-Signature-256') or '') else 'no match'
+    if args.provider == 'shopify':
+        expected = mac(secret, body, 'base64')
+        return None if hmac.compare_digest(expected, h.get('X-Shopify-Hmac-Sha256') or '') else 'no match'
+    if args.provider == 'slack':
+        ts = h.get('X-Slack-Request-Timestamp') or ''
+        if check_time and not fresh(ts, two_sided=True):
+            return 'stale'
+        expected = 'v0=' + mac(secret, f'v0:{ts}:'.encode() + body)
+        return None if hmac.compare_digest(expected, h.get('X-Slack-Signature') or '') else 'no match'
+    if args.provider == 'standard':
+        msg_id, ts = h.get('webhook-id') or '', h.get('webhook-timestamp') or ''
+        if check_time and not fresh(ts, two_sided=True):
+            return 'stale'
+        key = base64.b64decode(args.secret[len('whsec_'):] if args.secret.startswith('whsec_') else args.secret)
+        expected = mac(key, f'{msg_id}.{ts}.'.encode() + body, 'base64')
+        entries = [e.split(',', 1)[1] for e in (h.get('webhook-signature') or '').split(' ') if e.startswith('v1,')]
+        return None if any(hmac.compare_digest(expected, e) for e in entries) else 'no match'
+    return 'unknown provider'
+
+
+def identify(provider, h, event):
+    """(delivery id, event type) as each provider carries them."""
+    if provider == 'stripe':
+        return event.get('id'), event.get('type')
+    if provider == 'github':
+        return h.get('X-GitHub-Delivery'), h.get('X-GitHub-Event')
+    if provider == 'shopify':
+        return h.get('X-Shopify-Webhook-Id'), h.get('X-Shopify-Topic')
+    if provider == 'slack':
+        inner = event.get('event') or {}
+        return event.get('event_id'), inner.get('type') if event.get('type') == 'event_callback' else event.get('type')
+    return h.get('webhook-id'), event.get('type')
+
+
+def serve(args):
+    store = Store(args.store, args.sqlite_sync, remember=args.flaw != 'memory-dedupe')
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.0' if args.http10 else 'HTTP/1.1'
+
+        def log_message(self, *a):
+            pass
+
+        def answer(self, status, text=b'', content_type='text/plain'):
+            self.send_response(status)
+            self.send_header('Content-Type', content_type)
+            self.send_header('Content-Length', str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+
+        def do_POST(self):
+            length = int(self.headers.get('Content-Length') or 0)
+            if args.flaw == 'limit-64k' and length > 64 * 1024:
+                self.close_connection = True
+                return self.answer(413, b'too large')
+            if length > 32 * 1024 * 1024:  # above the largest event any provider sends (GitHub: 25 MB)
+                self.close_connection = True
+                return self.answer(413, b'too large')
+            body = self.rfile.read(length)
+            why = verify(args, self.headers, body)
+            if why:
+                return self.answer(400, why.encode())
+            try:
+                event = json.loads(body)
+            except ValueError:
+                event = {}
+            if not isinstance(event, dict):
+                event = {}
+            if args.provider == 'slack' and event.get('type') == 'url_verification':
+                if args.flaw == 'no-challenge':
+                    return self.answer(200, b'ok')
+                return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
+                return self.answer(200, b'ok')
+            delivery_id, event_type = identify(args.provider, self.headers, event)
+            if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
+                return self.answer(400, f'no handler for {event_type}'.encode())
+            if not delivery_id:
+                delivery_id = hashlib.sha256(body).hexdigest()
+            store.put(delivery_id, body)
+            self.answer(200, b'ok')
+
+    server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
+    server.daemon_threads = True
+    print(f'listening on 127.0.0.1:{args.port}', flush=True)
+    server.serve_forever()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('command', choices=['serve', 'ids'])
+    p.add_argument('--provider', default='stripe')
+    p.add_argument('--secret', default='')
+    p.add_argument('--port', type=int, default=int(os.environ.get('PORT', '3000')))
+    p.add_argument('--store', required=True)
+    p.add_argument('--flaw', default='')
+    p.add_argument('--sqlite-sync', default='FULL', choices=['FULL', 'NORMAL', 'OFF', 'EXTRA'])
+    p.add_argument('--http10', action='store_true')
+    args = p.parse_args()
+    if args.command == 'ids':
+        for i in read_ids(args.store):
+            print(i)
+        return
+    serve(args)
+
+
+if __name__ == '__main__':
+    main()

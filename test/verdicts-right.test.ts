@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
+
+// Right receivers must pass: a false fail is as bad a verdict as a false pass.
+
+for (const provider of ['stripe', 'github', 'slack', 'standard', 'shopify']) {
+  test(`a ${provider} receiver on the provider's official library passes check`, async () => {
+    const r = await checkReceiver(provider, official(provider));
+    assert.deepEqual(named(r, 'fail'), [], explain(r));
+    assert.equal(r.ok, true);
+    // Slack's bolt accepts a timestamp from the future; Slack's docs refuse it: a warning, never a fail.
+    assert.deepEqual(named(r, 'warn'), provider === 'slack' ? ['future-timestamp'] : [], explain(r));
+  });
+}
+
+for (const provider of ['stripe', 'github', 'slack', 'standard', 'shopify']) {
+  test(`a right ${provider} receiver in Python passes check`, async () => {
+    const r = await checkReceiver(provider, python(provider));
+    assert.deepEqual(named(r, 'fail'), [], explain(r));
+    assert.equal(r.ok, true);
+  });
+}
+
+test("a Stripe receiver whose tolerance is one-sided, as stripe-node's and stripe-python's are, passes future-timestamp with a note", async () => {
+  const r = await checkReceiver('stripe', python('stripe'));
+  const future = r.cases.find((c) => c.name === 'future-timestamp');
+  assert.equal(future?.status, 'pass');
+  assert.match(future?.observed ?? '', /^200: accepted, as stripe's webhooks\.constructEvent does \(its tolerance is one-sided\)/);
+});

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { run as check } from '../src/commands/check/run.js';
+import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
+import { freePort } from './helpers/ports.js';
+
+/** Each receiver wrong in exactly one way fails exactly the cases that name its defect. */
+const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] = [
+  {
+    provider: 'stripe',
+    flaw: 'strict-stripe-header',
+    fails: ['rotation', 'other-schemes'],
+    says: /holds two v1= entries and its own is in either place — Stripe sends two while a secret is being rolled/,
+  },
+  {
+    provider: 'stripe',
+    flaw: 'first-v1-only',
+    fails: ['rotation'],
+    says: /its own is the second — Stripe sends two while a secret is being rolled/,
+  },
+  { provider: 'github', flaw: 'limit-64k', fails: ['large-body'], says: /refuses a valid 4\.0 MiB delivery — GitHub sends up to 25 MB/ },
+  { provider: 'stripe', flaw: 'limit-64k', fails: ['large-body'], says: /refuses a valid 4\.0 MiB delivery/ },
+  {
+    provider: 'stripe',
+    flaw: 'refuse-unknown-types',
+    fails: ['other-types'],
+    says: /types it has no handler for — Stripe retries each one/,
+  },
+  {
+    provider: 'github',
+    flaw: 'refuse-unknown-types',
+    fails: ['other-types'],
+    says: /types it has no handler for — GitHub records each as a failed delivery/,
+  },
+  { provider: 'slack', flaw: 'no-challenge', fails: ['url-verification'], says: /Slack will not enable the endpoint/ },
+  { provider: 'slack', flaw: 'ignore-retries', fails: ['first-seen-retry'], says: /answers 2xx to a retry it has never seen and drops it/ },
+  { provider: 'stripe', flaw: 'accepts-stale', fails: ['stale-timestamp'], says: /accepts a signature 6 minutes old/ },
+  { provider: 'standard', flaw: 'accepts-stale', fails: ['stale-timestamp', 'future-timestamp'], says: /refuses it \("too new"\)/ },
+];
+
+for (const row of rows) {
+  test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, async () => {
+    const r = await checkReceiver(row.provider, python(row.provider, row.flaw));
+    assert.deepEqual(named(r, 'fail'), row.fails, explain(r));
+    assert.equal(r.ok, false);
+    const diagnoses = r.cases.filter((c) => c.status === 'fail').map((c) => c.diagnosis ?? '');
+    assert.ok(
+      diagnoses.some((d) => row.says.test(d)),
+      diagnoses.join('\n'),
+    );
+  });
+}
+
+test('rotation: with two secrets given, every signature is shortened in wrong-length-signature (a right receiver knows only the first)', async () => {
+  // The user passes the endpoint's two live secrets; the receiver holds the new one only.
+  const port = await freePort();
+  const receiver = official('stripe');
+  const r = await check({
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET.stripe as string, 'whsec_the_old_one'],
+    receiver: receiver.command,
+    stored: receiver.stored,
+    only: 'valid,wrong-length-signature,rotation',
+  });
+  assert.deepEqual(named(r, 'fail'), [], explain(r));
+});
