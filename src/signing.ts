@@ -2,7 +2,7 @@ import { UsageError } from './errors.js';
 import { getProfile, getProvider } from './providers/index.js';
 import { PROVIDER_NAMES } from './providers/names.js';
 import type { Provider } from './providers/index.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { parseDuration } from './duration.js';
 import { resolveTiming } from './delivery/timing.js';
 import type { Timing } from './delivery/timing.js';
 import { parseDelays, parsePositiveNumber } from './options.js';
@@ -55,9 +55,8 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
     noRetry: o.noRetry === true,
   });
   if (timing.timeoutMs < 1) {
-    throw new UsageError(
-      `--time-scale ${timing.timeScale} makes the ${formatDuration(timeoutMs ?? profile.timeoutMs)} timeout ${timing.timeoutMs.toPrecision(2)} ms: no receiver can answer in under 1 ms; use a larger --time-scale`,
-    );
+    // Only a --timeout the user gave can get here: a scaled one has a floor.
+    throw new UsageError(`--timeout ${o.timeout}: no receiver can answer in under 1 ms`);
   }
   return timing;
 }

@@ -75,7 +75,9 @@ test('processed: twice and never, with rows still leased or pending explained', 
   assert.deepEqual(r.totals.processedTwice, ['a']);
   assert.deepEqual(r.totals.notProcessed, ['b', 'c']);
   assert.equal(r.totals.maxKillSentMs, 0.4);
+  // Processed twice with nothing to explain it (no claim count seen) fails the run (issue 21).
   assert.deepEqual(r.problems, [
+    "1 deliveries were processed more than once: the receiver's work is not deduplicated across a restart (if the handler is idempotent by design, pass --allow-reprocess)",
     "2 acknowledged deliveries were never processed (1 still leased until 2026-12-01T03:00:00.000Z, 1 pending, due by 2026-12-01T03:00:00.000Z: raise --settle-max, or shorten the receiver's lease)",
   ]);
 });
@@ -100,4 +102,34 @@ test('no round killed after an acknowledgement: nothing was tested, the run fail
     target,
   });
   assert.match(r.problems.join('\n'), /no round killed the receiver right after an acknowledgement/);
+});
+
+test('answers that came too late are reported as too slow, never as a refusal', () => {
+  const r = account({
+    deliveries: [d('a', 1, ['200']), d('b', 1, ['timeout', 'timeout']), d('c', 1, ['reset', 'timeout'])],
+    kills: [kill(1, 1)],
+    stored: new Set(['a', 'b', 'c']),
+    target: { https: false, timeoutMs: 1000 },
+  });
+  assert.equal(r.problems.length, 1);
+  assert.match(r.problems[0] ?? '', /^2 deliveries were never acknowledged in time: too slow \(no answer within the 1000 ms timeout/);
+  assert.doesNotMatch(r.problems[0] ?? '', /refused/);
+});
+
+test('a delivery stored twice fails the run; processed twice fails unless a second claim explains it or it is allowed', () => {
+  const base = { deliveries: [d('a', 1, ['200']), d('b', 1, ['200'])], kills: [kill(1, 1)], stored: new Set(['a', 'b']), target };
+  const twice = account({ ...base, storedTimes: new Map([['a', 2]]) });
+  assert.deepEqual(twice.totals.storedTwice, ['a']);
+  assert.match(twice.problems[0] ?? '', /^1 deliveries are stored more than once/);
+  const processed = new Map([
+    ['a', 2],
+    ['b', 1],
+  ]);
+  assert.match(account({ ...base, processed }).problems[0] ?? '', /^1 deliveries were processed more than once: .*--allow-reprocess/);
+  assert.deepEqual(account({ ...base, processed, allowReprocess: true }).problems, []);
+  const leased = account({ ...base, processed, claims: new Map([['a', 2]]) });
+  assert.deepEqual(leased.problems, [], 'claimed twice: its lease ran out, processing it again is at least once by design');
+  assert.deepEqual(leased.totals.reprocessedAfterLease, ['a']);
+  const refusedCopy = account({ ...base, duplicates: [{ round: 1, id: 'a', answer: '500' }] });
+  assert.match(refusedCopy.problems[0] ?? '', /^1 of 1 copies of acknowledged deliveries, re-sent after the restart/);
 });

@@ -81,12 +81,13 @@ test("slack: a receiver slower than the timeout gets Slack's retries, each with 
     if (!res.destroyed) reply(res, 200);
   });
   try {
-    // ×0.05: Slack's 3 s timeout becomes 150 ms (long enough for every request to reach the
-    // receiver on a loaded machine), and a schedule of 0, 1 s, 2 s becomes 0, 50 ms, 100 ms.
+    // A 150 ms timeout (long enough for every request to reach the receiver on a loaded machine;
+    // given, so never scaled), and a schedule of 0, 1 s, 2 s at ×0.05: 0, 50 ms, 100 ms.
     const result = await run({
       url: server.url,
       provider: 'slack',
       secrets: [SECRETS.slack as string],
+      timeout: '150ms',
       timeScale: 0.05,
       retryDelays: '0,1s,2s',
     });
@@ -384,8 +385,8 @@ test('names that exist on every object are not profiles', async () => {
 });
 
 test('a timeout longer than a Node timer can hold is honoured, and an interrupt aborts the attempt in flight', async () => {
-  // The receiver never answers. --timeout 20d --time-scale 2 is 40 days: beyond Node's 24.8-day
-  // timer limit, which fires such a timer at once. The attempt must wait, until the interrupt.
+  // The receiver never answers. --timeout 40d (never scaled) is beyond Node's 24.8-day timer
+  // limit, which fires such a timer at once. The attempt must wait, until the interrupt.
   const server = await startServer(() => undefined);
   const controller = new AbortController();
   try {
@@ -394,7 +395,7 @@ test('a timeout longer than a Node timer can hold is honoured, and an interrupt 
       url: server.url,
       provider: 'stripe',
       secrets: ['s'],
-      timeout: '20d',
+      timeout: '40d',
       timeScale: '2',
       noRetry: true,
       signal: controller.signal,

@@ -48,6 +48,12 @@ export interface ChaosRound {
   /** Every attempt's answer in this round, counted: {"200": 18, "refused": 2}. */
   answers: Record<string, number>;
   stored: number;
+  /** Held more than once (a --stored command printed them twice): a duplicate stored again. */
+  storedTwice: string[];
+  /** Copies of acknowledged deliveries chaos re-sent after the restart, as providers do (at least once). */
+  duplicatesSent: number;
+  /** Of those copies, the ones not answered 2xx: a duplicate must be acknowledged. */
+  duplicatesRefused: string[];
   /** Acknowledged but not stored: the receiver answered 2xx and then lost the event. */
   lost: string[];
   /**
@@ -58,7 +64,10 @@ export interface ChaosRound {
   /** Stored though never acknowledged: how many of `refused` the receiver holds all the same. */
   unacknowledgedStored: number;
   processed?: number;
+  /** Processed more than once with no lease expiry to explain it (fails the run unless allowed). */
   processedTwice?: string[];
+  /** Processed more than once after the row was claimed again (a killed worker's lease ran out): at least once, as designed. */
+  reprocessedAfterLease?: string[];
   /** With --processed: acknowledged but never processed, even after settling. */
   notProcessed?: string[];
 }
@@ -78,6 +87,14 @@ export interface AccountInput {
   processed?: ReadonlyMap<string, number>;
   /** With --inbox: where the rows not processed stand (for explaining, not for judging). */
   rows?: ReadonlyMap<string, RowState>;
+  /** How many times the receiver holds each id, where more than once (a --stored command's repeats). */
+  storedTimes?: ReadonlyMap<string, number>;
+  /** The copies of acknowledged deliveries re-sent after a restart, and what each got. */
+  duplicates?: readonly { round: number; id: string; answer: string }[];
+  /** With --inbox: how many times each row was claimed (a second claim means a lease ran out). */
+  claims?: ReadonlyMap<string, number>;
+  /** The handler is idempotent by design: processing twice is no failure. */
+  allowReprocess?: boolean;
   /** For the hint when nothing was acknowledged. */
   target: { https: boolean; timeoutMs: number };
 }
@@ -91,7 +108,10 @@ export interface Account {
 
 export function account(input: AccountInput): Account {
   const { deliveries, stored, processed } = input;
+  const times = input.storedTimes ?? new Map<string, number>();
+  const claims = input.claims;
   const rounds: ChaosRound[] = input.kills.map((k) => {
+    const copies = (input.duplicates ?? []).filter((d) => d.round === k.round);
     const mine = deliveries.filter((d) => d.round === k.round);
     const acked = mine.filter((d) => d.acked).map((d) => d.id);
     const refused = mine.filter((d) => !d.acked).map((d) => d.id);
@@ -106,13 +126,21 @@ export function account(input: AccountInput): Account {
       ...(k.escalated !== undefined ? { escalated: k.escalated } : {}),
       answers: countAnswers(mine.flatMap((d) => d.answers)),
       stored: mine.filter((d) => stored.has(d.id)).length,
+      storedTwice: mine.map((d) => d.id).filter((id) => (times.get(id) ?? 0) > 1),
+      duplicatesSent: copies.length,
+      duplicatesRefused: copies.filter((c) => !/^2\d\d$/.test(c.answer)).map((c) => c.id),
       lost: acked.filter((id) => !stored.has(id)),
       refused,
       unacknowledgedStored: refused.filter((id) => stored.has(id)).length,
     };
     if (processed) {
       out.processed = mine.filter((d) => processed.has(d.id)).length;
-      out.processedTwice = mine.map((d) => d.id).filter((id) => (processed.get(id) ?? 0) > 1);
+      const twice = mine.map((d) => d.id).filter((id) => (processed.get(id) ?? 0) > 1);
+      // A row claimed again after its lease ran out (the worker was killed mid-job) is processed
+      // again by design: at least once. Only a repeat with no such claim to explain it counts.
+      const explained = (id: string) => (claims?.get(id) ?? 0) > 1;
+      out.processedTwice = twice.filter((id) => !explained(id));
+      out.reprocessedAfterLease = twice.filter(explained);
       out.notProcessed = acked.filter((id) => !processed.has(id));
     }
     return out;
@@ -128,6 +156,9 @@ export function account(input: AccountInput): Account {
     ...(killTimes.length ? { maxKillSentMs: Math.max(...killTimes) } : {}),
     answers: countAnswers(deliveries.flatMap((d) => d.answers)),
     stored: sum((r) => r.stored),
+    storedTwice: rounds.flatMap((r) => r.storedTwice),
+    duplicatesSent: sum((r) => r.duplicatesSent),
+    duplicatesRefused: rounds.flatMap((r) => r.duplicatesRefused),
     lost: rounds.flatMap((r) => r.lost),
     refused: rounds.flatMap((r) => r.refused),
     unacknowledgedStored: sum((r) => r.unacknowledgedStored),
@@ -135,6 +166,7 @@ export function account(input: AccountInput): Account {
       ? {
           processed: sum((r) => r.processed ?? 0),
           processedTwice: rounds.flatMap((r) => r.processedTwice ?? []),
+          reprocessedAfterLease: rounds.flatMap((r) => r.reprocessedAfterLease ?? []),
           notProcessed: rounds.flatMap((r) => r.notProcessed ?? []),
         }
       : {}),
@@ -146,12 +178,24 @@ export function account(input: AccountInput): Account {
   } else if (totals.refused.length > 0) {
     // A delivery never acknowledged is one the sender gives up on: lost from the sender's side.
     const last = countAnswers(deliveries.filter((d) => !d.acked).map((d) => d.answers.at(-1) ?? 'no attempt'));
-    const held = totals.unacknowledgedStored
-      ? `; the receiver holds ${totals.unacknowledgedStored} of them, so it refused what it already had`
-      : '';
-    problems.push(
-      `${totals.refused.length} deliveries were never acknowledged, even by the retries after the restart (last answers: ${describeCounts(last)})${held}: the sender gives up on them`,
-    );
+    const slow = Object.entries(last)
+      .filter(([a]) => a.startsWith('timeout'))
+      .reduce((n, [, k]) => n + k, 0);
+    const timeout = Math.round(input.target.timeoutMs);
+    if (slow === totals.refused.length) {
+      // Every last attempt timed out: the receiver was too slow, which is not refusing.
+      const held = totals.unacknowledgedStored ? `; the receiver holds ${totals.unacknowledgedStored} of them` : '';
+      problems.push(
+        `${totals.refused.length} deliveries were never acknowledged in time: too slow (no answer within the ${timeout} ms timeout, every retry included)${held}: the sender gives up on them`,
+      );
+    } else {
+      const held = totals.unacknowledgedStored
+        ? `; the receiver holds ${totals.unacknowledgedStored} of them, so it ${slow ? 'refused or was too slow for' : 'refused'} what it already had`
+        : '';
+      problems.push(
+        `${totals.refused.length} deliveries were never acknowledged, even by the retries after the restart (last answers: ${describeCounts(last)}${slow ? `; timeout = no answer within ${timeout} ms` : ''})${held}: the sender gives up on them`,
+      );
+    }
   }
   if (totals.acknowledged > 0 && totals.kills === 0) {
     // Every round ended before its K-th acknowledgement, so the kill never came right after one:
@@ -161,6 +205,18 @@ export function account(input: AccountInput): Account {
     );
   }
   if (totals.lost.length > 0) problems.push(`${totals.lost.length} acknowledged deliveries were lost`);
+  if (totals.storedTwice.length > 0)
+    problems.push(
+      `${totals.storedTwice.length} deliveries are stored more than once: the receiver stored a duplicate again (it dedupes in memory, forgotten at a restart, or on something other than the delivery id)`,
+    );
+  if (totals.duplicatesRefused.length > 0)
+    problems.push(
+      `${totals.duplicatesRefused.length} of ${totals.duplicatesSent} copies of acknowledged deliveries, re-sent after the restart as providers do, were not answered 2xx: a duplicate must be acknowledged, or the sender retries what the receiver already has`,
+    );
+  if ((totals.processedTwice ?? []).length > 0 && !input.allowReprocess)
+    problems.push(
+      `${totals.processedTwice?.length} deliveries were processed more than once${claims ? ' with no lease expiry to explain it' : ''}: the receiver's work is not deduplicated across a restart (if the handler is idempotent by design, pass --allow-reprocess)`,
+    );
   if ((totals.notProcessed ?? []).length > 0) problems.push(notProcessedProblem(totals.notProcessed ?? [], input.rows));
   return { rounds, totals, problems };
 }

@@ -12,6 +12,11 @@ export const CHAOS_DEFAULTS = {
   settleMaxMs: 120_000,
   /** The provider's schedule, compressed: Stripe's first retry (1 min) comes after 600 ms. */
   timeScale: 0.01,
+  /**
+   * After each restart, this many of the last round's acknowledged deliveries are sent again, as
+   * providers re-send what they never heard answered: each must get 2xx and be stored once.
+   */
+  duplicates: 5,
 } as const;
 
 /** A receiver started as a process (startReceiver, check --receiver): how long to wait for it. */

@@ -100,6 +100,17 @@ export class ChaosSender {
     );
   }
 
+  /**
+   * One more copy of each of these acknowledged deliveries, signed afresh (as a provider re-sends
+   * one whose answer it never saw): the same id, the same bytes, one attempt. Their own records
+   * are left as they were; what each copy got is returned.
+   */
+  async deliverCopies(items: readonly ChaosDelivery[]): Promise<string[]> {
+    const copies = items.map((item) => ({ ...item, answers: [] as string[], acked: false }));
+    await this.deliverAll(copies, { retries: false });
+    return copies.map((c) => c.answers.at(-1) ?? 'no answer');
+  }
+
   /** After a restart: the unacknowledged get the rest of their provider's schedule. */
   async retryUnacknowledged(items: readonly ChaosDelivery[]): Promise<void> {
     const due = items.filter((t) => !t.acked && t.nextAttempt <= this.o.timing.retryDelaysMs.length + 1);

@@ -58,3 +58,18 @@ async function unfinished(path: string, source: string, ids: readonly string[]):
   }
   return out;
 }
+
+/** How many times each of these rows was claimed (a second claim: the first lease ran out). */
+export async function claimCounts(path: string, source: string, ids: readonly string[]): Promise<Map<string, number>> {
+  const inbox = await openInbox(path, { readonly: true, create: false });
+  const out = new Map<string, number>();
+  try {
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await inbox.select({ source, ids: ids.slice(i, i + 500) }, { limit: 500 });
+      for (const r of rows) out.set(r.deliveryId, r.attempts);
+    }
+  } finally {
+    await inbox.close();
+  }
+  return out;
+}

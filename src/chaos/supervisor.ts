@@ -124,7 +124,7 @@ export class Supervisor {
    * Send the signal to the whole group, now: chaos calls it the moment an ack lands, so nothing
    * (not even a look at /proc) comes before the signal.
    */
-  kill(signal: KillSignal): void {
+  kill(signal: KillSignal | 'SIGSTOP'): void {
     if (this.gone || this.child?.pid === undefined) return;
     try {
       process.kill(-this.child.pid, signal);

@@ -14,7 +14,7 @@ export interface Timing {
 
 export interface TimingOverrides {
   timeScale?: number;
-  /** Unscaled; replaces the profile's. */
+  /** Replaces the profile's, and is never scaled: the user said how long. */
   timeoutMs?: number;
   /** Unscaled; replaces the profile's schedule. */
   retryDelaysMs?: number[];
@@ -22,16 +22,27 @@ export interface TimingOverrides {
 }
 
 /**
- * Scale every wait: the time scale compresses the provider's clock, so a 3 s Slack timeout at 0.01
- * is 30 ms and its 5 min retry 3 s; the shape of the schedule is kept, only its unit changes.
+ * A scaled timeout never drops below this (nor above the provider's own). A timeout is about the
+ * network and the receiver, not the schedule: on loopback a correct receiver's answer can take tens
+ * of milliseconds for reasons of no concern to any provider (Nagle and delayed ACKs on a reused
+ * connection, ~40 ms; a GC pause; two cores shared with the load), and Slack's 3 s at 0.01 would be
+ * 30 ms. One second is far above those and below every provider's own timeout.
+ */
+export const SCALED_TIMEOUT_FLOOR_MS = 1_000;
+
+/**
+ * Scale every wait: the time scale compresses the provider's clock, so Slack's 5 min retry at 0.01
+ * is 3 s; the shape of the schedule is kept, only its unit changes. The profile's timeout is scaled
+ * too, but never below SCALED_TIMEOUT_FLOOR_MS; a timeout the user gave is taken as it is.
  */
 export function resolveTiming(profile: TimingProfile, o: TimingOverrides = {}): Timing {
   const scale = o.timeScale ?? 1;
   const delays = o.noRetry ? [] : (o.retryDelaysMs ?? [...profile.retryDelaysMs]);
+  const scaledTimeout = Math.max(profile.timeoutMs * scale, Math.min(SCALED_TIMEOUT_FLOOR_MS, profile.timeoutMs));
   return {
     profile: profile.name,
     timeScale: scale,
-    timeoutMs: (o.timeoutMs ?? profile.timeoutMs) * scale,
+    timeoutMs: o.timeoutMs ?? scaledTimeout,
     retryDelaysMs: delays.map((d) => d * scale),
     maxRedirects: profile.maxRedirects,
     retryAfterStatuses: profile.retryAfterStatuses,

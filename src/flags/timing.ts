@@ -11,9 +11,9 @@ export interface TimingFlags {
 
 const HELP = {
   profile: "timing profile (default: the provider's own; see `hookdrill profiles`)",
-  timeout: "per-attempt timeout, replacing the profile's (3s, 500ms)",
+  timeout: "per-attempt timeout, replacing the profile's (3s, 500ms); never scaled",
   retryDelays: "delays before each retry, replacing the profile's (0,1m,5m; none)",
-  timeScale: "multiply every timeout and delay (0.01 turns Slack's 3s into 30ms)",
+  timeScale: "multiply every delay and the profile's timeout (0.01 turns Slack's 5m retry into 3s; a scaled timeout stops at 1s)",
   retry: 'one attempt per delivery',
 };
 

@@ -11,7 +11,7 @@ export function renderChaos(r: ChaosResult): string {
   const latency = t.maxKillSentMs !== undefined ? ` · ack→signal ≤ ${t.maxKillSentMs}ms` : '';
   lines.push(
     chalk.dim(
-      `${r.provider} → ${r.url} · receiver: ${r.receiver} · SIG${r.signal} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`}${latency} · ${r.receiverStarts} starts`,
+      `${r.provider} → ${r.url} · receiver: ${r.receiver} · ${r.durability === 'power-cut' ? 'power cut' : `SIG${r.signal}`} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`}${latency} · ${r.receiverStarts} starts`,
     ),
   );
   const parts = [
@@ -22,16 +22,32 @@ export function renderChaos(r: ChaosResult): string {
     t.lost.length ? chalk.red(`${t.lost.length} lost`) : '0 lost',
   ];
   if (t.refused.length) parts.push(chalk.red(`${t.refused.length} never acknowledged`));
+  if (t.storedTwice.length) parts.push(chalk.red(`${t.storedTwice.length} stored twice`));
+  if (t.duplicatesSent)
+    parts.push(
+      `${t.duplicatesSent} duplicates re-sent${t.duplicatesRefused.length ? chalk.red(` (${t.duplicatesRefused.length} refused)`) : ''}`,
+    );
   if (t.processed !== undefined) {
     parts.push(`${t.processed} processed`);
-    parts.push(t.processedTwice?.length ? chalk.yellow(`${t.processedTwice.length} processed twice`) : '0 processed twice');
+    parts.push(t.processedTwice?.length ? chalk.red(`${t.processedTwice.length} processed twice`) : '0 processed twice');
+    if (t.reprocessedAfterLease?.length) parts.push(`${t.reprocessedAfterLease.length} again after a lease ran out`);
   }
   parts.push(formatDuration(r.elapsedMs));
   lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${parts.join(' · ')}`);
+  // A process kill leaves the page cache to the kernel: an unsynced write survives it. Never a bare PASS.
+  if (r.durability === 'process-kill' && r.ok)
+    lines.push(
+      chalk.yellow(
+        'a process kill cannot judge power-loss durability: what was written but never synced survives it (chaos --power-cut DIR can)',
+      ),
+    );
+  if (r.durability === 'power-cut') lines.push(chalk.dim('each kill was a power cut: only what reached the disk survived'));
   if (t.lost.length) lines.push(chalk.red(`lost (acknowledged, then not stored): ${t.lost.join(' ')}`));
   if (t.refused.length) lines.push(chalk.red(`never acknowledged (the sender gives up): ${t.refused.join(' ')}`));
   if (t.notProcessed?.length) lines.push(chalk.red(`acknowledged but never processed: ${t.notProcessed.join(' ')}`));
-  if (t.processedTwice?.length) lines.push(chalk.yellow(`processed twice: ${t.processedTwice.join(' ')}`));
+  if (t.processedTwice?.length) lines.push(chalk.red(`processed twice: ${t.processedTwice.join(' ')}`));
+  if (t.storedTwice.length) lines.push(chalk.red(`stored twice: ${t.storedTwice.join(' ')}`));
+  if (t.duplicatesRefused.length) lines.push(chalk.red(`duplicates refused: ${t.duplicatesRefused.join(' ')}`));
   for (const p of r.problems) lines.push(chalk.red(p));
   return `${lines.join('\n')}\n`;
 }
@@ -65,6 +81,11 @@ export function renderChaosJunit(r: ChaosResult): string {
     ...x.lost.map((id) => `lost ${id}`),
     ...x.refused.map((id) => `never acknowledged ${id}`),
     ...(x.notProcessed ?? []).map((id) => `not processed ${id}`),
+    ...x.storedTwice.map((id) => `stored twice ${id}`),
+    ...x.duplicatesRefused.map((id) => `duplicate refused ${id}`),
+    ...(r.problems.some((p) => p.includes('processed more than once'))
+      ? (x.processedTwice ?? []).map((id) => `processed twice ${id}`)
+      : []),
   ];
   const failures = r.rounds.filter((x) => bad(x).length > 0).length;
   const cases = r.rounds.map((x) => {

@@ -55,6 +55,11 @@ if (mode === 'never-listens') {
         res.end('already have it');
         return;
       }
+      // A duplicate of what is held is answered, not stored again (the file is the dedupe record).
+      if (existsSync(file) && readFileSync(file, 'utf8').split('\n').includes(id)) {
+        res.end('ok');
+        return;
+      }
       const fd = openSync(file, 'a');
       writeSync(fd, `${id}\n`);
       fsyncSync(fd);

@@ -29,6 +29,9 @@ export interface ChaosFlags extends SignerFlags, OutputFlags {
   settle?: string;
   settleMax?: string;
   timeScale?: string;
+  duplicates?: string;
+  allowReprocess?: boolean;
+  powerCut?: string;
 }
 
 export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
@@ -70,6 +73,15 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
         '--ready-timeout <duration>',
         `how long the receiver may take to accept connections (default: ${formatDuration(D.readyTimeoutMs)})`,
       )
+      .option(
+        '--duplicates <n>',
+        `after each restart, send again this many of the last round's acknowledged deliveries, as providers do: each must get 2xx and be stored once (default: ${D.duplicates})`,
+      )
+      .option('--allow-reprocess', 'the handler is idempotent by design: a delivery processed twice does not fail the run')
+      .option(
+        '--power-cut <dir>',
+        'the receiver keeps its data in DIR (also $DATA_DIR): chaos mounts a fresh filesystem there and each kill is a power cut, so only what was synced survives (root, loop devices)',
+      )
       .option('--settle <duration>', `wait after the last retry before reading what is stored (default: ${formatDuration(D.settleMs)})`)
       .option(
         '--settle-max <duration>',
@@ -95,6 +107,9 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       'settle',
       'settleMax',
       'timeScale',
+      'duplicates',
+      'allowReprocess',
+      'powerCut',
     ]),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),

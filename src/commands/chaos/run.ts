@@ -8,7 +8,9 @@ import { displayUrl, hostAndPort, parseIntFlag, parseUrl } from '../../options.j
 import { maskSecrets } from '../../secrets.js';
 import { ReceiverStartError, Supervisor } from '../../chaos/supervisor.js';
 import type { KillSignal } from '../../chaos/supervisor.js';
-import { runIdsCommand, storedIds } from '../../store-probe.js';
+import { runIdsCommand, storedCounts } from '../../store-probe.js';
+import { PowerCutDisk } from '../../chaos/power-cut.js';
+import { claimCounts } from '../../chaos/settle.js';
 import type { StoreProbe } from '../../store-probe.js';
 import { account } from '../../chaos/accounting.js';
 import type { ChaosRound, ChaosTotals, RoundKill, RowState } from '../../chaos/accounting.js';
@@ -40,6 +42,15 @@ export interface ChaosOptions {
   /** With --inbox and --processed: how long to wait for rows still leased or pending after --settle. */
   settleMax?: string;
   timeScale?: string | number;
+  /** After each restart, re-send this many of the last round's acknowledged deliveries (default 5; 0: none). */
+  duplicates?: string | number;
+  /** The receiver's handler is idempotent by design: processing a delivery twice does not fail the run. */
+  allowReprocess?: boolean;
+  /**
+   * The receiver keeps its data in this directory (given to it as DATA_DIR): chaos mounts a fresh
+   * filesystem there and each kill becomes a power cut (root and loop devices needed).
+   */
+  powerCut?: string;
   random?: () => number;
   onRound?: (round: ChaosRound) => void;
   /** Told when chaos waits for rows still leased by a killed worker (the CLI says so on stderr). */
@@ -62,6 +73,11 @@ export interface ChaosResult {
   killPoint: 'after-ack' | 'random';
   killAfter: number;
   timing: Timing;
+  /**
+   * What the kills can judge: `power-cut` (what reached the disk), or `process-kill` (what reached
+   * the operating system: an unsynced write survives a process kill, and not a power cut).
+   */
+  durability: 'power-cut' | 'process-kill';
   receiverStarts: number;
   /** How long chaos waited, after --settle, for rows still leased or pending (--inbox with --processed). */
   settleWaitMs?: number;
@@ -96,6 +112,9 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const signalName = (o.signal ?? d.signal).toUpperCase().replace(/^SIG/, '');
   if (signalName !== 'KILL' && signalName !== 'TERM') throw new UsageError(`--signal ${o.signal}: expected KILL or TERM`);
   const signal: KillSignal = signalName === 'KILL' ? 'SIGKILL' : 'SIGTERM';
+  const duplicates = parseIntFlag(o.duplicates, '--duplicates', 0, 10_000, d.duplicates);
+  if (o.powerCut !== undefined && o.inbox && /^(postgres(ql)?|rediss?):\/\//.test(o.inbox))
+    throw new UsageError("--power-cut cuts the power of a local disk: the store behind --inbox is a server's, not the receiver's");
   const readyTimeoutMs = o.readyTimeout !== undefined ? parseDuration(o.readyTimeout, '--ready-timeout') : d.readyTimeoutMs;
   const settleMs = o.settle !== undefined ? parseDuration(o.settle, '--settle') : d.settleMs;
   const settleMaxMs = o.settleMax !== undefined ? parseDuration(o.settleMax, '--settle-max') : d.settleMaxMs;
@@ -110,13 +129,33 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const factories = fixtures.map((f) => compileFixture(provider, f, []));
   const random = o.random ?? Math.random;
   const { host, port } = hostAndPort(url);
-  const env = { PORT: String(port) };
+  const disk = o.powerCut !== undefined ? await PowerCutDisk.create(o.powerCut) : undefined;
+  const env: Record<string, string> = { PORT: String(port), ...(disk ? { DATA_DIR: disk.dir } : {}) };
   const mask = (text: string) => maskSecrets(text, secrets);
 
   const supervisor = new Supervisor({ command: o.receiver, host, port, env, readyTimeoutMs });
   const sender = new ChaosSender({ provider, secrets, url, timing, concurrency, ...(o.abort ? { signal: o.abort } : {}) });
   const interrupted = () => o.abort?.aborted === true;
   const tracked: ChaosDelivery[] = [];
+  const copies: { round: number; id: string; answer: string }[] = [];
+  /** After a restart: copies of what the round before had acknowledged, as a provider re-sends. */
+  const resendAcknowledged = async (round: number) => {
+    // Only copies of what the receiver already holds: a copy of one it lost would be a second
+    // chance to store it, and would hide the loss the round's kill is there to show.
+    const acked = tracked.filter((t) => t.round === round && t.acked);
+    if (duplicates === 0 || acked.length === 0) return;
+    const held = await storedCounts(
+      probe,
+      acked.map((t) => t.id),
+      env,
+    ).catch((err: unknown) => {
+      throw err instanceof UsageError ? new UsageError(mask(err.message)) : err;
+    });
+    const picked = acked.filter((_, i) => (held[i] ?? 0) > 0).slice(0, duplicates);
+    if (picked.length === 0) return;
+    const answers = await sender.deliverCopies(picked);
+    for (const [i, t] of picked.entries()) copies.push({ round, id: t.id, answer: answers[i] as string });
+  };
   const kills: RoundKill[] = [];
   let settleWaitMs: number | undefined;
   let rows: Map<string, RowState> | undefined;
@@ -129,6 +168,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       for (let round = 1; round <= rounds && !interrupted(); round++) {
         if (!supervisor.running) await supervisor.start();
         await sender.retryUnacknowledged(tracked);
+        if (round > 1) await resendAcknowledged(round - 1);
 
         const batch: ChaosDelivery[] = Array.from({ length: events }, (_, i) => {
           const event = (factories[i % factories.length] as (typeof factories)[number]).make(Date.now());
@@ -139,6 +179,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         let ackAt: number | undefined;
         let killSentMs: number | undefined;
         let killed = false;
+        let cut: Promise<void> | undefined;
         /**
          * Signal first, record after: nothing may stand between the ack and the signal. The time
          * taken is to the kill system call: once it is made the signal is pending and the receiver
@@ -149,7 +190,11 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           if (killed) return;
           killed = true;
           const sentAt = performance.now();
-          supervisor.kill(signal);
+          if (disk) {
+            // The power goes: frozen at once (no more writes), the disk copied as it is, then killed.
+            supervisor.kill('SIGSTOP');
+            cut = disk.snapshot().finally(() => supervisor.kill('SIGKILL'));
+          } else supervisor.kill(signal);
           if (answeredAt !== undefined) {
             ackAt = answeredAt;
             killSentMs = sentAt - answeredAt;
@@ -179,7 +224,11 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         killNow(); // fewer than K acks: end the round with the kill all the same
         // KILL cannot be ignored; a TERM the receiver ignores is followed by KILL after 2 s.
         let escalated = false;
-        if (signal === 'SIGTERM') ({ escalated } = await supervisor.awaitGone(2_000));
+        if (cut) {
+          await cut;
+          await supervisor.waitExit();
+          await disk?.restore();
+        } else if (signal === 'SIGTERM') ({ escalated } = await supervisor.awaitGone(2_000));
         else await supervisor.waitExit();
         kills.push({
           round,
@@ -195,6 +244,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       if (!interrupted()) {
         await supervisor.start();
         await sender.retryUnacknowledged(tracked);
+        await resendAcknowledged(kills.length);
         await sleep(settleMs, o.abort);
       }
       if (probe.kind === 'inbox' && o.processed && !interrupted()) {
@@ -222,23 +272,28 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       p.catch((err: unknown) => {
         throw err instanceof UsageError ? new UsageError(mask(err.message)) : err;
       });
-    const stored = await masked(
-      storedIds(
-        probe,
-        tracked.map((t) => t.id),
-        env,
-      ),
-    );
+    const ids = tracked.map((t) => t.id);
+    const counts = await masked(storedCounts(probe, ids, env));
+    const stored = new Set(ids.filter((_, i) => (counts[i] ?? 0) > 0));
+    const storedTimes = new Map(ids.map((id, i) => [id, counts[i] ?? 0] as const).filter(([, n]) => n > 1));
     const processedList = o.processed ? await masked(runIdsCommand(o.processed, '--processed', env)) : undefined;
     let processed: Map<string, number> | undefined;
     if (processedList) {
       processed = new Map();
       for (const id of processedList) processed.set(id, (processed.get(id) ?? 0) + 1);
     }
+    // A delivery processed twice is explained where the inbox shows its row claimed twice (a
+    // killed worker's lease ran out); only the inbox can show that.
+    const twice = processed ? ids.filter((id) => (processed?.get(id) ?? 0) > 1) : [];
+    const claims = probe.kind === 'inbox' && twice.length > 0 ? await claimCounts(probe.target, probe.source, twice) : undefined;
     const verdict = account({
       deliveries: tracked,
       kills,
       stored,
+      storedTimes,
+      duplicates: copies,
+      ...(claims ? { claims } : {}),
+      allowReprocess: o.allowReprocess === true,
       ...(processed ? { processed } : {}),
       ...(rows ? { rows } : {}),
       target: { https: url.protocol === 'https:', timeoutMs: timing.timeoutMs },
@@ -259,6 +314,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       killPoint,
       killAfter,
       timing,
+      durability: disk ? 'power-cut' : 'process-kill',
       receiverStarts: supervisor.starts,
       ...(settleWaitMs !== undefined ? { settleWaitMs } : {}),
       rounds: verdict.rounds,
@@ -268,6 +324,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   } finally {
     await supervisor.close(2_000);
     await sender.close();
+    await disk?.close();
   }
 }
 
