@@ -87,7 +87,10 @@ const LIMIT = 32 * 1024 * 1024; // above the largest event any provider sends (G
 
 createServer(async (req, res) => {
   if (Number(req.headers['content-length'] ?? 0) > LIMIT) {
-    res.writeHead(413, { connection: 'close' }).end();
+    // Read and drop the rest first: a sender that writes its whole body before it reads the
+    // answer would otherwise see a reset instead of the 413.
+    req.resume();
+    req.on('end', () => res.writeHead(413, { connection: 'close' }).end());
     return;
   }
   const chunks = [];
