@@ -5,8 +5,8 @@
  * same run. Skipped with a line when Postgres cannot be reached.
  */
 import pg from 'pg';
-import { run as inspect } from '../src/commands/inspect/run.js';
-import { run as requeue } from '../src/commands/requeue/run.js';
+import { run as inspect } from '../src/incident/inspect.js';
+import { run as requeue } from '../src/incident/requeue.js';
 import { openInbox } from '../src/inbox/open.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { run as inspect } from '../src/commands/inspect/run.js';
-import { run as requeue } from '../src/commands/requeue/run.js';
+import { run as inspect } from '../src/incident/inspect.js';
+import { run as requeue } from '../src/incident/requeue.js';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 
 const ROWS = Number(process.env.BENCH_INBOX_ROWS ?? 1_000_000);

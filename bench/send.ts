@@ -9,8 +9,8 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { run as send } from '../src/commands/send/run.js';
-import { resolveFixtures, prepareEvent } from '../src/fixtures.js';
+import { run as send } from '../src/delivery/send.js';
+import { resolveFixtures, prepareEvent } from '../src/fixtures/index.js';
 import { providers } from '../src/providers/index.js';
 
 const CONCURRENCY = 64;

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './cli/registry.js';
 import type { CommandSpec } from './cli/spec.js';
-import { EXIT, ExpectationError, UsageError } from './errors.js';
+import { EXIT, ExpectationError, UsageError } from './util/errors.js';
 import { InboxUnavailableError } from './inbox/types.js';
-import { withProjectFile } from './project.js';
+import { withProjectFile } from './project/file.js';
 
 /*
  * The CLI registers each command's own flags module (src/commands/<name>/flags.ts), which turns

@@ -16,18 +16,18 @@ export type {
   IncomingHeaders,
   OutgoingHeaders,
 } from './providers/index.js';
-export { run as send } from './commands/send/run.js';
-export { run as check } from './commands/check/run.js';
-export type { CheckOptions, CheckResult, CaseReport } from './commands/check/run.js';
-export { run as chaos } from './commands/chaos/run.js';
-export type { ChaosOptions, ChaosResult } from './commands/chaos/run.js';
-export { startReceiver } from './receiver-process.js';
-export type { StartReceiverOptions, ReceiverHandle } from './receiver-process.js';
-export { assertCheckPassed, assertChaosPassed, assertSendPassed, HookdrillAssertionError } from './assertions.js';
-export { ReceiverStartError } from './chaos/supervisor.js';
-export type { SendOptions, SendResult, SendSummary } from './commands/send/run.js';
+export { run as send } from './delivery/send.js';
+export { run as check } from './check/run.js';
+export type { CheckOptions, CheckResult, CaseReport } from './check/run.js';
+export { run as chaos } from './chaos/run.js';
+export type { ChaosOptions, ChaosResult } from './chaos/run.js';
+export { startReceiver } from './harness/receiver-process.js';
+export type { StartReceiverOptions, ReceiverHandle } from './harness/receiver-process.js';
+export { assertCheckPassed, assertChaosPassed, assertSendPassed, HookdrillAssertionError } from './library/assertions.js';
+export { ReceiverStartError } from './harness/supervisor.js';
+export type { SendOptions, SendResult, SendSummary } from './delivery/send.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryOutcome } from './delivery/deliver.js';
-export { UsageError, ExpectationError } from './errors.js';
+export { UsageError, ExpectationError } from './util/errors.js';
 export { openInbox, InboxOpenError, InboxUnavailableError, STATUSES } from './inbox/index.js';
 export type { OpenInboxOptions } from './inbox/index.js';
 export { openSqliteInbox, SqliteInbox } from './inbox/sqlite/index.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run as chaos } from '../src/commands/chaos/run.js';
+import { run as chaos } from '../src/chaos/run.js';
 import type { BullmqInbox } from '../src/inbox/bullmq/index.js';
 import { openInbox } from '../src/inbox/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';

@@ -3,7 +3,7 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { Queue } from 'bullmq';
-import { UsageError } from '../src/errors.js';
+import { UsageError } from '../src/util/errors.js';
 import { displayTarget, openInbox, resolveTarget } from '../src/inbox/open.js';
 import { InboxOpenError, InboxUnavailableError } from '../src/inbox/index.js';
 import type { Claimed, Inbox, NewDelivery } from '../src/inbox/index.js';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../src/errors.js';
-import { parseOverride, prepareEvent, resolveFixtures } from '../src/fixtures.js';
+import { UsageError } from '../src/util/errors.js';
+import { parseOverride, prepareEvent, resolveFixtures } from '../src/fixtures/index.js';
 import { providers } from '../src/providers/index.js';
 
 test('each prepared event is a new one: fresh id and timestamp, fixture left untouched', () => {

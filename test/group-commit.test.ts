@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run as chaos } from '../src/commands/chaos/run.js';
+import { run as chaos } from '../src/chaos/run.js';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import type { NewDelivery } from '../src/inbox/index.js';
 import { providers } from '../src/providers/index.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { run as send } from '../src/commands/send/run.js';
+import { run as send } from '../src/delivery/send.js';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { run as chaos } from '../src/commands/chaos/run.js';
+import { run as chaos } from '../src/chaos/run.js';
 import { BIN, hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { DATABASE_URL, freshSchema, postgresMissing } from './helpers/postgres.js';

@@ -245,7 +245,7 @@ test("every provider: what send signs, the receiver verifies and stores under th
     const inbox = openSqliteInbox(path);
     const server = createReceiverServer({ provider, secrets: [secret], inbox });
     const { port } = await listen(server, 0, '127.0.0.1');
-    const { run } = await import('../src/commands/send/run.js');
+    const { run } = await import('../src/delivery/send.js');
     const result = await run({ url: `http://127.0.0.1:${port}/`, provider: provider.name, secrets: [secret], count: 3, noRetry: true });
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

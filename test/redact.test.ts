@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../src/providers/index.js';
-import { isCardNumber, luhnValid, redact } from '../src/redact.js';
+import { isCardNumber, luhnValid, redact } from '../src/fixtures/redact/index.js';
 import { assertSameShape } from './helpers/json-shape.js';
 
 /** Every string and number of a JSON value, with its path. */

@@ -138,7 +138,7 @@ test('too few file descriptors to even load hookdrill: one line naming the limit
 
 test('store errors during a command become one line in words: read-only, full, I/O, locked', async () => {
   const { asInboxError } = await import('../src/inbox/open.js');
-  const { UsageError } = await import('../src/errors.js');
+  const { UsageError } = await import('../src/util/errors.js');
   const sqliteError = (code: string) => Object.assign(new Error(`raw ${code}`), { code });
   const cases: [string, RegExp][] = [
     ['SQLITE_READONLY', /cannot be written \(read-only file or file system\)/],

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run } from '../src/commands/send/run.js';
-import { UsageError } from '../src/errors.js';
+import { run } from '../src/delivery/send.js';
+import { UsageError } from '../src/util/errors.js';
 import { providers } from '../src/providers/index.js';
 import type { ProviderName } from '../src/providers/index.js';
 import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
@@ -27,7 +27,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       }
     });
     try {
-      const fixtures = (await import('../src/fixtures.js')).listShippedFixtures().filter((f) => f.provider === name);
+      const fixtures = (await import('../src/fixtures/index.js')).listShippedFixtures().filter((f) => f.provider === name);
       const result = await run({
         provider: name,
         url: server.url,

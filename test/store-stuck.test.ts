@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { start } from '../src/commands/listen/run.js';
+import { start } from '../src/receiver/listen.js';
 import { ThreadedSqliteInbox } from '../src/inbox/sqlite/threaded.js';
 import { hookdrill } from './helpers/cli.js';
 import { postSignedStripe, startListen } from './helpers/listen.js';

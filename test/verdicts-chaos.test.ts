@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { run as chaos } from '../src/commands/chaos/run.js';
-import type { ChaosOptions } from '../src/commands/chaos/run.js';
+import { run as chaos } from '../src/chaos/run.js';
+import type { ChaosOptions } from '../src/chaos/run.js';
 import { renderChaos } from '../src/render/chaos.js';
 import { SECRET, python } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run as check } from '../src/commands/check/run.js';
+import { run as check } from '../src/check/run.js';
 import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
 

@@ -1,6 +1,6 @@
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setLongTimeout, sleep, waitUntil } from '../src/wait.js';
+import { setLongTimeout, sleep, waitUntil } from '../src/util/wait.js';
 
 const DAY = 86_400_000;
 
@@ -40,7 +40,7 @@ test('sleep resolves false when aborted; waitUntil throws naming what it waited 
 test('an attempt interrupted before it begins sends nothing and says so', async () => {
   const { attempt } = await import('../src/delivery/attempt.js');
   const { TargetDispatcher } = await import('../src/delivery/dispatcher.js');
-  const { Interrupt } = await import('../src/wait.js');
+  const { Interrupt } = await import('../src/util/wait.js');
   const { startServer, reply } = await import('./helpers/server.js');
   const server = await startServer((_req, res) => reply(res, 200));
   const dispatcher = new TargetDispatcher(new URL(server.url).origin, 1);

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 
 const run = promisify(execFile);
 

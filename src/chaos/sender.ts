@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { PreparedEvent } from '../fixtures.js';
+import type { PreparedEvent } from '../fixtures/index.js';
 import type { Provider, RetryReason } from '../providers/index.js';
 import { deliver } from '../delivery/deliver.js';
 import type { AttemptRecord, DeliveryContext } from '../delivery/deliver.js';
@@ -8,7 +8,7 @@ import { Semaphore } from '../delivery/semaphore.js';
 import type { Timing } from '../delivery/timing.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import type { TrackedDelivery } from './accounting.js';
-import { Interrupt } from '../wait.js';
+import { Interrupt } from '../util/wait.js';
 
 /** A delivery chaos follows across rounds and restarts: the event, and where its schedule stands. */
 export interface ChaosDelivery extends TrackedDelivery {

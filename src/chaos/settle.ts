@@ -1,6 +1,6 @@
 import { openInbox } from '../inbox/open.js';
 import type { RowState } from './accounting.js';
-import { sleep } from '../wait.js';
+import { sleep } from '../util/wait.js';
 
 export interface SettleWait {
   /** Rows of the run not finished yet: still leased (working) or pending. */

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../util/errors.js';
 
 /** Only the keys that are set: options objects never carry `undefined` for an absent flag. */
 export function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { basicAuth } from '../options.js';
-import { setLongTimeout } from '../wait.js';
-import type { Interrupt } from '../wait.js';
+import { basicAuth } from '../util/options.js';
+import { setLongTimeout } from '../util/wait.js';
+import type { Interrupt } from '../util/wait.js';
 import type { RetryReason } from '../providers/index.js';
 
 export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'too_many_redirects' | 'interrupted' | 'other';

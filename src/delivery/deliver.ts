@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { PreparedEvent } from '../fixtures.js';
+import type { PreparedEvent } from '../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
 import { attempt, retryReason } from './attempt.js';
 import type { AttemptOutcome, TransportError } from './attempt.js';
@@ -7,10 +7,10 @@ import type { Expectation } from './expect.js';
 import type { Semaphore } from './semaphore.js';
 import type { Timing } from './timing.js';
 import { parseRetryAfter } from './timing.js';
-import { sleep } from '../wait.js';
-import type { Interrupt } from '../wait.js';
-import { displayUrl } from '../options.js';
-import { maskCredentials } from '../http-headers.js';
+import { sleep } from '../util/wait.js';
+import type { Interrupt } from '../util/wait.js';
+import { displayUrl } from '../util/options.js';
+import { maskCredentials } from '../util/http-headers.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 
 /** What `--expect` accepts: `2xx`, `4xx`, `401`, or a comma list such as `401,403`. */
 export interface Expectation {

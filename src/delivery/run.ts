@@ -1,8 +1,8 @@
 import { TargetDispatcher, warmUpHttpClient } from './dispatcher.js';
 import type { TlsOptions } from './dispatcher.js';
 import { setMaxListeners } from 'node:events';
-import { Interrupt, sleep } from '../wait.js';
-import type { PreparedEvent } from '../fixtures.js';
+import { Interrupt, sleep } from '../util/wait.js';
+import type { PreparedEvent } from '../fixtures/index.js';
 import type { Provider } from '../providers/index.js';
 import { deliver } from './deliver.js';
 import type { DeliveryContext, DeliveryRecord, RetryScheduled, WireExchange } from './deliver.js';

@@ -1,5 +1,5 @@
 import type { DeliveryRecord } from './deliver.js';
-import { percentiles, round } from '../stats.js';
+import { percentiles, round } from '../util/stats.js';
 
 export interface SendSummary {
   events: number;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import type { TlsOptions } from './dispatcher.js';
 
 /** --ca FILE (read now: a missing file is bad input, not a TLS error per attempt) and --insecure. */

@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import type { SendOptions, SendResult } from '../commands/send/run.js';
-import { killGroup } from '../process-group.js';
-import { holdsWithin, waitUntil } from '../wait.js';
+import type { SendOptions, SendResult } from '../delivery/send.js';
+import { killGroup } from '../harness/process-group.js';
+import { holdsWithin, waitUntil } from '../util/wait.js';
 import { openSqliteInbox } from '../inbox/sqlite/index.js';
 import { Worker } from '../worker/index.js';
 

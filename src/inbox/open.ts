@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import type { GroupCommitOptions } from './batch.js';
 import { InboxOpenError, InboxUnavailableError } from './types.js';
 import type { Inbox } from './types.js';

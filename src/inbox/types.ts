@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 
 /** Opening failed for a reason the user can fix (wrong file or schema, newer hookdrill, no permission): exit 2. */
 export class InboxOpenError extends UsageError {}

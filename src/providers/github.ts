@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import type { JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { header, hmac, parseJson, requireHeader, requireSecrets, safeEqual, stringField, otherStringSecret } from './util.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import { github } from './github.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';

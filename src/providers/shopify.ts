@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { MINUTE, header, hmac, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CREDENTIAL_HEADERS, HOP_BY_HOP_HEADERS } from '../http-headers.js';
+import { CREDENTIAL_HEADERS, HOP_BY_HOP_HEADERS } from '../util/http-headers.js';
 import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';

@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.js';
-import { sleep } from '../wait.js';
+import { UsageError } from '../util/errors.js';
+import { sleep } from '../util/wait.js';
 
 export interface ApiRequest {
   /** For messages: "the Stripe API". */

@@ -1,5 +1,5 @@
 import { createSign } from 'node:crypto';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import { apiGet, apiUrl } from './api.js';
 import type { ApiRequest } from './api.js';
 import type { FetchedEvent, SenderRecord, SentEvent } from './types.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../util/errors.js';
 import { apiGet, apiUrl } from './api.js';
 import type { FetchedEvent, SenderRecord, SentEvent } from './types.js';
 

@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { junitReport, xml } from './xml.js';
-import type { ChaosResult, ChaosRound, SettleWait } from '../commands/chaos/run.js';
-import { formatDuration } from '../duration.js';
+import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
+import { formatDuration } from '../util/duration.js';
 
 export function renderChaos(r: ChaosResult): string {
   const lines: string[] = [];

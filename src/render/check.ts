@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { junitReport, xml } from './xml.js';
-import type { CaseReport, CheckResult } from '../commands/check/run.js';
-import { CASE_NAMES } from '../check/cases.js';
+import type { CaseReport, CheckResult } from '../check/run.js';
+import { CASE_NAMES } from '../check/cases/index.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
 

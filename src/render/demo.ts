@@ -1,6 +1,6 @@
 import chalk from 'chalk';
-import type { DemoResult } from '../commands/demo/run.js';
-import { formatDuration } from '../duration.js';
+import type { DemoResult } from '../demo/run.js';
+import { formatDuration } from '../util/duration.js';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;

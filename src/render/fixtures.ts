@@ -1,7 +1,7 @@
 import chalk from 'chalk';
-import type { CaptureResult } from '../commands/fixtures/capture.js';
-import type { FixturesResult } from '../commands/fixtures/run.js';
-import type { RedactionKind } from '../redact.js';
+import type { CaptureResult } from '../fixtures/capture-to-file.js';
+import type { FixturesResult } from '../fixtures/list.js';
+import type { RedactionKind } from '../fixtures/redact/index.js';
 
 export function renderFixtures(result: FixturesResult): string {
   const width = Math.max(...result.fixtures.map((f) => f.name.length), 4);

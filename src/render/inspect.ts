@@ -1,8 +1,8 @@
 import chalk from 'chalk';
-import type { InspectResult, RowSummary } from '../commands/inspect/run.js';
-import type { RequeueResult } from '../commands/requeue/run.js';
+import type { InspectResult, RowSummary } from '../incident/inspect.js';
+import type { RequeueResult } from '../incident/requeue.js';
 import type { Selector } from '../inbox/index.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

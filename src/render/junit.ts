@@ -1,5 +1,5 @@
 import type { DeliveryRecord } from '../delivery/deliver.js';
-import type { SendResult } from '../commands/send/run.js';
+import type { SendResult } from '../delivery/send.js';
 import { junitReport, xml } from './xml.js';
 
 /** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */

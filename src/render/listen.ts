@@ -1,8 +1,8 @@
 import chalk from 'chalk';
-import type { ListenCounts, ListenSummary, Ready } from '../commands/listen/run.js';
+import type { ListenCounts, ListenSummary, Ready } from '../receiver/listen.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 
 /** Each function gives one line: JSON for --json (one object per line), text otherwise. */
 

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
-import type { ProfilesResult } from '../commands/profiles/run.js';
-import { formatDuration } from '../duration.js';
+import type { ProfilesResult } from '../providers/profiles.js';
+import { formatDuration } from '../util/duration.js';
 
 export function renderProfiles(result: ProfilesResult): string {
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { ReconcileResult } from '../commands/reconcile/run.js';
+import type { ReconcileResult } from '../reconcile/run.js';
 import { junitReport, xml } from './xml.js';
 
 const SHOWN = 20;

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import type { ScenarioResult } from '../commands/scenario/run.js';
+import type { ScenarioResult } from '../scenario/run.js';
 
 /** One line per ordering (what was sent, and how it ended), then the verdict. */
 export function renderScenario(r: ScenarioResult): string {

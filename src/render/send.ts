@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
-import type { SendResult } from '../commands/send/run.js';
-import { formatDuration } from '../duration.js';
+import type { SendResult } from '../delivery/send.js';
+import { formatDuration } from '../util/duration.js';
 
 /**
  * Human output of `send`: each delivery's line (deliveryLine) is printed as it finishes; this is

@@ -1,9 +1,9 @@
 import { request } from 'undici';
-import { formatDuration } from '../duration.js';
-import { endToEnd } from '../http-headers.js';
-import { basicAuth } from '../options.js';
+import { formatDuration } from '../util/duration.js';
+import { endToEnd } from '../util/http-headers.js';
+import { basicAuth } from '../util/options.js';
 import type { Provider } from '../providers/index.js';
-import { resignStored } from '../signing.js';
+import { resignStored } from '../delivery/signer.js';
 import type { Handler } from './index.js';
 
 export interface ForwardOptions {

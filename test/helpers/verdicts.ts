@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run as check } from '../../src/commands/check/run.js';
-import type { CheckResult } from '../../src/commands/check/run.js';
+import { run as check } from '../../src/check/run.js';
+import type { CheckResult } from '../../src/check/run.js';
 import { freePort } from './ports.js';
 import { tempDir } from './tmp.js';
 

@@ -1,15 +1,15 @@
 import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { pick } from '../../cli/io.js';
 import { CHAOS_DEFAULTS as D } from '../../chaos/defaults.js';
-import { formatDuration } from '../../duration.js';
-import { declareOutput } from '../../flags/output.js';
-import type { OutputFlags } from '../../flags/output.js';
-import { declareSigner, signerOptions } from '../../flags/signer.js';
-import type { SignerFlags } from '../../flags/signer.js';
-import { declareTiming } from '../../flags/timing.js';
-import type { ChaosOptions } from './run.js';
+import { formatDuration } from '../../util/duration.js';
+import { declareOutput } from '../../cli/flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
+import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
+import { declareTiming } from '../../cli/flags/timing.js';
+import type { ChaosOptions } from '../../chaos/run.js';
 
 export interface ChaosFlags extends SignerFlags, OutputFlags {
   receiver?: string;
@@ -116,9 +116,9 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
   }),
   async execute(options, flags) {
     const [{ run }, { renderChaos, renderChaosJunit, renderSettleWait }, { killAllReceivers }, io] = await Promise.all([
-      import('./run.js'),
+      import('../../chaos/run.js'),
       import('../../render/chaos.js'),
-      import('../../chaos/supervisor.js'),
+      import('../../harness/supervisor.js'),
       import('../../cli/io.js'),
     ]);
     if (flags.junit) io.checkWritable(flags.junit);

@@ -1,16 +1,16 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import { declareTls, tlsOptions } from '../../flags/tls.js';
-import type { TlsFlags } from '../../flags/tls.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
+import type { TlsFlags } from '../../cli/flags/tls.js';
 import { pick } from '../../cli/io.js';
-import { declareOutput } from '../../flags/output.js';
-import type { OutputFlags } from '../../flags/output.js';
-import { declareSigner, signerOptions } from '../../flags/signer.js';
-import type { SignerFlags } from '../../flags/signer.js';
+import { declareOutput } from '../../cli/flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
+import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
-import type { CheckOptions } from './run.js';
-import { CHECK_DEFAULTS } from './defaults.js';
-import { RECEIVER_PROCESS_DEFAULTS } from '../../chaos/defaults.js';
+import type { CheckOptions } from '../../check/run.js';
+import { CHECK_DEFAULTS } from '../../check/defaults.js';
+import { RECEIVER_PROCESS_DEFAULTS } from '../../harness/defaults.js';
 
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url?: string;
@@ -58,7 +58,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
   }),
   async execute(options, flags) {
     const [{ run, listCases }, { renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit }, io] = await Promise.all([
-      import('./run.js'),
+      import('../../check/run.js'),
       import('../../render/check.js'),
       import('../../cli/io.js'),
     ]);

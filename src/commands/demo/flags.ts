@@ -13,7 +13,7 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
   options: () => ({}),
   async execute(_options, flags) {
     const [{ run, abortDemos }, { renderDemo }, io] = await Promise.all([
-      import('./run.js'),
+      import('../../demo/run.js'),
       import('../../render/demo.js'),
       import('../../cli/io.js'),
     ]);

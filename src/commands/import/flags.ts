@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import type { ImportOptions } from './run.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import type { ImportOptions } from '../../fixtures/import/run.js';
 
 export interface ImportFlags {
   inbox?: string;
@@ -25,7 +25,7 @@ export const importCommand = defineCommand<ImportFlags, ImportOptions>({
     ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
   }),
   async execute(options, flags) {
-    const [{ run }, io] = await Promise.all([import('./run.js'), import('../../cli/io.js')]);
+    const [{ run }, io] = await Promise.all([import('../../fixtures/import/run.js'), import('../../cli/io.js')]);
     io.printResult(await run(options), flags.json, (r) => {
       const lines = r.skipped.map((s) => `skipped ${s.where}: ${s.why}`);
       lines.push(

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../util/errors.js';
 import { PROVIDER_NAMES } from '../../providers/names.js';
-import type { InitOptions } from './run.js';
+import type { InitOptions } from '../../project/init.js';
 
 /** Ask at the terminal for each setting the flags did not give; Enter keeps the suggestion in brackets. */
 export async function askForProjectFile(given: InitOptions): Promise<InitOptions> {

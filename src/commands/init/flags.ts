@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
-import type { InitOptions } from './run.js';
+import type { InitOptions } from '../../project/init.js';
 
 export interface InitFlags {
   provider?: string;
@@ -43,7 +43,7 @@ export const init = defineCommand<InitFlags, InitOptions>({
     ...(flags.force ? { force: true } : {}),
   }),
   async execute(options, flags) {
-    const [{ run }, { askForProjectFile }] = await Promise.all([import('./run.js'), import('./ask.js')]);
+    const [{ run }, { askForProjectFile }] = await Promise.all([import('../../project/init.js'), import('./ask.js')]);
     // At a terminal, what the flags left out is asked for; in CI (or piped) the flags are all there is.
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
     const settings = interactive ? await askForProjectFile(options) : options;

@@ -1,10 +1,10 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import { UsageError } from '../../errors.js';
-import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
-import type { SelectorFlagsRaw } from '../../flags/selectors.js';
-import { INSPECT_DEFAULTS } from './defaults.js';
-import type { InspectOptions } from './run.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { UsageError } from '../../util/errors.js';
+import { declareSelectors, selectorOptions } from '../../cli/flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../cli/flags/selectors.js';
+import { INSPECT_DEFAULTS } from '../../incident/inspect-defaults.js';
+import type { InspectOptions } from '../../incident/inspect.js';
 
 export interface InspectFlags extends SelectorFlagsRaw {
   inbox: string;
@@ -46,9 +46,9 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
   },
   async execute(options, flags) {
     const [{ run }, render, { sleep }] = await Promise.all([
-      import('./run.js'),
+      import('../../incident/inspect.js'),
       import('../../render/inspect.js'),
-      import('../../wait.js'),
+      import('../../util/wait.js'),
     ]);
     if (flags.body) {
       const result = await run(options);

@@ -1,15 +1,15 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { SIGNAL_EXIT, pick } from '../../cli/io.js';
-import { formatDuration } from '../../duration.js';
-import { declareSigner, signerOptions } from '../../flags/signer.js';
-import type { SignerFlags } from '../../flags/signer.js';
+import { formatDuration } from '../../util/duration.js';
+import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
 import { DEFAULT_BACKOFF } from '../../worker/backoff.js';
 import { WORKER_DEFAULTS } from '../../worker/defaults.js';
-import { LISTEN_DEFAULTS } from './defaults.js';
-import type { ListenOptions } from './run.js';
+import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
+import type { ListenOptions } from '../../receiver/listen.js';
 
 export interface ListenFlags extends SignerFlags {
   port?: string;
@@ -120,7 +120,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const json = flags.json === true;
     const log = logMode(flags.log, json);
     const [{ start }, render, { createLineBuffer }] = await Promise.all([
-      import('./run.js'),
+      import('../../receiver/listen.js'),
       import('../../render/listen.js'),
       import('../../cli/io.js'),
     ]);

@@ -10,7 +10,7 @@ export const profiles = defineCommand<ProfilesFlags, Record<string, never>>({
     cmd.description("list the timing profiles: each provider's timeout and retry schedule").option('--json', 'print the list as JSON'),
   options: () => ({}),
   async execute(_options, flags) {
-    const [{ run }, { renderProfiles }] = await Promise.all([import('./run.js'), import('../../render/profiles.js')]);
+    const [{ run }, { renderProfiles }] = await Promise.all([import('../../providers/profiles.js'), import('../../render/profiles.js')]);
     const result = await run();
     process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderProfiles(result));
   },

@@ -1,10 +1,10 @@
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import { declareOutput } from '../../flags/output.js';
-import type { OutputFlags } from '../../flags/output.js';
-import { collect } from '../../flags/signer.js';
-import type { ReconcileOptions, ReconcileProgress } from './run.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { declareOutput } from '../../cli/flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
+import { collect } from '../../cli/flags/signer.js';
+import type { ReconcileOptions, ReconcileProgress } from '../../reconcile/run.js';
 
 export interface ReconcileFlags extends OutputFlags {
   provider?: string;
@@ -104,7 +104,7 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
   },
   async execute(options, flags) {
     const [{ run }, { renderReconcile, renderReconcileJunit }, { createStatusLine }, io] = await Promise.all([
-      import('./run.js'),
+      import('../../reconcile/run.js'),
       import('../../render/reconcile.js'),
       import('../../render/progress.js'),
       import('../../cli/io.js'),

@@ -1,18 +1,18 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import { declareTls, tlsOptions } from '../../flags/tls.js';
-import type { TlsFlags } from '../../flags/tls.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
+import type { TlsFlags } from '../../cli/flags/tls.js';
 import { pick } from '../../cli/io.js';
-import { declareOutput } from '../../flags/output.js';
-import type { OutputFlags } from '../../flags/output.js';
-import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
-import type { SelectorFlagsRaw } from '../../flags/selectors.js';
-import { declareSigner, signerOptions } from '../../flags/signer.js';
-import type { SignerFlags } from '../../flags/signer.js';
-import { declareTiming, timingOptions } from '../../flags/timing.js';
-import type { TimingFlags } from '../../flags/timing.js';
-import { REPLAY_DEFAULTS } from './defaults.js';
-import type { ReplayOptions } from './run.js';
+import { declareOutput } from '../../cli/flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
+import { declareSelectors, selectorOptions } from '../../cli/flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../cli/flags/selectors.js';
+import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
+import { declareTiming, timingOptions } from '../../cli/flags/timing.js';
+import type { TimingFlags } from '../../cli/flags/timing.js';
+import { REPLAY_DEFAULTS } from '../../incident/replay-defaults.js';
+import type { ReplayOptions } from '../../incident/replay.js';
 
 export interface ReplayFlags extends SelectorFlagsRaw, TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
@@ -61,7 +61,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     originalHeaders: flags.originalHeaders === true,
   }),
   async execute(options, flags) {
-    const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('../send/execute.js')]);
+    const [{ run }, { executeDeliveries }] = await Promise.all([import('../../incident/replay.js'), import('../send/execute.js')]);
     await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, { suite: 'hookdrill replay', showCopy: false, expect: '2xx' });
   },
 });

@@ -1,8 +1,8 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../flags/inbox.js';
-import { declareSelectors, selectorOptions } from '../../flags/selectors.js';
-import type { SelectorFlagsRaw } from '../../flags/selectors.js';
-import type { RequeueOptions } from './run.js';
+import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { declareSelectors, selectorOptions } from '../../cli/flags/selectors.js';
+import type { SelectorFlagsRaw } from '../../cli/flags/selectors.js';
+import type { RequeueOptions } from '../../incident/requeue.js';
 
 export interface RequeueFlags extends SelectorFlagsRaw {
   inbox: string;
@@ -35,7 +35,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
   }),
   async execute(options, flags) {
     const [{ run }, render, { createProgressBar }] = await Promise.all([
-      import('./run.js'),
+      import('../../incident/requeue.js'),
       import('../../render/inspect.js'),
       import('../../render/progress.js'),
     ]);

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
-import { collect } from '../../flags/signer.js';
-import type { ScenarioOptions } from './run.js';
+import { collect } from '../../cli/flags/signer.js';
+import type { ScenarioOptions } from '../../scenario/run.js';
 
 export interface ScenarioFlags {
   url?: string;
@@ -51,12 +51,12 @@ export const scenario = defineCommand<ScenarioFlags, ScenarioOptions & { list: b
   },
   async execute(options, flags) {
     if (options.list) {
-      const { listScenarios, loadScenario } = await import('../../scenario.js');
+      const { listScenarios, loadScenario } = await import('../../scenario/load.js');
       for (const name of listScenarios()) process.stdout.write(`${name.padEnd(34)} ${loadScenario(name).description}\n`);
       return;
     }
     const [{ run }, { renderScenario }, io] = await Promise.all([
-      import('./run.js'),
+      import('../../scenario/run.js'),
       import('../../render/scenario.js'),
       import('../../cli/io.js'),
     ]);

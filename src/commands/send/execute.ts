@@ -1,11 +1,11 @@
 import { checkWritable, interruptOnSignals, printResult, writeAtomically } from '../../cli/io.js';
 import type { Progress } from '../../delivery/run.js';
-import type { OutputFlags } from '../../flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
 import { renderJunit } from '../../render/junit.js';
 import { createProgressBar } from '../../render/progress.js';
 import { deliveryLine, renderSendEnd, retryLine, wireText } from '../../render/send.js';
 import type { DeliveryRecord, RetryScheduled, WireExchange } from '../../delivery/deliver.js';
-import type { SendResult } from './run.js';
+import type { SendResult } from '../../delivery/send.js';
 
 /**
  * How the CLI runs a command that delivers (send, replay): a progress bar at a terminal, Ctrl-C

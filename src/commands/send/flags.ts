@@ -1,15 +1,15 @@
 import { defineCommand } from '../../cli/spec.js';
-import { declareTls, tlsOptions } from '../../flags/tls.js';
-import type { TlsFlags } from '../../flags/tls.js';
-import { collect, declareSigner, signerOptions } from '../../flags/signer.js';
-import type { SignerFlags } from '../../flags/signer.js';
-import { declareTiming, timingOptions } from '../../flags/timing.js';
-import type { TimingFlags } from '../../flags/timing.js';
-import { declareOutput } from '../../flags/output.js';
-import type { OutputFlags } from '../../flags/output.js';
+import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
+import type { TlsFlags } from '../../cli/flags/tls.js';
+import { collect, declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
+import { declareTiming, timingOptions } from '../../cli/flags/timing.js';
+import type { TimingFlags } from '../../cli/flags/timing.js';
+import { declareOutput } from '../../cli/flags/output.js';
+import type { OutputFlags } from '../../cli/flags/output.js';
 import { pick } from '../../cli/io.js';
-import type { SendOptions } from './run.js';
-import { SEND_DEFAULTS } from './defaults.js';
+import type { SendOptions } from '../../delivery/send.js';
+import { SEND_DEFAULTS } from '../../delivery/send-defaults.js';
 
 export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
@@ -62,7 +62,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     sets: flags.set ?? [],
   }),
   async execute(options, flags) {
-    const [{ run }, { executeDeliveries }] = await Promise.all([import('./run.js'), import('./execute.js')]);
+    const [{ run }, { executeDeliveries }] = await Promise.all([import('../../delivery/send.js'), import('./execute.js')]);
     await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, {
       suite: 'hookdrill send',
       showCopy: Number(options.duplicates ?? SEND_DEFAULTS.duplicates) > 1,

@@ -1,0 +1,69 @@
+import { answer, copySignedSecondsApart, duplicateDiagnosis, is2xx, post, sign, storedCount, storedText } from './common.js';
+import type { CheckCase } from './common.js';
+
+export const ACCEPTANCE: readonly CheckCase[] = [
+  {
+    name: 'valid',
+    summary: "a valid delivery gets 2xx within the provider's timeout, and is stored",
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const res = await post(ctx, e.rawBody, sign(ctx, e));
+      const n = await storedCount(ctx, e.deliveryId);
+      const ok = is2xx(res.status) && (n === undefined || n === 1);
+      const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 1 ? ', stored' : `, stored ${n} times`}`;
+      if (ok) return { status: 'pass', observed };
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: is2xx(res.status)
+          ? n === 0
+            ? 'your receiver answers 2xx but does not store the delivery (or stores it under another id than the delivery id)'
+            : 'your receiver stores one delivery more than once'
+          : `your receiver refuses a valid delivery signed as ${ctx.provider.title} signs it: is the secret right, and is the signature checked over the raw bytes?`,
+      };
+    },
+  },
+  {
+    name: 'duplicate',
+    summary: 'the same delivery again (re-signed, as the provider would) gets 2xx and is stored once',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const first = await post(ctx, e.rawBody, copySignedSecondsApart(ctx, e, 0, 2));
+      const second = await post(ctx, e.rawBody, copySignedSecondsApart(ctx, e, 1, 2));
+      const n = await storedCount(ctx, e.deliveryId);
+      const ok = is2xx(first.status) && is2xx(second.status) && (n === undefined || n === 1);
+      const observed = `${answer(first)} then ${answer(second)}${storedText(n)}`;
+      return ok ? { status: 'pass', observed } : { status: 'fail', observed, diagnosis: duplicateDiagnosis(ctx, [first, second], n) };
+    },
+  },
+  {
+    name: 'retry',
+    summary: "a retry of a delivery, re-signed 1 s later with the provider's retry headers, gets 2xx and is stored once",
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      // What every real retry looks like: the same delivery id, a timestamp (and so a signature)
+      // at least a second newer, and whatever the provider adds to retries.
+      const firstAt = Date.now() - 1_000;
+      const first = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: firstAt }));
+      const retry = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: firstAt + 1_000, retry: 1 }));
+      const n = await storedCount(ctx, e.deliveryId);
+      const ok = is2xx(first.status) && is2xx(retry.status) && (n === undefined || n === 1);
+      const observed = `${answer(first)}, then ${answer(retry)} to the retry${storedText(n)}`;
+      return ok ? { status: 'pass', observed } : { status: 'fail', observed, diagnosis: duplicateDiagnosis(ctx, [first, retry], n) };
+    },
+  },
+  {
+    name: 'concurrent-duplicates',
+    summary: '10 copies at once (each re-signed, as retries are) all get 2xx, and it is stored once',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const all = await Promise.all(Array.from({ length: 10 }, (_, i) => post(ctx, e.rawBody, copySignedSecondsApart(ctx, e, i, 10))));
+      const n = await storedCount(ctx, e.deliveryId);
+      const answers = all.map(answer);
+      const ok = all.every((r) => is2xx(r.status)) && (n === undefined || n === 1);
+      const counts = [...new Set(answers)].map((a) => `${answers.filter((x) => x === a).length}×${a}`).join(' ');
+      const observed = `${counts}${storedText(n)}`;
+      return ok ? { status: 'pass', observed } : { status: 'fail', observed, diagnosis: duplicateDiagnosis(ctx, all, n) };
+    },
+  },
+];

@@ -1,0 +1,13 @@
+import { ACCEPTANCE } from './acceptance.js';
+import type { CheckCase } from './common.js';
+import { LIMITS } from './limits.js';
+import { PROVIDER_QUIRKS } from './provider-quirks.js';
+import { REJECTION } from './rejection.js';
+
+export type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './common.js';
+export { LARGE_BODY_BYTES } from './common.js';
+
+/** Every case, in the order check runs and prints them. */
+export const CASES: readonly CheckCase[] = [...ACCEPTANCE, ...REJECTION, ...PROVIDER_QUIRKS, ...LIMITS];
+
+export const CASE_NAMES = CASES.map((c) => c.name);

@@ -1,0 +1,140 @@
+/** How the receiver holds up: body limits, junk, latency, slow and unsigned clients. */
+import { connect } from 'node:net';
+import type { PreparedEvent } from '../../fixtures/index.js';
+import { percentile } from '../../util/stats.js';
+import { hostAndPort } from '../../util/options.js';
+import { sleep } from '../../util/wait.js';
+import { answer, is2xx, is4xx, mib, post, sigHeader, sign } from './common.js';
+import type { CheckCase } from './common.js';
+
+export const LIMITS: readonly CheckCase[] = [
+  {
+    name: 'oversized-body',
+    summary: 'a body over --max-bytes gets 413 (a reset instead is a warning), and the receiver still answers',
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const json = e.rawBody.toString('utf8');
+      const body = Buffer.from(`${json.slice(0, -1)},"hookdrill_padding":"${'x'.repeat(ctx.maxBytes + 1024)}"}`);
+      const big = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
+      const refused = big.status === 413 || big.error === 'reset';
+      const next = ctx.factory.make(Date.now());
+      const after = await post(ctx, next.rawBody, sign(ctx, next));
+      const ok = refused && is2xx(after.status);
+      const observed = `${answer(big)} to ${body.length} bytes, then ${answer(after)} to a valid delivery`;
+      if (!ok)
+        return {
+          status: 'fail',
+          observed: `${observed} (expected 413, then 2xx)`,
+          diagnosis: refused
+            ? 'your receiver stops answering after refusing a large body'
+            : `your receiver takes a body larger than --max-bytes (${mib(ctx.maxBytes)}): with no limit anyone can exhaust its memory, so refuse larger bodies with 413 (if its limit is higher, give check that limit with --max-bytes)`,
+        };
+      // A reset instead of the 413 (the receiver closed before reading the rest): a sender that
+      // writes its whole body before reading never sees why, and retries the same body.
+      if (big.status !== 413) return { status: 'warn', observed: `${observed}: the connection was reset before a 413 reached the sender` };
+      return { status: 'pass', observed };
+    },
+  },
+  {
+    name: 'malformed-json',
+    summary:
+      "authentic but malformed JSON gets 2xx, or 4xx where the provider's own library parses the body it verified (all but Shopify's); elsewhere a 4xx is a warning",
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const body = Buffer.from(e.rawBody.toString('utf8').slice(0, -5));
+      const res = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
+      if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
+      const official = ctx.provider.verifier.official;
+      if (is4xx(res.status) && ctx.provider.verifier.parsesJson)
+        return { status: 'pass', observed: `${answer(res)}: refused, as ${official} does (it parses the body it verified)` };
+      if (is4xx(res.status))
+        return {
+          status: 'warn',
+          observed: answer(res),
+          diagnosis: 'an authentic delivery refused is retried until the sender gives up: store what verifies, parse it in the worker',
+        };
+      return {
+        status: 'fail',
+        observed: `${answer(res)} (expected 2xx or 4xx)`,
+        diagnosis: 'your receiver fails (5xx or no answer) on a body it cannot parse: the sender retries it for days',
+      };
+    },
+  },
+  {
+    name: 'latency',
+    summary: "p99 of 50 sequential valid deliveries is below half the provider's timeout",
+    async run(ctx) {
+      const latencies: number[] = [];
+      let failures = 0;
+      for (let i = 0; i < 50; i++) {
+        const e = ctx.factory.make(Date.now());
+        const res = await post(ctx, e.rawBody, sign(ctx, e));
+        latencies.push(res.latencyMs);
+        if (!is2xx(res.status)) failures++;
+      }
+      const p99 = percentile(latencies, 99) ?? Infinity;
+      const limit = ctx.providerTimeoutMs / 2;
+      const ok = p99 < limit && failures === 0;
+      return {
+        status: ok ? 'pass' : 'fail',
+        observed: `p99 ${Math.round(p99)}ms, limit ${Math.round(limit)}ms${failures ? `, ${failures} not 2xx` : ''}`,
+      };
+    },
+  },
+  {
+    name: 'slow-client',
+    summary: 'a client sending its headers a byte a second does not stop a valid delivery being answered',
+    async run(ctx) {
+      const socket = connect(hostAndPort(ctx.url));
+      socket.on('error', () => undefined);
+      const line = `POST ${ctx.url.pathname} HTTP/1.1\r\nHost: ${ctx.url.host}\r\n`;
+      let sent = 0;
+      const drip = setInterval(() => {
+        if (sent < line.length && !socket.destroyed) socket.write(line[sent++] as string);
+      }, 1_000);
+      try {
+        await sleep(1_100); // the slow client is connected and has started
+        const e = ctx.factory.make(Date.now());
+        const res = await post(ctx, e.rawBody, sign(ctx, e));
+        const ok = is2xx(res.status);
+        return {
+          status: ok ? 'pass' : 'fail',
+          observed: `${answer(res)} in ${Math.round(res.latencyMs)}ms while a client dripped its headers`,
+        };
+      } finally {
+        clearInterval(drip);
+        socket.destroy();
+      }
+    },
+  },
+  {
+    name: 'unsigned-flood',
+    summary: '200 unsigned requests: none answered 2xx, none stored',
+    async run(ctx) {
+      const events = Array.from({ length: 200 }, () => ctx.factory.make(Date.now()));
+      let answered2xx = 0;
+      let unanswered = 0;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (next < events.length) {
+            const e = events[next++] as PreparedEvent;
+            const headers = sign(ctx, e);
+            delete headers[sigHeader(ctx)];
+            const res = await post(ctx, e.rawBody, headers);
+            if (is2xx(res.status)) answered2xx++;
+            if (res.status === undefined) unanswered++;
+          }
+        }),
+      );
+      // One look at the store for all 200 ids (a --stored command runs once, not 200 times).
+      const counts = await ctx.storedCounts(events.map((e) => e.deliveryId));
+      const probed = counts !== undefined;
+      const stored = (counts ?? []).filter((n) => n > 0).length;
+      // A receiver that is down or falls over also answers nothing with 2xx: that is no pass.
+      const ok = answered2xx === 0 && stored === 0 && unanswered === 0;
+      const lost = unanswered ? `, ${unanswered} got no answer at all` : '';
+      return { status: ok ? 'pass' : 'fail', observed: `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}${lost}` };
+    },
+  },
+];

@@ -1,0 +1,156 @@
+import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { answer, eventsOfOtherTypes, is2xx, LARGE_BODY_BYTES, mib, mustAccept, padded, post, sigHeader, sign, stranger } from './common.js';
+import type { CheckCase } from './common.js';
+
+export const PROVIDER_QUIRKS: readonly CheckCase[] = [
+  {
+    name: 'rotation',
+    summary:
+      "while a secret is rolled the header holds two signatures (the receiver's and one by a secret it does not know), in either order: both 2xx, stored",
+    skipFor: (p) => (p.rotation ? undefined : `${p.title} signs with one secret at a time`),
+    async run(ctx) {
+      const p = ctx.provider;
+      const results: string[] = [];
+      const refused: string[] = [];
+      for (const [where, secrets] of [
+        ['second', [stranger(ctx), ...ctx.secrets]],
+        ['first', [...ctx.secrets, stranger(ctx)]],
+      ] as const) {
+        const e = ctx.factory.make(Date.now());
+        const r = await mustAccept(ctx, e, sign(ctx, e, { secrets }));
+        results.push(`${r.text} with its signature ${where}`);
+        if (!r.ok) refused.push(where);
+      }
+      const observed = results.join('; ');
+      if (refused.length === 0) return { status: 'pass', observed };
+      const entry = p.name === 'stripe' ? 'v1= entries' : "'v1,' entries";
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: `your receiver refuses a valid signature when ${p.signatureHeader} holds two ${entry} and its own is ${refused.length === 2 ? 'in either place' : `the ${refused[0]}`} — ${p.title} sends two while a secret is being rolled: try every entry`,
+      };
+    },
+  },
+  {
+    name: 'other-schemes',
+    summary: "beside the signature, an entry of another scheme (Stripe test mode's v0=, Standard Webhooks' v1a,) is ignored: 2xx, stored",
+    skipFor: (p) => (p.verifier.withOtherScheme ? undefined : `${p.title}'s signature header holds one signature and nothing else`),
+    async run(ctx) {
+      const p = ctx.provider;
+      const e = ctx.factory.make(Date.now());
+      const headers = sign(ctx, e);
+      headers[sigHeader(ctx)] = p.verifier.withOtherScheme?.(headers[sigHeader(ctx)] ?? '') ?? '';
+      const r = await mustAccept(ctx, e, headers);
+      if (r.ok) return { status: 'pass', observed: r.text };
+      const what =
+        p.name === 'stripe' ? 'a v0= entry — Stripe adds one to every test-mode delivery' : 'a v1a, entry — the spec reserves it';
+      return {
+        status: 'fail',
+        observed: r.text,
+        diagnosis: `your receiver refuses a valid delivery whose ${p.signatureHeader} also holds ${what}: ignore every scheme but the one you verify, as ${p.verifier.official} does`,
+      };
+    },
+  },
+  {
+    name: 'large-body',
+    summary: `a valid ${mib(LARGE_BODY_BYTES)} delivery (and one just under the provider's documented maximum, where it has one: GitHub 25 MB) gets 2xx and is stored`,
+    async run(ctx) {
+      const p = ctx.provider;
+      const sizes = [LARGE_BODY_BYTES, ...(p.verifier.maxBodyBytes ? [p.verifier.maxBodyBytes - 100_000] : [])];
+      const results: string[] = [];
+      let refused: number | undefined;
+      for (const size of sizes) {
+        const base = ctx.factory.make(Date.now());
+        const body = padded(base, size);
+        const e = { ...base, rawBody: body };
+        const r = await mustAccept(ctx, e, sign(ctx, e), body);
+        results.push(`${r.text} to ${mib(body.length)}`);
+        if (!r.ok && refused === undefined) refused = body.length;
+      }
+      const observed = results.join('; ');
+      if (refused === undefined) return { status: 'pass', observed };
+      const most = p.verifier.maxBodyBytes
+        ? `${p.title} sends up to ${mib(p.verifier.maxBodyBytes)}`
+        : `${p.title}'s events can be this large`;
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: `your receiver refuses a valid ${mib(refused)} delivery — ${most}: set its body limit above the largest event (express.raw's default is 100 KiB)`,
+      };
+    },
+  },
+  {
+    name: 'other-types',
+    summary:
+      'authentic events of every other shipped type, and of a type no receiver knows, get 2xx and are stored (store or ignore what you do not handle)',
+    async run(ctx) {
+      const refused: string[] = [];
+      const factories = eventsOfOtherTypes(ctx);
+      for (const f of factories) {
+        const e = f.make(Date.now());
+        const r = await mustAccept(ctx, e, sign(ctx, e));
+        if (!r.ok) refused.push(`${e.eventType} (${r.text})`);
+      }
+      const observed = `${factories.length - refused.length} of ${factories.length} types accepted`;
+      if (refused.length === 0) return { status: 'pass', observed };
+      return {
+        status: 'fail',
+        observed: `${observed}; refused: ${refused.join(', ')}`,
+        diagnosis: `your receiver refuses authentic events of types it has no handler for — ${
+          (ctx.provider.profiles[ctx.provider.defaultProfile]?.retryDelaysMs.length ?? 0) > 0
+            ? `${ctx.provider.title} retries each one for as long as it retries, and may disable the endpoint`
+            : `${ctx.provider.title} records each as a failed delivery, and a run of failures can disable the hook`
+        }: answer 2xx and ignore them`,
+      };
+    },
+  },
+  {
+    name: 'url-verification',
+    summary: "Slack's url_verification request is answered 2xx with its challenge in the body (plain text or JSON)",
+    skipFor: (p) => (p.challengeAnswer ? undefined : `${p.title} sends no endpoint check`),
+    async run(ctx) {
+      const [shipped] = listShippedFixtures().filter(
+        (f) =>
+          f.provider === ctx.provider.name && ctx.provider.challengeAnswer?.(Buffer.from(JSON.stringify(loadFixtureFile(f.path).body))),
+      );
+      if (!shipped) return { status: 'skipped', observed: 'no endpoint-check fixture is shipped' };
+      const e = compileFixture(ctx.provider, loadFixtureFile(shipped.path, ctx.provider.name), []).make(Date.now());
+      const challenge = String((JSON.parse(e.rawBody.toString('utf8')) as { challenge?: unknown }).challenge);
+      const res = await post(ctx, e.rawBody, sign(ctx, e));
+      const body = (res.bodySnippet ?? '').trim();
+      let echoed = body === challenge || body === `challenge=${challenge}`;
+      try {
+        echoed ||= (JSON.parse(body) as { challenge?: unknown }).challenge === challenge;
+      } catch {
+        /* not JSON */
+      }
+      const shown = JSON.stringify(body.slice(0, 60));
+      if (is2xx(res.status) && echoed) return { status: 'pass', observed: `${answer(res)}, the challenge echoed` };
+      return {
+        status: 'fail',
+        observed: `${answer(res)} ${shown}`,
+        diagnosis: `your receiver does not answer url_verification with its challenge — ${ctx.provider.title} will not enable the endpoint until the answer's body is the challenge`,
+      };
+    },
+  },
+  {
+    name: 'first-seen-retry',
+    summary:
+      "a delivery never seen before that already carries the provider's retry headers (the first attempt never arrived) gets 2xx and is stored",
+    skipFor: (p) => (p.retryHeaders ? undefined : `${p.title}'s retries carry no header of their own: an unseen retry is the valid case`),
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const r = await mustAccept(ctx, e, sign(ctx, e, { retry: 1, retryReason: 'connection_failed' }));
+      if (r.n === undefined && is2xx(r.res.status))
+        return { status: 'skipped', observed: `${r.text}: whether it was stored is the point (--inbox or --stored)` };
+      if (r.ok) return { status: 'pass', observed: r.text };
+      return {
+        status: 'fail',
+        observed: r.text,
+        diagnosis: is2xx(r.res.status)
+          ? 'your receiver answers 2xx to a retry it has never seen and drops it — the first attempt may never have arrived (connection_failed): dedupe on the event id, never on the retry header'
+          : 'your receiver refuses a retry it has never seen — the first attempt may never have arrived: treat it as any delivery',
+      };
+    },
+  },
+];

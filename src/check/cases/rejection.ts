@@ -1,0 +1,103 @@
+import { answer, is2xx, is4xx, mustNotStore, needsTimestamp, post, rejection, sigHeader, sign, stranger } from './common.js';
+import type { CheckCase } from './common.js';
+
+export const REJECTION: readonly CheckCase[] = [
+  rejection(
+    'wrong-secret',
+    'signed with another secret: 4xx, nothing stored',
+    (ctx, e) => ({ body: e.rawBody, headers: sign(ctx, e, { secrets: [stranger(ctx)] }) }),
+    (ctx) =>
+      `your receiver accepts a signature made with a secret it does not hold: it does not compare ${ctx.provider.signatureHeader} at all`,
+  ),
+  rejection(
+    'flipped-byte',
+    'one byte of the body changed after signing: 4xx, nothing stored',
+    (ctx, e) => {
+      const headers = sign(ctx, e);
+      const body = Buffer.from(e.rawBody);
+      // The last letter in the body, case flipped: still JSON, no longer what was signed.
+      for (let i = body.length - 1; i >= 0; i--) {
+        const c = body[i] as number;
+        if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+          body[i] = c ^ 0x20;
+          break;
+        }
+      }
+      return { body, headers };
+    },
+    () => 'your receiver accepts a body changed after signing: the signature is not checked against the bytes received',
+  ),
+  rejection(
+    'reserialized',
+    'the same JSON re-serialised (whitespace): 4xx — signatures cover bytes, not JSON',
+    (ctx, e) => ({ body: Buffer.from(JSON.stringify(JSON.parse(e.rawBody.toString('utf8')), null, 2)), headers: sign(ctx, e) }),
+    () =>
+      'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
+  ),
+  rejection(
+    'missing-signature',
+    'no signature header: 4xx, nothing stored',
+    (ctx, e) => {
+      const headers = sign(ctx, e);
+      delete headers[sigHeader(ctx)];
+      return { body: e.rawBody, headers };
+    },
+    (ctx) => `your receiver accepts a request with no ${ctx.provider.signatureHeader} at all: anyone can post to it`,
+  ),
+  rejection(
+    'malformed-signature',
+    'a signature header that does not parse: 4xx, nothing stored',
+    (ctx, e) => ({ body: e.rawBody, headers: { ...sign(ctx, e), [sigHeader(ctx)]: 'hookdrill:not-a-signature' } }),
+    (ctx) => `your receiver accepts a ${ctx.provider.signatureHeader} that holds no signature`,
+  ),
+  rejection(
+    'wrong-length-signature',
+    'the right signature(s), each two characters short: 4xx, nothing stored',
+    (ctx, e) => {
+      const headers = sign(ctx, e);
+      // Every signature in the header, not only the last: with two secrets (rotation) the receiver
+      // must not find the untouched one and rightly accept.
+      headers[sigHeader(ctx)] = ctx.provider.verifier.editSignatures(headers[sigHeader(ctx)] ?? '', (sig) => sig.slice(0, -2));
+      return { body: e.rawBody, headers };
+    },
+    () =>
+      'your receiver accepts a signature that is only a prefix of the right one: compare the whole value (and its length) in constant time',
+  ),
+  rejection(
+    'stale-timestamp',
+    'signed 6 minutes ago (the tolerance is 5): 4xx, nothing stored',
+    (ctx, e) => ({ body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - 360_000 }) }),
+    (ctx) =>
+      `your receiver accepts a signature 6 minutes old: a captured request can be replayed forever; refuse timestamps older than 5 minutes, as ${ctx.provider.verifier.official} does`,
+    needsTimestamp,
+  ),
+  {
+    name: 'future-timestamp',
+    summary:
+      "signed 6 minutes ahead: 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's accepts it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
+    skipFor: needsTimestamp,
+    async run(ctx) {
+      const e = ctx.factory.make(Date.now());
+      const res = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: Date.now() + 360_000 }));
+      const stored = await mustNotStore(ctx, e.deliveryId);
+      const rule = ctx.provider.verifier.futureTimestamp;
+      const official = ctx.provider.verifier.official;
+      if (is4xx(res.status) && !stored.bad) return { status: 'pass', observed: `${answer(res)}${stored.text}` };
+      if (is2xx(res.status) && rule === 'accepted')
+        return { status: 'pass', observed: `${answer(res)}: accepted, as ${official} does (its tolerance is one-sided)` };
+      if (is2xx(res.status) && rule === 'accepted-documented-refused')
+        return {
+          status: 'warn',
+          observed: `${answer(res)}: accepted, as ${official} does`,
+          diagnosis: `${ctx.provider.title}'s docs refuse a timestamp more than 5 minutes from now either way; the official library checks only the old side`,
+        };
+      return {
+        status: 'fail',
+        observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`,
+        diagnosis: is2xx(res.status)
+          ? `your receiver accepts a timestamp 6 minutes in the future; ${official} refuses it ("too new"): check both sides of the 5-minute window`
+          : `a request signed outside the window must get 4xx; it got ${answer(res)}`,
+      };
+    },
+  },
+];

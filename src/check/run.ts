@@ -1,0 +1,184 @@
+import { resolveTarget } from '../inbox/open.js';
+import { durationMs, RECEIVER_PROCESS_DEFAULTS, startReceiver } from '../harness/receiver-process.js';
+import { ReceiverStartError } from '../harness/supervisor.js';
+import { UsageError } from '../util/errors.js';
+import { maskSecrets } from '../util/secrets.js';
+import { resolveTls } from '../delivery/tls.js';
+import { parseDuration } from '../util/duration.js';
+import { CHECK_DEFAULTS } from './defaults.js';
+import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures/index.js';
+import { resolveSigner } from '../delivery/signer.js';
+import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
+import { RECEIVER_DEFAULTS } from '../receiver/defaults.js';
+import { storedCounts as probeCounts } from '../harness/store-probe.js';
+import type { StoreProbe } from '../harness/store-probe.js';
+import { CASES, CASE_NAMES } from './cases/index.js';
+import type { CaseStatus, CheckContext } from './cases/index.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
+import { providers } from '../providers/index.js';
+
+export interface CheckOptions {
+  url?: string;
+  provider?: string;
+  secrets?: string[];
+  inbox?: string;
+  stored?: string;
+  only?: string;
+  skip?: string;
+  maxBytes?: string | number;
+  /** Per attempt (default: the provider's timeout, at most 5 s). */
+  timeout?: string;
+  ca?: string;
+  insecure?: boolean;
+  /** Start the receiver with this shell command (PORT from the URL), check it, stop it. */
+  receiver?: string;
+  /** With receiver: how long it may take to accept connections. */
+  readyTimeout?: string | number;
+  onCase?: (c: CaseReport) => void;
+}
+
+export interface CaseReport {
+  name: string;
+  summary: string;
+  status: CaseStatus;
+  observed: string;
+  /** With a fail or a warning: the defect as a developer fixes it. */
+  diagnosis?: string;
+  ms: number;
+}
+
+export interface CheckResult {
+  command: 'check';
+  ok: boolean;
+  provider: string;
+  url: string;
+  store: 'inbox' | 'command' | 'none';
+  /** With receiver: the command check started (secrets masked) and stopped. */
+  receiver?: string;
+  cases: CaseReport[];
+  counts: Record<CaseStatus, number>;
+  elapsedMs: number;
+}
+
+function caseList(text: string | undefined, flag: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new UsageError(`${flag} names no case (cases: ${CASE_NAMES.join(', ')})`);
+  const unknown = names.filter((n) => !CASE_NAMES.includes(n));
+  if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
+  return names;
+}
+
+/** Every case, what it proves, and the providers it cannot apply to (check --list). */
+export function listCases(): { name: string; summary: string; notFor: string[] }[] {
+  return CASES.map((c) => ({
+    name: c.name,
+    summary: c.summary,
+    notFor: Object.values(providers)
+      .filter((p) => c.skipFor?.(p) !== undefined)
+      .map((p) => p.name),
+  }));
+}
+
+/** Run the conformance battery against a receiver: each case passes, fails, warns, or is skipped with a reason. */
+export async function run(o: CheckOptions): Promise<CheckResult> {
+  const started = performance.now();
+  const url = parseUrl(o.url, '--url');
+  const { provider, secrets } = resolveSigner(o);
+  if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
+  const only = caseList(o.only, '--only');
+  const skip = caseList(o.skip, '--skip') ?? [];
+  const providerTimeoutMs = (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
+  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : Math.min(providerTimeoutMs, CHECK_DEFAULTS.timeoutMs);
+  if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
+
+  const probe: StoreProbe | undefined = inboxPath
+    ? { kind: 'inbox', target: inboxPath, source: provider.name }
+    : o.stored
+      ? { kind: 'command', command: o.stored }
+      : undefined;
+  const storedCounts: CheckContext['storedCounts'] = async (ids) =>
+    probe === undefined
+      ? undefined
+      : probeCounts(probe, ids, {}).catch((err: unknown) => {
+          // The command's own error output may echo a secret from its command line.
+          throw err instanceof UsageError ? new UsageError(maskSecrets(err.message, secrets)) : err;
+        });
+
+  const readyTimeoutMs = durationMs(o.readyTimeout, '--ready-timeout', RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs);
+  if (o.readyTimeout !== undefined && !o.receiver) throw new UsageError('--ready-timeout goes with --receiver');
+  // check starts the receiver itself: in a group of its own, ready when its port answers from that
+  // group, stopped (and never left behind) when the battery is done.
+  const receiver = o.receiver
+    ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeoutMs }).catch((err: unknown) => {
+        // Its stderr is quoted in the message, and a receiver may print its own secret there.
+        if (err instanceof ReceiverStartError) throw new ReceiverStartError(maskSecrets(err.message, secrets));
+        throw err;
+      })
+    : undefined;
+  try {
+    return { ...(await battery()), ...(o.receiver ? { receiver: maskSecrets(o.receiver, secrets) } : {}) };
+  } finally {
+    await receiver?.stop();
+  }
+
+  async function battery(): Promise<CheckResult> {
+    await warmUpHttpClient();
+    const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
+    const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
+    const ctx: CheckContext = {
+      provider,
+      secrets,
+      url,
+      timeoutMs,
+      providerTimeoutMs,
+      maxBytes,
+      factory: compileFixture(provider, fixture!, []),
+      dispatcher,
+      storedCounts,
+    };
+    // Why each case will not run, decided before anything is sent: a run that tests nothing must
+    // not end in PASS, so a selection that leaves no case to run is refused as bad input.
+    const skipReason = (c: (typeof CASES)[number]): string | undefined =>
+      only && !only.includes(c.name) ? 'not in --only' : skip.includes(c.name) ? 'in --skip' : c.skipFor?.(provider);
+    if (CASES.every((c) => skipReason(c) !== undefined)) {
+      const why = [...new Set(CASES.map(skipReason))].join('; ');
+      throw new UsageError(`no case left to run (${why}): nothing would be checked`);
+    }
+    const reports: CaseReport[] = [];
+    try {
+      for (const c of CASES) {
+        const t = performance.now();
+        const reason = skipReason(c);
+        let report: CaseReport;
+        if (reason !== undefined) {
+          report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
+        } else {
+          const outcome = await c.run(ctx);
+          report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
+        }
+        reports.push(report);
+        o.onCase?.(report);
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    const counts: Record<CaseStatus, number> = { pass: 0, fail: 0, warn: 0, skipped: 0 };
+    for (const r of reports) counts[r.status]++;
+    return {
+      command: 'check',
+      ok: counts.fail === 0,
+      provider: provider.name,
+      url: displayUrl(url),
+      store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
+      cases: reports,
+      counts,
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import type { SelectorFlags } from '../../inbox/selector.js';
+import { collect } from './signer.js';
+
+/** The row-selecting flags as commander gives them: --id arrives as `id`. */
+export interface SelectorFlagsRaw extends Omit<SelectorFlags, 'ids'> {
+  id?: string[] | string;
+}
+
+/** --status (repeatable), --type, --since, --until, --error, --source; and --id where the command takes several. */
+export function declareSelectors(cmd: Command, statusHelp: string, options: { ids?: boolean } = {}): Command {
+  if (options.ids) cmd.option('--id <id>', 'a delivery id (repeatable)', collect);
+  return cmd
+    .option('--status <status>', statusHelp, collect)
+    .option('--type <type>', 'only this event type')
+    .option('--since <time>', 'received at or after: ISO time or a time ago (2h)')
+    .option('--until <time>', 'received before: ISO time or a time ago')
+    .option('--error <text>', 'only rows whose last error contains this text')
+    .option('--source <provider>', 'only deliveries from this provider');
+}
+
+export function selectorOptions(flags: SelectorFlagsRaw): SelectorFlags {
+  const out: SelectorFlags = {};
+  if (Array.isArray(flags.id)) out.ids = flags.id;
+  if (flags.status) out.status = flags.status;
+  for (const key of ['type', 'since', 'until', 'error', 'source'] as const) if (flags[key] !== undefined) out[key] = flags[key];
+  return out;
+}

@@ -1,0 +1,84 @@
+import { UsageError } from '../util/errors.js';
+import { getProfile, getProvider } from '../providers/index.js';
+import { PROVIDER_NAMES } from '../providers/names.js';
+import type { Provider } from '../providers/index.js';
+import { parseDuration } from '../util/duration.js';
+import { resolveTiming } from './timing.js';
+import type { Timing } from './timing.js';
+import { parseDelays, parsePositiveNumber } from '../util/options.js';
+
+/**
+ * The provider and secrets a command signs with, checked once, the same way everywhere: a known
+ * provider, at least one secret (flag, or HOOKDRILL_SECRET via the CLI), several only where the
+ * provider signs with several at once (rotation), each of the provider's shape.
+ */
+export function resolveSigner(o: { provider?: string | undefined; secrets?: string[] | undefined; verifying?: boolean }): {
+  provider: Provider;
+  secrets: string[];
+} {
+  if (!o.provider) throw new UsageError(`--provider is required (${PROVIDER_NAMES.join(', ')})`);
+  const provider = getProvider(o.provider);
+  const secrets = o.secrets ?? [];
+  if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
+  // A verifier may hold several secrets of any provider (it tries each); a sender signs with several
+  // only where the provider itself does (rotation).
+  if (secrets.length > 1 && !provider.rotation && !o.verifying) {
+    throw new UsageError(`${provider.name} signs with one secret; --secret was given ${secrets.length} times`);
+  }
+  for (const s of secrets) {
+    // The README's examples write secrets as whsec_…: copied as they are, nothing would verify.
+    if (s.includes('…'))
+      throw new UsageError(`--secret ${s.slice(0, 8)}…: that is the README's placeholder; give your endpoint's signing secret`);
+    provider.checkSecret(s);
+  }
+  return { provider, secrets };
+}
+
+/** The timing flags shared by send and replay: --profile, --timeout, --retry-delays, --time-scale, --no-retry. */
+export interface TimingFlags {
+  profile?: string | undefined;
+  timeout?: string | undefined;
+  retryDelays?: string | undefined;
+  timeScale?: string | number | undefined;
+  noRetry?: boolean | undefined;
+}
+
+export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultScale = 1): Timing {
+  const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
+  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
+  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : undefined;
+  if (timeoutMs !== undefined && timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
+  const timing = resolveTiming(profile, {
+    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', defaultScale),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(retryDelaysMs ? { retryDelaysMs } : {}),
+    noRetry: o.noRetry === true,
+  });
+  if (timing.timeoutMs < 1) {
+    // Only a --timeout the user gave can get here: a scaled one has a floor.
+    throw new UsageError(`--timeout ${o.timeout}: no receiver can answer in under 1 ms`);
+  }
+  return timing;
+}
+
+/**
+ * A stored delivery's headers signed anew, now: a fresh timestamp and signature over the same
+ * bytes, the same delivery id, every other header as the sender sent it — what a real retry
+ * looks like. A forward or requeue long after receipt would otherwise carry a signature older
+ * than every verifier's tolerance (5 minutes), and an app that verifies would refuse it.
+ */
+export function resignStored(
+  provider: Provider,
+  stored: Record<string, string>,
+  body: Buffer,
+  secrets: readonly string[],
+  meta: { deliveryId: string; eventType: string | undefined },
+  nowMs = Date.now(),
+): Record<string, string> {
+  const replaced = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored)) if (!replaced.has(name.toLowerCase())) out[name] = value;
+  const fresh = provider.sign(body, secrets, { nowMs, deliveryId: meta.deliveryId, eventType: meta.eventType ?? '' });
+  for (const [name, value] of Object.entries(fresh)) if (replaced.has(name.toLowerCase())) out[name.toLowerCase()] = value;
+  return out;
+}

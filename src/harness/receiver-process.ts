@@ -1,0 +1,90 @@
+import { parseDuration } from '../util/duration.js';
+import { Supervisor } from './supervisor.js';
+import type { KillSignal } from './supervisor.js';
+import { hostAndPort, parseUrl } from '../util/options.js';
+import { RECEIVER_PROCESS_DEFAULTS } from './defaults.js';
+
+export { RECEIVER_PROCESS_DEFAULTS } from './defaults.js';
+
+export interface StartReceiverOptions {
+  /** A shell command that starts the receiver (run with `sh -c`, in a process group of its own). */
+  command: string;
+  /** Where it listens; PORT is set from it. */
+  url: string;
+  /** More environment for the receiver. */
+  env?: Record<string, string>;
+  /** How long it may take to accept connections (default 10 s). */
+  readyTimeoutMs?: number;
+  /** How long stop() waits after SIGTERM before SIGKILL (default 5 s). */
+  stopGraceMs?: number;
+}
+
+export interface ReceiverHandle {
+  url: string;
+  /** SIGTERM the group, SIGKILL it if it is still there after the grace time; then it is gone. */
+  stop(): Promise<void>;
+  /** Signal the whole group now and wait until nothing of it runs. */
+  kill(signal?: KillSignal): Promise<void>;
+  /** Kill it (if running) and start it again; resolves when it accepts connections. */
+  restart(): Promise<void>;
+  /** The last lines it wrote on stderr. */
+  output(): string;
+  /** How many times it has been started. */
+  readonly starts: number;
+}
+
+/**
+ * Start a receiver as `chaos` and `check --receiver` do: in its own process group, ready when its
+ * port accepts connections from a process of that group (never a stranger already holding the
+ * port), and never outliving this process — however it ends, a watchdog kills the group.
+ * Throws a UsageError (a ReceiverStartError) if it exits or never accepts connections.
+ */
+export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHandle> {
+  const url = parseUrl(o.url, 'url');
+  const { host, port } = hostAndPort(url);
+  const grace = o.stopGraceMs ?? RECEIVER_PROCESS_DEFAULTS.stopGraceMs;
+  const supervisor = new Supervisor({
+    command: o.command,
+    host,
+    port,
+    env: { PORT: String(port), ...o.env },
+    readyTimeoutMs: o.readyTimeoutMs ?? RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs,
+  });
+  try {
+    await supervisor.start();
+  } catch (err) {
+    // A start that failed leaves nothing behind, not even the watchdog.
+    await supervisor.close(grace);
+    throw err;
+  }
+  return {
+    url: url.toString(),
+    stop: async () => {
+      await supervisor.close(grace);
+    },
+    kill: async (signal = 'SIGKILL') => {
+      supervisor.kill(signal);
+      await supervisor.awaitGone(grace);
+    },
+    restart: async () => {
+      await supervisor.stop(grace);
+      try {
+        await supervisor.start();
+      } catch (err) {
+        // A start that failed leaves nothing behind, not even the watchdog.
+        await supervisor.close(grace);
+        throw err;
+      }
+    },
+    output: () => supervisor.output(),
+    get starts() {
+      return supervisor.starts;
+    },
+  };
+}
+
+/** A duration flag or option given as text or milliseconds. */
+export function durationMs(value: string | number | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? value : parseDuration(value, flag);
+}

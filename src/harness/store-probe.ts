@@ -1,0 +1,43 @@
+import { exec } from 'node:child_process';
+import { UsageError } from '../util/errors.js';
+import { openInbox } from '../inbox/open.js';
+
+/** How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids. */
+export type StoreProbe = { kind: 'inbox'; target: string; source: string } | { kind: 'command'; command: string };
+
+/** How many times the receiver holds each of these ids (a command may print one twice). */
+export async function storedCounts(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<number[]> {
+  if (probe.kind === 'inbox') {
+    const inbox = await openInbox(probe.target, { readonly: true, create: false });
+    try {
+      return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: probe.source, deliveryId: id })) ? 1 : 0)));
+    } finally {
+      await inbox.close();
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const id of await runIdsCommand(probe.command, '--stored', env)) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return ids.map((id) => counts.get(id) ?? 0);
+}
+
+/** Which of these ids the receiver holds. */
+export async function storedIds(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<Set<string>> {
+  const counts = await storedCounts(probe, ids, env);
+  return new Set(ids.filter((_, i) => (counts[i] ?? 0) > 0));
+}
+
+/** Ids as printed, one per line, repeats kept (a processed id printed twice was processed twice). */
+export async function runIdsCommand(command: string, flag: string, env: Record<string, string>): Promise<string[]> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    exec(command, { env: { ...process.env, ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
+      if (err) {
+        const tail = String(errOut).trim().split('\n').slice(-2).join(' | ');
+        reject(new UsageError(`${flag} command failed (${err.code ?? err.signal ?? err.message})${tail ? `: ${tail}` : ''}`));
+      } else resolve(String(out));
+    });
+  });
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,548 @@
+import { randomBytes } from 'node:crypto';
+import { Job, Queue, Worker } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { UsageError } from '../../util/errors.js';
+import { GroupCommit } from '../batch.js';
+import { InboxOpenError, type InboxUnavailableError } from '../types.js';
+import type {
+  Claimed,
+  ClaimOptions,
+  DeliveryKey,
+  Inbox,
+  InboxStats,
+  NewDelivery,
+  RequeueOptions,
+  Selector,
+  Settlement,
+  StoredDelivery,
+} from '../types.js';
+import { WriteWatch } from '../write-watch.js';
+import { durabilityOf, durabilityUnknown } from './durability.js';
+import type { RedisDurability } from './durability.js';
+import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
+import { KEEP_ERROR_LUA, MINE_LUA, UPDATE_RECORD_LUA } from './lua.js';
+import type { HookdrillCommands } from './lua.js';
+import { STATES_OF, inWindow, rawState, statesFor, stored } from './rows.js';
+import type { JobData } from './rows.js';
+import { jobIdFor, newFence, newNonce } from './ids.js';
+import { JobScan } from './scan.js';
+import type { RedisTarget } from './target.js';
+
+import { RedisCalls } from './calls.js';
+import { DEFAULT_RETENTION_MS, LAYOUT_VERSION } from './options.js';
+import type { BullmqOpenOptions, BullmqOverview } from './options.js';
+
+/**
+ * The inbox on a BullMQ queue in Redis. A delivery is a job whose id is a hash of its key, so a
+ * redelivery is absorbed by BullMQ's own dedupe; whether a put created the job is read back from
+ * the job itself. Claims are BullMQ's manual processing (a worker with no processor): the claim's
+ * fence is the lock token, so every outcome is fenced by BullMQ's lock check; an expired lease is
+ * found by BullMQ's stalled check and the job goes back to waiting (never failed for stalling).
+ * hookdrill decides retries: every job has attempts 1, and a retry is a fenced move to delayed.
+ *
+ * What BullMQ cannot do as the SQL backends do is refused in one line (UsageError), never ignored:
+ * claims, settles and requeues happen on the real clock, not at a chosen `now`.
+ */
+export class BullmqInbox implements Inbox {
+  readonly location: string;
+  /** How long completed and dead jobs are kept, and so how long a redelivery is recognised. */
+  readonly retentionMs: number;
+  readonly queueName: string;
+  private q: Queue<JobData> | undefined;
+  private worker: Worker<JobData> | undefined;
+  private workerReady: Promise<Worker<JobData>> | undefined;
+  private readonly group: GroupCommit | undefined;
+  private readonly watch = new WriteWatch();
+  /** Jobs this inbox claimed and has not settled, by id: settle needs no read of them. */
+  private readonly held = new Map<string, { job: Job<JobData>; token: string }>();
+  private readonly timeoutMs: number;
+  private readonly keys: { base: string; marker: string; sources: string; requeues: string; meta: string };
+  private closed = false;
+  private readonly scan: JobScan;
+  private readonly calls: RedisCalls;
+  /** How many jobs the next claim asks for in its first round trip (see claim). */
+  private firstWave = 1;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly t: RedisTarget,
+    private readonly o: BullmqOpenOptions,
+    private readonly lastError: () => unknown,
+  ) {
+    this.location = t.display;
+    this.queueName = t.queue;
+    this.retentionMs = o.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    const base = `${t.prefix}:${t.queue}`;
+    this.keys = {
+      base,
+      marker: `${base}:hookdrill`,
+      sources: `${base}:hookdrill:sources`,
+      requeues: `${base}:hookdrill:requeues`,
+      meta: `${base}:meta`,
+    };
+    this.scan = new JobScan(redis, () => this.queue, this.keys);
+    this.calls = new RedisCalls(redis, {
+      location: t.display,
+      server: t.server,
+      timeoutMs: this.timeoutMs,
+      lastError,
+      closed: () => this.closed,
+    });
+    redis.defineCommand('hookdrillMine', { numberOfKeys: 1, lua: MINE_LUA });
+    redis.defineCommand('hookdrillKeepError', { numberOfKeys: 1, lua: KEEP_ERROR_LUA });
+    redis.defineCommand('hookdrillUpdateRecord', { numberOfKeys: 1, lua: UPDATE_RECORD_LUA });
+    this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
+  }
+
+  /**
+   * Check (or make) the hookdrill marker beside the queue — never take over a queue of someone
+   * else's jobs — then open the queue. The marker is written before BullMQ writes anything, so
+   * two receivers starting at once on a new queue both find it theirs.
+   */
+  async prepare(): Promise<void> {
+    const where = `BullMQ queue ${this.queueName} at ${this.location}`;
+    // Both read at one instant (MULTI): another receiver's marker and queue come together or not at all.
+    const replies = await this.op(
+      async () => (await this.redis.multi().hget(this.keys.marker, 'version').exists(this.keys.meta, `${this.keys.base}:id`).exec()) ?? [],
+    );
+    for (const [err] of replies) if (err) throw err;
+    const marker = (replies[0]?.[1] ?? null) as string | null;
+    const used = Number(replies[1]?.[1] ?? 0);
+    if (marker !== null) {
+      if (Number(marker) > LAYOUT_VERSION)
+        throw new InboxOpenError(
+          `inbox ${this.location} was laid out by a newer hookdrill (version ${marker}; this one knows up to ${LAYOUT_VERSION}); upgrade hookdrill`,
+        );
+    } else {
+      if (this.o.readonly || this.o.create === false) throw new InboxOpenError(`no hookdrill inbox in ${where}`);
+      if (used > 0) throw new InboxOpenError(`${where} holds jobs that hookdrill did not put (no hookdrill marker): name another queue`);
+      await this.op(() =>
+        this.redis
+          .multi()
+          .hsetnx(this.keys.marker, 'version', String(LAYOUT_VERSION))
+          .hsetnx(this.keys.marker, 'createdAt', String(Date.now()))
+          .exec(),
+      );
+    }
+    // Read-only (inspect): BullMQ's own bookkeeping (the queue's meta) is not written either.
+    const queue = new Queue<JobData>(this.queueName, {
+      connection: this.redis,
+      prefix: this.t.prefix,
+      skipMetasUpdate: this.o.readonly === true,
+    });
+    // Connection errors are reported by each call (InboxUnavailableError); an 'error' with no
+    // listener would throw from the emitter.
+    queue.on('error', () => undefined);
+    this.q = queue;
+    await this.op(() => queue.waitUntilReady());
+  }
+
+  private get queue(): Queue<JobData> {
+    if (!this.q) throw new Error('the BullMQ inbox was used before prepare()');
+    return this.q;
+  }
+
+  async put(d: NewDelivery): Promise<{ inserted: boolean }> {
+    this.writable('put');
+    if (this.group) return this.group.put(d);
+    return (await this.putMany([d]))[0] as { inserted: boolean };
+  }
+
+  /**
+   * Every row in one pipeline (one round trip): each add, then a read of the job's nonce — the add
+   * that created the job finds its own. Copies of a key in the batch: the first is inserted.
+   */
+  async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
+    this.writable('put');
+    if (rows.length === 0) return [];
+    const done = this.watch.begin();
+    try {
+      return await this.op(async () => {
+        const client = await this.queue.client;
+        const p = client.pipeline() as unknown as ChainableCommander & HookdrillCommands;
+        const age = Math.ceil(this.retentionMs / 1000);
+        for (const r of rows) {
+          const id = jobIdFor(r);
+          const nonce = newNonce();
+          const receivedAt = Math.round(r.receivedAt);
+          const data: JobData = {
+            nonce,
+            source: r.source,
+            deliveryId: r.deliveryId,
+            eventType: r.eventType ?? null,
+            headers: r.headers,
+            body: r.body.toString('base64'),
+            receivedAt,
+          };
+          const opts: JobsOptions = {
+            jobId: id,
+            // hookdrill's worker decides retries: BullMQ never retries on its own.
+            attempts: 1,
+            removeOnComplete: { age },
+            removeOnFail: { age },
+            stackTraceLimit: 0,
+            // BullMQ's own timestamp is the receipt time: sorting and windows read it without the body.
+            ...(receivedAt !== 0 ? { timestamp: receivedAt } : {}),
+          };
+          const job = new Job<JobData>(this.queue, r.eventType ?? 'delivery', data, opts, id);
+          // Queued into the pipeline synchronously; its outcome is read from exec() below.
+          job.addJob(p as never).catch(() => undefined);
+          p.hookdrillMine(`${this.keys.base}:${id}`, `{"nonce":${JSON.stringify(nonce)}`);
+        }
+        p.sadd(this.keys.sources, ...new Set(rows.map((r) => r.source)));
+        const results = (await p.exec()) ?? [];
+        for (const [err] of results) if (err) throw err;
+        return rows.map((_, i) => ({ inserted: results[2 * i + 1]?.[1] === 1 }));
+      });
+    } finally {
+      done();
+    }
+  }
+
+  async claim(o: ClaimOptions): Promise<Claimed[]> {
+    this.writable('claim');
+    if (o.now !== undefined) throw this.noChosenClock('a claim');
+    if (!Number.isSafeInteger(o.limit) || o.limit < 1) return [];
+    const leaseMs = Math.max(1, Math.round(o.leaseMs));
+    return this.op(async () => {
+      const worker = await this.ensureWorker(leaseMs);
+      const fence = newFence();
+      const token = String(fence);
+      // In waves of 1, 2, 4 … (each call is BullMQ's atomic move to active, so two claims never
+      // share a job), stopping at the first wave that comes back short: an idle poll costs one
+      // script, a lone delivery three — not one per slot of the limit (64 scripts for one job cut
+      // listen's throughput with its worker running to a third; bench/receiver.ts).
+      // A claim that came back full starts the next at that size: a backlog is drained in one
+      // round trip per claim.
+      let jobs: Job<JobData>[] = [];
+      for (let wave = Math.min(this.firstWave, o.limit); jobs.length < o.limit; wave *= 2) {
+        const n = Math.min(wave, o.limit - jobs.length);
+        const got = (await Promise.all(Array.from({ length: n }, () => worker.getNextJob(token, { block: false })))).filter(
+          (j): j is Job<JobData> => j !== undefined && j.id !== undefined,
+        );
+        jobs.push(...got);
+        if (got.length < n) break;
+      }
+      this.firstWave = jobs.length >= o.limit ? o.limit : 1;
+      if (jobs.length > 0 && leaseMs !== worker.opts.lockDuration) {
+        // The lease is this claim's, not the worker's default: a job whose lock could not be set to
+        // it (its lock ran out already) is not handed out; the stalled check puts it back.
+        const failed = new Set(
+          await worker.extendJobLocks(
+            jobs.map((j) => j.id as string),
+            jobs.map(() => token),
+            leaseMs,
+          ),
+        );
+        jobs = jobs.filter((j) => !failed.has(j.id as string));
+      }
+      const claimed: Claimed[] = [];
+      for (const job of jobs) {
+        const d = job.data;
+        if (typeof d?.source !== 'string' || typeof d.deliveryId !== 'string') {
+          // Not a delivery (put there by something else): buried, not handed out, nor left to come back.
+          // Its own removeOnFail would apply to the whole failed set (dead deliveries removed early).
+          job.opts = { ...job.opts, attempts: 1, removeOnFail: { age: Math.ceil(this.retentionMs / 1000) } };
+          await job
+            .moveToFailed(new Error('not a hookdrill delivery: its data has no source or delivery id'), token, false)
+            .catch(() => undefined);
+          continue;
+        }
+        this.hold(job, token);
+        claimed.push({
+          source: d.source,
+          deliveryId: d.deliveryId,
+          eventType: d.eventType ?? undefined,
+          body: Buffer.from(d.body, 'base64'),
+          headers: d.headers,
+          receivedAt: d.receivedAt,
+          attempt: job.attemptsStarted,
+          fence,
+        });
+      }
+      return claimed.sort((a, b) => a.receivedAt - b.receivedAt);
+    });
+  }
+
+  async settle(all: readonly Settlement[], now?: number): Promise<boolean[]> {
+    this.writable('settle');
+    if (now !== undefined) throw this.noChosenClock('a settle');
+    if (all.length === 0) return [];
+    // One outcome per claim: the first stands, the rest are refused (as on the SQL backends).
+    const seen = new Set<string>();
+    const first = all.map((x) => {
+      const k = `${x.key.source}\u0000${x.key.deliveryId}\u0000${x.fence}`;
+      const isFirst = !seen.has(k);
+      seen.add(k);
+      return isFirst;
+    });
+    return this.op(() => Promise.all(all.map((s, i) => (first[i] ? this.settleOne(s) : Promise.resolve(false)))));
+  }
+
+  private async settleOne(s: Settlement): Promise<boolean> {
+    // Token "0" would skip BullMQ's lock check: only a fence a claim handed out can settle.
+    if (!Number.isSafeInteger(s.fence) || s.fence < 1) return false;
+    const id = jobIdFor(s.key);
+    const token = String(s.fence);
+    const held = this.held.get(id);
+    // This process claimed the job again since: the fence is stale. Refused without touching the
+    // held Job — moveToFailed sets its failedReason before the lock check, so a stale outcome run
+    // on the new claim's Job would leave its error on the row.
+    if (held && held.token !== token) return false;
+    const job = held?.job ?? (await Job.fromId<JobData>(this.queue, id));
+    if (!job) return false;
+    try {
+      if (s.outcome === 'done') {
+        await job.moveToCompleted(null, token, false);
+      } else if (s.outcome === 'retry') {
+        // BullMQ's own fenced retry: due after the delay, the error recorded in the same script.
+        job.opts = {
+          ...job.opts,
+          attempts: Number.MAX_SAFE_INTEGER,
+          backoff: { type: 'fixed', delay: Math.max(0, Math.round(s.retryInMs)) },
+        };
+        await job.moveToFailed(new Error(s.error), token, false);
+      } else {
+        const { backoff: _, ...opts } = job.opts;
+        job.opts = { ...opts, attempts: 1 };
+        await job.moveToFailed(new Error(s.error), token, false);
+      }
+      this.held.delete(id);
+      return true;
+    } catch (err) {
+      if (isFenceError(err)) {
+        if (this.held.get(id)?.job === job) this.held.delete(id);
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  async get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
+    return this.op(async () => {
+      const id = jobIdFor(key);
+      const state = rawState(await this.queue.getJobState(id));
+      if (!state) return undefined;
+      const [row] = await this.scan.describe([{ id, state }]);
+      return row && row.source === key.source && row.deliveryId === key.deliveryId ? stored(row) : undefined;
+    });
+  }
+
+  async stats(): Promise<InboxStats> {
+    return this.op(async () => {
+      const counts = await this.scan.counts();
+      const pending = await this.scan.listIds(STATES_OF.pending);
+      const ts = await this.scan.timestamps(pending.map((e) => e.id));
+      let oldest: number | undefined;
+      for (const t of ts) if (t !== undefined && (oldest === undefined || t < oldest)) oldest = t;
+      return { counts, total: counts.pending + counts.working + counts.done + counts.dead, oldestPendingAt: oldest };
+    }, 'scan');
+  }
+
+  async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
+    if (!(page.limit > 0)) return [];
+    return this.op(async () => (await this.scan.matching(selector, page.limit)).map(stored), 'scan');
+  }
+
+  async count(selector: Selector): Promise<number> {
+    return this.op(async () => {
+      const states = statesFor(selector.statuses);
+      if (selector.ids?.length || selector.source || selector.type || selector.error) return (await this.scan.matching(selector)).length;
+      if (selector.since === undefined && selector.until === undefined) {
+        const counts = await this.scan.rawCounts(states);
+        return states.reduce((n, s) => n + (counts[s] ?? 0), 0);
+      }
+      // Only a time window: BullMQ's timestamp is the receipt time, no body needs reading.
+      const ts = await this.scan.timestamps((await this.scan.listIds(states)).map((e) => e.id));
+      return ts.filter((t) => t !== undefined && inWindow(t, selector)).length;
+    }, 'scan');
+  }
+
+  async overview(now = Date.now()): Promise<BullmqOverview> {
+    return this.op(async () => ({ ...(await this.scan.overview(now, await this.stats())), retentionMs: this.retentionMs }), 'scan');
+  }
+
+  /**
+   * Finished jobs matching the selector go back to waiting (BullMQ's retry of a completed or
+   * failed job), oldest first, `batchSize` at a time. Active jobs are never touched: a job that is
+   * no longer finished when its batch comes is left as it is. On record in the requeue log.
+   */
+  async requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
+    this.writable('requeue');
+    if (options.now !== undefined) throw this.noChosenClock('a requeue');
+    const finished = (selector.statuses ?? ['done', 'dead']).filter((s) => s === 'done' || s === 'dead');
+    // Chosen once, up front: a job a worker buries again during the requeue is not picked twice.
+    const rows = finished.length > 0 ? await this.op(() => this.scan.matching({ ...selector, statuses: finished }), 'scan') : [];
+    const batchSize = Math.max(1, options.batchSize ?? 500);
+    const reset = options.resetAttempts === true;
+    const record = { id: randomBytes(8).toString('hex'), at: Date.now(), moved: 0, selector, resetAttempts: reset };
+    await this.op(async () => {
+      await this.redis.multi().lpush(this.keys.requeues, JSON.stringify(record)).ltrim(this.keys.requeues, 0, 999).exec();
+    });
+    let moved = 0;
+    for (let i = 0; i < rows.length; i += batchSize) {
+      await options.beforeBatch?.();
+      const batch = rows.slice(i, i + batchSize);
+      const n = await this.op(async () => {
+        const jobs = await Promise.all(batch.map((r) => Job.fromId<JobData>(this.queue, r.id)));
+        const ok = await Promise.all(
+          batch.map(async (r, j) => {
+            const job = jobs[j];
+            if (!job) return false;
+            try {
+              await job.retry(
+                r.state === 'failed' ? 'failed' : 'completed',
+                reset ? { resetAttemptsMade: true, resetAttemptsStarted: true } : {},
+              );
+            } catch (err) {
+              if (isFenceError(err)) return false;
+              throw err;
+            }
+            if (r.state === 'failed' && r.lastError !== undefined)
+              await (this.redis as unknown as HookdrillCommands).hookdrillKeepError(`${this.keys.base}:${r.id}`, r.lastError);
+            return true;
+          }),
+        );
+        const count = ok.filter(Boolean).length;
+        record.moved = moved + count;
+        await (this.redis as unknown as HookdrillCommands).hookdrillUpdateRecord(this.keys.requeues, record.id, JSON.stringify(record));
+        return count;
+      });
+      moved += n;
+      options.onBatch?.(n);
+    }
+    return moved;
+  }
+
+  /** Healthy: Redis answers, and no put has waited longer than stuckAfterMs. */
+  async health(): Promise<{ ok: boolean; problem?: string }> {
+    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'Redis slow, or the network to it');
+    if (stuck) return { ok: false, problem: stuck };
+    if (this.redis.status !== 'ready') return { ok: false, problem: this.unreachable().message };
+    try {
+      const probe = this.redis.ping();
+      probe.catch(() => undefined);
+      await Promise.race([
+        probe,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`Redis at ${this.t.server} did not answer PING within 1 s`)), 1_000).unref(),
+        ),
+      ]);
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, problem: (err as Error).message };
+    }
+  }
+
+  /**
+   * Whether what Redis acknowledges survives a restart: AOF on or off, its fsync policy, and the
+   * eviction policy (anything but noeviction can drop stored jobs). For listen to warn.
+   */
+  async aof(): Promise<RedisDurability> {
+    return this.op(async () => {
+      let config: Record<string, string>;
+      try {
+        const replies = await Promise.all(
+          ['appendonly', 'appendfsync', 'maxmemory-policy'].map((k) => this.redis.config('GET', k) as Promise<string[]>),
+        );
+        config = Object.fromEntries(replies.flatMap((r) => (r.length >= 2 ? [[String(r[0]), String(r[1])]] : [])));
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        return durabilityUnknown(this.t.server, describeRedisError(err));
+      }
+      return durabilityOf(this.t.server, config);
+    });
+  }
+
+  /**
+   * What Redis's own settings put at risk, one line each, for listen to print at start: AOF off or
+   * not synced on every write, eviction on. Never throws: a Redis that cannot be asked is a line too.
+   */
+  async durabilityWarnings(): Promise<string[]> {
+    try {
+      return (await this.aof()).warnings;
+    } catch (err) {
+      return [`Redis at ${this.t.server}: could not read its persistence settings (${err instanceof Error ? err.message : String(err)})`];
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Puts still gathering are owed their answers — but not for ever (each is bounded by the timeout).
+    const giveUpAt = Date.now() + this.timeoutMs + 5_000;
+    while ((this.group?.pending ?? 0) > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 5));
+    this.closed = true;
+    const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    // A job claimed and not settled keeps its lock until its lease runs out, as on the SQL backends.
+    const worker = this.worker ?? (this.workerReady ? await this.workerReady.catch(() => undefined) : undefined);
+    if (worker) await bounded(worker.close(true));
+    if (this.q) await bounded(this.q.close());
+    this.held.clear();
+    if (this.redis.status === 'ready') await bounded(this.redis.quit());
+    this.redis.disconnect();
+  }
+
+  // --- internals ---
+
+  /** The worker that claims: created on the first claim (a receiver or inspect never needs one). */
+  private ensureWorker(leaseMs: number): Promise<Worker<JobData>> {
+    this.workerReady ??= (async () => {
+      const stalledInterval = this.o.stalledIntervalMs ?? Math.min(5_000, Math.max(100, Math.round(leaseMs / 2)));
+      const worker = new Worker<JobData>(this.queueName, null, {
+        connection: this.redis,
+        prefix: this.t.prefix,
+        autorun: false,
+        lockDuration: leaseMs,
+        stalledInterval,
+        // A job whose worker died goes back to waiting however often that happens: hookdrill
+        // counts attempts itself and buries a row only for its own reasons.
+        maxStalledCount: 1_000_000_000,
+      });
+      worker.on('error', () => undefined);
+      try {
+        await worker.waitUntilReady();
+      } catch (err) {
+        await worker.close(true).catch(() => undefined);
+        throw err;
+      }
+      // Expired leases come back: BullMQ's stalled check, which a worker with autorun off does not start itself.
+      void worker.startStalledCheckTimer();
+      this.worker = worker;
+      return worker;
+    })();
+    this.workerReady.catch(() => {
+      this.workerReady = undefined;
+    });
+    return this.workerReady;
+  }
+
+  private hold(job: Job<JobData>, token: string): void {
+    this.held.set(job.id as string, { job, token });
+    // Bounded: claims whose settle never came (the inbox failed meanwhile) are forgotten oldest first.
+    if (this.held.size > 10_000) {
+      const oldest = this.held.keys().next();
+      if (!oldest.done) this.held.delete(oldest.value);
+    }
+  }
+
+  private writable(what: string): void {
+    if (this.o.readonly) throw new UsageError(`inbox ${this.location} is open read-only: ${what} refused`);
+  }
+
+  private noChosenClock(what: string): UsageError {
+    return new UsageError(
+      `inbox ${this.location}: BullMQ keeps time by the real clock (lock expiry in Redis, due times from the workers' clocks): ${what} at a chosen time (now) cannot be made`,
+    );
+  }
+
+  private op<T>(work: () => Promise<T>, kind: 'call' | 'scan' = 'call'): Promise<T> {
+    return this.calls.run(work, kind);
+  }
+
+  private unreachable(detail?: string): InboxUnavailableError {
+    return this.calls.unreachable(detail);
+  }
+}

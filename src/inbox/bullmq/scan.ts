@@ -1,0 +1,245 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { DeliveryStatus, InboxStats, Overview, RequeueRecord, Selector } from '../types.js';
+import {
+  CHUNK,
+  DELAY_SCORE,
+  FIELDS,
+  LISTS,
+  STATES_OF,
+  STATUS_OF,
+  byReceipt,
+  inWindow,
+  matches,
+  rawState,
+  statesFor,
+  toRow,
+} from './rows.js';
+import type { Entry, JobData, RawState, Row } from './rows.js';
+import { jobIdFor } from './ids.js';
+
+/**
+ * The read side of the BullMQ inbox: jobs found by state and key with pipelined reads, and turned
+ * into rows. BullMQ has no index on what a selector asks for, so selectors scan on the client.
+ */
+export class JobScan {
+  constructor(
+    private readonly redis: Redis,
+    private readonly getQueue: () => Queue<JobData>,
+    private readonly keys: { base: string; sources: string; requeues: string },
+  ) {}
+
+  private get queue(): Queue<JobData> {
+    return this.getQueue();
+  }
+
+  /** Rows matching the selector, oldest first (received_at, source, delivery id), at most `limit`. */
+  async matching(sel: Selector, limit = Number.POSITIVE_INFINITY): Promise<Row[]> {
+    const states = statesFor(sel.statuses);
+    if (states.length === 0) return [];
+    if (sel.ids && sel.ids.length > 0) {
+      // By key: the job id is derived from (source, delivery id); without a source, every source seen.
+      const sources = sel.source ? [sel.source] : await this.redis.smembers(this.keys.sources);
+      const ids = [...new Set(sel.ids.flatMap((deliveryId) => sources.map((source) => jobIdFor({ source, deliveryId }))))];
+      const found = await Promise.all(ids.map((id) => this.queue.getJobState(id)));
+      const entries = ids.flatMap((id, i): Entry[] => {
+        const state = rawState(found[i]);
+        return state && states.includes(state) ? [{ id, state }] : [];
+      });
+      return (await this.describe(entries))
+        .filter((r) => matches(r, sel))
+        .sort(byReceipt)
+        .slice(0, limit);
+    }
+    const entries = await this.listIds(states);
+    const ts = await this.timestamps(entries.map((e) => e.id));
+    const order = entries
+      .map((e, i) => ({ e, t: ts[i] }))
+      .filter((x): x is { e: Entry; t: number } => x.t !== undefined && inWindow(x.t, sel))
+      .sort((a, b) => a.t - b.t);
+    const out: Row[] = [];
+    let cutoff = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < order.length; i += CHUNK) {
+      const chunk = order.slice(i, i + CHUNK).filter((x) => x.t <= cutoff);
+      if (chunk.length === 0) break;
+      for (const r of await this.describe(chunk.map((x) => x.e))) if (matches(r, sel)) out.push(r);
+      if (out.length >= limit) {
+        // Enough: only rows received no later than the limit-th can still take a place.
+        out.sort(byReceipt);
+        out.length = limit;
+        cutoff = out[limit - 1]?.receivedAt ?? cutoff;
+      }
+    }
+    return out.sort(byReceipt).slice(0, limit);
+  }
+
+  /** Job ids in the given states, each with its state (and the set's score where there is one). */
+  async listIds(states: readonly RawState[]): Promise<Entry[]> {
+    const p = this.redis.pipeline();
+    for (const s of states) {
+      const key = this.queue.toKey(s);
+      if (LISTS.has(s)) p.lrange(key, 0, -1);
+      else p.zrange(key, 0, -1, 'WITHSCORES');
+    }
+    const results = (await p.exec()) ?? [];
+    const out: Entry[] = [];
+    const seen = new Set<string>();
+    states.forEach((state, i) => {
+      const [err, value] = results[i] ?? [];
+      if (err) throw err;
+      const items = (value as string[] | null) ?? [];
+      if (LISTS.has(state)) {
+        for (const id of items) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          out.push({ id, state });
+        }
+      } else {
+        for (let j = 0; j + 1 < items.length; j += 2) {
+          const id = items[j] as string;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const score = Number(items[j + 1]);
+          out.push({ id, state, score: state === 'delayed' ? Math.floor(score / DELAY_SCORE) : score });
+        }
+      }
+    });
+    return out;
+  }
+
+  /** Ids of jobs completed or failed at or after `from` (the sets are scored by finishedOn). */
+  async finishedSince(from: number): Promise<string[]> {
+    const [completed, failed] = await Promise.all([
+      this.redis.zrangebyscore(this.queue.toKey('completed'), from, '+inf'),
+      this.redis.zrangebyscore(this.queue.toKey('failed'), from, '+inf'),
+    ]);
+    return [...completed, ...failed];
+  }
+
+  /** One field of many jobs (undefined: the job is gone), in chunks of one pipeline each. */
+  async field(ids: readonly string[], name: string): Promise<(string | null | undefined)[]> {
+    const out: (string | null | undefined)[] = [];
+    for (let i = 0; i < ids.length; i += 1_000) {
+      const chunk = ids.slice(i, i + 1_000);
+      const p = this.redis.pipeline();
+      for (const id of chunk) p.hmget(`${this.keys.base}:${id}`, name, 'name');
+      const results = (await p.exec()) ?? [];
+      for (const [err, value] of results) {
+        if (err) throw err;
+        const [v, jobName] = value as (string | null)[];
+        // Every job has a name: none means the job was removed meanwhile.
+        out.push(jobName === null ? undefined : v);
+      }
+    }
+    return out;
+  }
+
+  /** The receipt time of each job (BullMQ's timestamp), undefined where the job is gone. */
+  async timestamps(ids: readonly string[]): Promise<(number | undefined)[]> {
+    return (await this.field(ids, 'timestamp')).map((v) => (v === undefined || v === null ? undefined : Number(v)));
+  }
+
+  /** Jobs as stored deliveries: their fields, the due time of a delayed one, the lease of an active one. */
+  async describe(entries: readonly Entry[]): Promise<Row[]> {
+    const out: Row[] = [];
+    for (let i = 0; i < entries.length; i += CHUNK) {
+      const chunk = entries.slice(i, i + CHUNK);
+      const p = this.redis.pipeline();
+      for (const e of chunk) {
+        const key = `${this.keys.base}:${e.id}`;
+        p.hmget(key, ...FIELDS);
+        if (e.state === 'active') p.pttl(`${key}:lock`);
+        else if (e.state === 'delayed' && e.score === undefined) p.zscore(this.queue.toKey('delayed'), e.id);
+      }
+      const results = (await p.exec()) ?? [];
+      for (const [err] of results) if (err) throw err;
+      const now = Date.now();
+      let k = 0;
+      for (const e of chunk) {
+        const fields = results[k++]?.[1] as (string | null)[];
+        let extra: number | undefined;
+        if (e.state === 'active') extra = Number(results[k++]?.[1]);
+        else if (e.state === 'delayed' && e.score === undefined) {
+          const score = results[k++]?.[1];
+          extra = score === null || score === undefined ? undefined : Math.floor(Number(score) / DELAY_SCORE);
+        }
+        const row = toRow(e, fields, extra, now);
+        if (row) out.push(row);
+      }
+    }
+    return out;
+  }
+
+  async counts(): Promise<Record<DeliveryStatus, number>> {
+    const raw = await this.rawCounts(Object.keys(STATUS_OF) as RawState[]);
+    const counts: Record<DeliveryStatus, number> = { pending: 0, working: 0, done: 0, dead: 0 };
+    for (const [state, n] of Object.entries(raw)) counts[STATUS_OF[state as RawState]] += n;
+    return counts;
+  }
+
+  async rawCounts(states: readonly RawState[]): Promise<Partial<Record<RawState, number>>> {
+    const p = this.redis.pipeline();
+    for (const s of states) {
+      if (LISTS.has(s)) p.llen(this.queue.toKey(s));
+      else p.zcard(this.queue.toKey(s));
+    }
+    const results = (await p.exec()) ?? [];
+    const out: Partial<Record<RawState, number>> = {};
+    states.forEach((s, i) => {
+      const [err, n] = results[i] ?? [];
+      if (err) throw err;
+      out[s] = Number(n ?? 0);
+    });
+    return out;
+  }
+
+  /** The last hour per minute, dead rows by their last error, attempts, the last requeues. */
+  async overview(now: number, stats: InboxStats): Promise<Overview> {
+    const from = now - 3_600_000;
+    // Received in the last hour: anything not finished, and what finished since (a job finishes
+    // after it is received, so one finished before the window was received before it too).
+    const open = await this.listIds([...STATES_OF.pending, 'active', 'failed']);
+    const recentFinished = await this.finishedSince(from);
+    const recentIds = [...new Set([...open.filter((e) => e.state !== 'failed').map((e) => e.id), ...recentFinished])];
+    const perMinute = Array.from({ length: 60 }, () => 0);
+    for (const t of await this.timestamps(recentIds)) {
+      if (t === undefined || t < from || t >= now) continue;
+      const minute = Math.floor((t - from) / 60_000);
+      if (minute >= 0 && minute < 60) perMinute[minute] = (perMinute[minute] ?? 0) + 1;
+    }
+    // Dead rows by their last error; attempts of the rows that are not done.
+    const dead = await this.describe(open.filter((e) => e.state === 'failed'));
+    const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number }>();
+    for (const r of dead) {
+      const error = r.lastError ?? '';
+      const g = groups.get(error);
+      if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, newestAt: r.finishedAt ?? 0 });
+      else {
+        g.count++;
+        if (r.deliveryId < g.exampleId) g.exampleId = r.deliveryId;
+        g.newestAt = Math.max(g.newestAt, r.finishedAt ?? 0);
+      }
+    }
+    const deadByError = [...groups.values()]
+      .sort((a, b) => b.count - a.count || (a.error < b.error ? -1 : a.error > b.error ? 1 : 0))
+      .slice(0, 20);
+    const attempts: Record<number, number> = {};
+    for (const n of await this.field(
+      open.map((e) => e.id),
+      'ats',
+    )) {
+      if (n === undefined) continue;
+      const a = Number(n ?? 0) || 0;
+      attempts[a] = (attempts[a] ?? 0) + 1;
+    }
+    const requeues = (await this.redis.lrange(this.keys.requeues, 0, 4)).flatMap((text): RequeueRecord[] => {
+      try {
+        const r = JSON.parse(text) as RequeueRecord & { id?: string };
+        return [{ at: r.at, moved: r.moved, selector: r.selector, resetAttempts: r.resetAttempts }];
+      } catch {
+        return [];
+      }
+    });
+    return { stats, perMinute, deadByError, attempts, requeues };
+  }
+}

@@ -1,0 +1,54 @@
+import { UsageError } from '../util/errors.js';
+import { parseDuration } from '../util/duration.js';
+import { PROVIDER_NAMES } from '../providers/names.js';
+import { STATUSES } from './types.js';
+import type { DeliveryStatus, Selector } from './types.js';
+
+/** The row-selecting flags shared by inspect, requeue and replay. */
+export interface SelectorFlags {
+  ids?: string[];
+  status?: string[];
+  type?: string;
+  since?: string;
+  until?: string;
+  error?: string;
+  source?: string;
+}
+
+export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector {
+  const sel: Selector = {};
+  if (flags.ids && flags.ids.length > 0) sel.ids = flags.ids;
+  if (flags.status && flags.status.length > 0) {
+    const statuses = flags.status.flatMap((s) => s.split(',')).map((s) => s.trim());
+    for (const s of statuses) {
+      if (!(STATUSES as readonly string[]).includes(s)) throw new UsageError(`--status ${s}: expected one of ${STATUSES.join(', ')}`);
+    }
+    sel.statuses = statuses as DeliveryStatus[];
+  }
+  if (flags.type) sel.type = flags.type;
+  if (flags.since) sel.since = parseTime(flags.since, '--since', now);
+  if (flags.until) sel.until = parseTime(flags.until, '--until', now);
+  if (flags.error) sel.error = flags.error;
+  if (flags.source) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(flags.source)) {
+      throw new UsageError(`--source ${flags.source}: no such provider (one of: ${PROVIDER_NAMES.join(', ')})`);
+    }
+    sel.source = flags.source;
+  }
+  if (sel.since !== undefined && sel.until !== undefined && sel.until <= sel.since) {
+    throw new UsageError(`--until ${flags.until} is not after --since ${flags.since}: no row can be in between`);
+  }
+  return sel;
+}
+
+/** An ISO time (2026-11-30T03:00Z, 2026-11-30) or a time ago (90s, 15m, 2h, 3d). */
+export function parseTime(text: string, flag: string, now: number): number {
+  if (/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)\s*$/.test(text)) return now - parseDuration(text, flag);
+  const t = Date.parse(text);
+  if (Number.isNaN(t)) throw new UsageError(`${flag} ${text}: expected an ISO time (2026-11-30T03:00Z) or a time ago (2h)`);
+  return t;
+}
+
+export function isEmpty(sel: Selector): boolean {
+  return Object.keys(sel).length === 0;
+}

@@ -1,0 +1,148 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../util/errors.js';
+import { PROVIDER_NAMES } from '../providers/names.js';
+import { jsonPosition } from '../util/json-position.js';
+
+/**
+ * The project file: what a team would otherwise repeat on every command line, so that CI runs
+ * `npx hookdrill check` and `npx hookdrill chaos` with no flags. `hookdrill.config.json` in the
+ * working directory, or a `hookdrill` key in its package.json. Flags given on the command line win.
+ * The secret itself is never in the file: `secretEnv` names the environment variable holding it.
+ */
+export interface ProjectFile {
+  provider?: string;
+  /** The environment variable that holds the signing secret (never the secret itself). */
+  secretEnv?: string;
+  /** Where the receiver listens. */
+  url?: string;
+  /** The shell command that starts the receiver (chaos, check). */
+  receiver?: string;
+  /** The receiver's hookdrill inbox (a file or postgres:// URL) … */
+  inbox?: string;
+  /** … or a command printing the delivery ids it holds, one per line. */
+  stored?: string;
+  /** A command printing the delivery ids it has processed (chaos). */
+  processed?: string;
+  /** check cases to skip. */
+  skip?: string[];
+}
+
+export const PROJECT_FILE = 'hookdrill.config.json';
+
+const KEYS: Record<keyof ProjectFile, 'string' | 'string[]'> = {
+  provider: 'string',
+  secretEnv: 'string',
+  url: 'string',
+  receiver: 'string',
+  inbox: 'string',
+  stored: 'string',
+  processed: 'string',
+  skip: 'string[]',
+};
+
+/** Which project keys each command takes, as which of its flags. */
+const USES: Record<string, readonly (keyof ProjectFile)[]> = {
+  send: ['provider', 'secretEnv', 'url'],
+  check: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'skip'],
+  chaos: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed'],
+  scenario: ['secretEnv', 'url'],
+  reconcile: ['provider', 'inbox', 'stored'],
+  import: ['provider', 'inbox'],
+};
+
+/** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */
+export function loadProjectFile(dir: string): { file: string; config: ProjectFile } | undefined {
+  const own = join(dir, PROJECT_FILE);
+  if (existsSync(own)) return { file: PROJECT_FILE, config: validateProjectFile(parse(own, PROJECT_FILE), PROJECT_FILE) };
+  const pkg = join(dir, 'package.json');
+  if (!existsSync(pkg)) return undefined;
+  const json = parse(pkg, 'package.json');
+  if (typeof json !== 'object' || json === null || !('hookdrill' in json)) return undefined;
+  return { file: 'package.json', config: validateProjectFile((json as { hookdrill: unknown }).hookdrill, 'package.json "hookdrill"') };
+}
+
+function parse(path: string, name: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new UsageError(`${name}: not valid JSON${jsonPosition(err)}`);
+  }
+}
+
+export function validateProjectFile(value: unknown, where: string): ProjectFile {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where}: expected an object of settings`);
+  const out: ProjectFile = {};
+  for (const [key, v] of Object.entries(value)) {
+    const kind = KEYS[key as keyof ProjectFile];
+    if (!kind) throw new UsageError(`${where}: unknown key "${key}" (known: ${Object.keys(KEYS).join(', ')})`);
+    const ok = kind === 'string' ? typeof v === 'string' && v !== '' : Array.isArray(v) && v.every((x) => typeof x === 'string');
+    if (!ok) throw new UsageError(`${where}: "${key}" must be ${kind === 'string' ? 'a non-empty string' : 'a list of strings'}`);
+    (out as Record<string, unknown>)[key] = v;
+  }
+  if (out.provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(out.provider)) {
+    throw new UsageError(`${where}: "provider" is ${JSON.stringify(out.provider)}; expected one of ${PROVIDER_NAMES.join(', ')}`);
+  }
+  // The value is never repeated in a message: if it is not a name, it may well be the secret.
+  if (out.secretEnv !== undefined && (!/^[A-Z_][A-Z0-9_]*$/.test(out.secretEnv) || out.secretEnv.length > 64)) {
+    throw new UsageError(
+      `${where}: "secretEnv" must be the NAME of an environment variable (capitals, digits, _; like STRIPE_WEBHOOK_SECRET), never the secret`,
+    );
+  }
+  // A project file is committed and shared: no secret, in any setting.
+  for (const key of ['url', 'inbox', 'receiver', 'stored', 'processed'] as const) {
+    const why = out[key] !== undefined ? secretIn(out[key]) : undefined;
+    if (why) throw new UsageError(`${where}: "${key}" holds ${why}; leave it out (the file is shared: use an environment variable)`);
+  }
+  if (out.inbox !== undefined && out.stored !== undefined) throw new UsageError(`${where}: give "inbox" or "stored", not both`);
+  return out;
+}
+
+/**
+ * A command's flags with the project file's settings under them: a flag given wins; a setting the
+ * command does not take is ignored. The secret comes from the variable `secretEnv` names, unless
+ * --secret or HOOKDRILL_SECRET gives one.
+ */
+export function withProjectFile<F extends object>(command: string, flags: F, dir: string, env: NodeJS.ProcessEnv): F {
+  const uses = USES[command];
+  if (!uses) return flags;
+  const found = loadProjectFile(dir);
+  if (!found) return flags;
+  const { config, file } = found;
+  const given = flags as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...given };
+  const take = (key: keyof ProjectFile, flag: string, value: unknown) => {
+    if (uses.includes(key) && value !== undefined && given[flag] === undefined) merged[flag] = value;
+  };
+  take('provider', 'provider', config.provider);
+  take('url', 'url', config.url);
+  // A receiver elsewhere (--url given) is not the one the file starts; a --provider other than the
+  // file's is not signed with the file's secret.
+  if (given.url === undefined) take('receiver', 'receiver', config.receiver);
+  const sameProvider = given.provider === undefined || given.provider === config.provider;
+  take('processed', 'processed', config.processed);
+  // --only chooses the cases: the file's skip must not take away the one asked for.
+  if (given.only === undefined) take('skip', 'skip', config.skip?.join(','));
+  // The store: a flag for either one replaces both settings.
+  if (given.inbox === undefined && given.stored === undefined) {
+    take('inbox', 'inbox', config.inbox);
+    take('stored', 'stored', config.stored);
+  }
+  if (uses.includes('secretEnv') && config.secretEnv && sameProvider && given.secret === undefined && !env.HOOKDRILL_SECRET) {
+    const secret = env[config.secretEnv];
+    // scenario with no argument only lists: it needs no secret.
+    if (!secret && command !== 'scenario')
+      throw new UsageError(`${file}: "secretEnv" names ${config.secretEnv}, which is not set (or give --secret)`);
+    if (secret) merged.secret = [secret];
+  }
+  return merged as F;
+}
+
+/** What in a setting looks like a credential: a signing secret, a --secret value, a password. */
+function secretIn(text: string): string | undefined {
+  if (/\b(whsec|shpss|sk_live|sk_test|rk_live|rk_test)_[A-Za-z0-9+/=]{6,}/.test(text)) return 'a signing secret or API key';
+  if (/--secret[= ]+(?!["']?\$)\S+/.test(text)) return 'a --secret value (use $VARIABLE)';
+  if (/\bpassword=(?!\$)[^&\s]+/i.test(text)) return 'a password';
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^@\s]+@/i.test(text)) return 'a password in the URL';
+  return undefined;
+}

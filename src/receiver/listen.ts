@@ -1,0 +1,268 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../util/errors.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { displayTarget, openInbox, resolveTarget } from '../inbox/open.js';
+import type { Inbox, InboxStats } from '../inbox/index.js';
+import { resolveSigner } from '../delivery/signer.js';
+import { createReceiverServer, listen } from './server.js';
+import type { ReceiverEvent } from './index.js';
+import { RECEIVER_DEFAULTS } from './defaults.js';
+import { DEFAULT_BACKOFF, Worker } from '../worker/index.js';
+import { WORKER_DEFAULTS } from '../worker/defaults.js';
+import { LISTEN_DEFAULTS } from './listen-defaults.js';
+import type { WorkOutcome } from '../worker/index.js';
+import { forwardHandler } from '../worker/forward.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
+
+export interface ListenOptions {
+  port?: string | number;
+  host?: string;
+  provider?: string;
+  secrets?: string[];
+  inbox?: string;
+  forwardTo?: string;
+  forwardTimeout?: string;
+  /** Deliveries committed in one transaction at most (group commit); 1 commits each alone. */
+  commitBatch?: string | number;
+  /** How long a batch waits for more deliveries before it commits. */
+  commitWait?: string;
+  /** A delivery not committed within this is answered 503. */
+  storeDeadline?: string;
+  /** Sign forwards with this secret instead of the one deliveries are verified with. */
+  forwardSecret?: string;
+  /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
+  forwardOriginalHeaders?: boolean;
+  maxBytes?: string | number;
+  tolerance?: string;
+  concurrency?: string | number;
+  maxAttempts?: string | number;
+  lease?: string;
+  backoffBase?: string;
+  backoffMax?: string;
+  /** Store only; leave rows pending for another worker (or for inspection). */
+  noWorker?: boolean;
+  onRequest?: (e: ReceiverEvent) => void;
+  onOutcome?: (o: WorkOutcome) => void;
+  onError?: (err: unknown) => void;
+}
+
+export interface Ready {
+  event: 'ready';
+  url: string;
+  inbox: string;
+  provider: string;
+  forwardTo: string | null;
+  worker: boolean;
+  pid: number;
+  /** What the store says may not survive a crash (Redis without AOF): one line each, at start. */
+  warnings: string[];
+}
+
+export interface ListenSummary {
+  command: 'listen';
+  requests: number;
+  stored: number;
+  duplicates: number;
+  rejected: number;
+  processed: { done: number; retried: number; dead: number };
+  inbox: InboxStats;
+}
+
+/** What listen has done so far: the live status line reads these. */
+export interface ListenCounts {
+  requests: number;
+  stored: number;
+  duplicates: number;
+  rejected: number;
+  /** Answered 503: the inbox could not commit (in time). */
+  failed: number;
+  done: number;
+  retried: number;
+  dead: number;
+}
+
+export interface Listening {
+  ready: Ready;
+  /** A snapshot of the counts so far. */
+  counts(): ListenCounts;
+  /** Stop accepting, let the worker finish the rows in hand, close the inbox. */
+  stop(): Promise<ListenSummary>;
+}
+
+/** Run the receiver (and, unless told not to, the worker) until stop() is called. */
+export async function start(o: ListenOptions): Promise<Listening> {
+  // Verifying accepts several secrets at once (rotation) whatever the provider: each is tried.
+  const { provider, secrets } = resolveSigner({ ...o, verifying: true });
+  const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
+  const host = o.host ?? LISTEN_DEFAULTS.host;
+  const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
+  const duration = (text: string | undefined, flag: string, fallback: number) =>
+    text !== undefined ? parseDuration(text, flag) : fallback;
+  const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
+  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
+  if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
+  // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
+  // costs nothing, and claiming many at once saves a commit per row.
+  const concurrency = parseIntFlag(
+    o.concurrency,
+    '--concurrency',
+    1,
+    1_000,
+    forwardTo ? WORKER_DEFAULTS.concurrency : LISTEN_DEFAULTS.markDoneConcurrency,
+  );
+  const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
+  const leaseMs = duration(o.lease, '--lease', WORKER_DEFAULTS.leaseMs);
+  const backoff = {
+    baseMs: duration(o.backoffBase, '--backoff-base', DEFAULT_BACKOFF.baseMs),
+    maxMs: duration(o.backoffMax, '--backoff-max', DEFAULT_BACKOFF.maxMs),
+  };
+  if (backoff.maxMs < backoff.baseMs) {
+    throw new UsageError(
+      `--backoff-max (${formatDuration(backoff.maxMs)}) is below --backoff-base (${formatDuration(backoff.baseMs)}): the longest delay cannot be shorter than the first`,
+    );
+  }
+  if (forwardTo && leaseMs <= forwardTimeoutMs) {
+    // A forward still running when its lease runs out would be claimed and sent again.
+    throw new UsageError(
+      `--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`,
+    );
+  }
+  if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
+  if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
+    throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
+  if (o.forwardTo && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {
+    // Several secrets (a rotation) of a provider that signs with one: which one the app holds
+    // is not ours to guess, and a wrong guess makes every forward fail.
+    throw new UsageError(
+      `${provider.name} signs with one secret and --secret was given ${secrets.length} times: say which forwards are signed with (--forward-secret)`,
+    );
+  }
+  const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
+  const inboxTarget = resolveTarget(o.inbox ?? LISTEN_DEFAULTS.inbox);
+
+  const commitBatch = parseIntFlag(o.commitBatch, '--commit-batch', 1, 10_000, LISTEN_DEFAULTS.commitBatch);
+  const commitWaitMs = duration(o.commitWait, '--commit-wait', LISTEN_DEFAULTS.commitWaitMs);
+  if (commitWaitMs > 1_000)
+    throw new UsageError(`--commit-wait ${o.commitWait}: at most 1s (every delivery in a batch waits this long for its 200)`);
+  const storeDeadlineMs = duration(o.storeDeadline, '--store-deadline', RECEIVER_DEFAULTS.storeDeadlineMs);
+  if (storeDeadlineMs < 10 || storeDeadlineMs > 60_000)
+    throw new UsageError(`--store-deadline ${o.storeDeadline}: between 10ms and 60s (keep it below your provider's timeout)`);
+  // Group commit: deliveries that arrive together share one transaction and one disk sync; each
+  // is still answered only after the transaction holding it has committed. On SQLite, writes go
+  // to a writer thread, so the event loop never waits on the disk.
+  const inbox: Inbox = await openInbox(inboxTarget, {
+    receiver: {
+      // /healthz says "stuck" well before the deadline turns deliveries away.
+      stuckAfterMs: storeDeadlineMs / 2,
+      ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
+    },
+  });
+  const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
+  const worker = o.noWorker
+    ? undefined
+    : new Worker({
+        inbox,
+        concurrency,
+        maxAttempts,
+        leaseMs,
+        backoff,
+        // With nowhere to forward to, a stored delivery is simply marked done once logged.
+        handler: forwardTo
+          ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) })
+          : async () => undefined,
+        onOutcome: (outcome) => {
+          if (outcome.outcome === 'done') counts.done++;
+          else if (outcome.outcome === 'retry') counts.retried++;
+          else if (outcome.outcome === 'dead') counts.dead++;
+          o.onOutcome?.(outcome);
+        },
+        ...(o.onError ? { onError: o.onError } : {}),
+      });
+
+  // A store that fails is said once on stderr, loudly, not only in each request's line.
+  let lastStoreFailure: string | undefined;
+  const server: Server = createReceiverServer({
+    provider,
+    secrets,
+    inbox,
+    maxBytes,
+    toleranceSec,
+    storeDeadlineMs,
+    onRequest: (event) => {
+      if (event.result !== 'health') counts.requests++;
+      if (event.result === 'stored') {
+        counts.stored++;
+        worker?.wake();
+      } else if (event.result === 'duplicate') counts.duplicates++;
+      else if (event.result === 'rejected') counts.rejected++;
+      else if (event.result === 'store_failed') {
+        counts.failed++;
+        if (event.reason !== lastStoreFailure) {
+          lastStoreFailure = event.reason;
+          o.onError?.(new Error(`answering 503: ${event.reason}`));
+        }
+      }
+      if (event.result === 'stored') lastStoreFailure = undefined;
+      o.onRequest?.(event);
+    },
+  });
+
+  let address: AddressInfo;
+  try {
+    address = await listen(server, port, host);
+  } catch (err) {
+    await inbox.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`);
+    if (code === 'EACCES') throw new UsageError(`no permission to listen on port ${port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${host} is not an address of this machine`);
+    throw err;
+  }
+  worker?.start();
+
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const ready: Ready = {
+    event: 'ready',
+    url: `http://${shownHost}:${address.port}/`,
+    inbox: displayTarget(inboxTarget),
+    provider: provider.name,
+    forwardTo: forwardTo ? displayUrl(forwardTo) : null,
+    worker: worker !== undefined,
+    pid: process.pid,
+    warnings: (await inbox.durabilityWarnings?.()) ?? [],
+  };
+
+  let stopped: Promise<ListenSummary> | undefined;
+  return {
+    ready,
+    counts: () => ({ ...counts }),
+    stop() {
+      stopped ??= (async () => {
+        // No new connections; idle keep-alive ones close now, busy ones after their answer.
+        const closed = new Promise((r) => server.close(r));
+        server.closeIdleConnections();
+        await closed;
+        let stats: InboxStats;
+        try {
+          await worker?.stop();
+          stats = await inbox.stats();
+        } finally {
+          // Closed whatever happened: an open pool or writer thread would keep the process alive.
+          await inbox.close();
+        }
+        return {
+          command: 'listen' as const,
+          requests: counts.requests,
+          stored: counts.stored,
+          duplicates: counts.duplicates,
+          rejected: counts.rejected,
+          processed: { done: counts.done, retried: counts.retried, dead: counts.dead },
+          inbox: stats,
+        };
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,400 @@
+import { UsageError } from '../util/errors.js';
+import { runDeliveries } from '../delivery/run.js';
+import { summarizeDeliveries } from '../delivery/summary.js';
+import type { SendSummary } from '../delivery/summary.js';
+import { parseExpectation } from '../delivery/expect.js';
+import { openInbox, resolveTarget } from '../inbox/open.js';
+import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
+import { ApiInterrupted, checkCredential } from './api.js';
+import { GITHUB_RETENTION_SECONDS, appJwt, githubRecord } from './github.js';
+import type { GithubHook } from './github.js';
+import { stripeRecord } from './stripe.js';
+import type { FetchedEvent, SenderRecord, SentEvent } from './types.js';
+import { parseTime } from '../inbox/selector.js';
+import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
+import { runIdsCommand } from '../harness/store-probe.js';
+
+export type { SentEvent } from './types.js';
+
+export interface ReconcileOptions {
+  provider?: string;
+  since?: string;
+  until?: string;
+  /** The environment variable holding the provider's API key (default STRIPE_API_KEY / GITHUB_TOKEN). */
+  apiKeyEnv?: string;
+  apiBase?: string;
+  /** GitHub: whose hook — `owner/name` with hookId, an organization with hookId, or the app's. */
+  repo?: string;
+  org?: string;
+  hookId?: string | number;
+  app?: boolean;
+  /** GitHub App id: the key variable then holds the app's private key, and a JWT is made from both. */
+  appId?: string;
+  inbox?: string;
+  stored?: string;
+  /** Only what the sender itself saw fail to deliver. */
+  onlyFailed?: boolean;
+  /** Only these event types (Stripe: `invoice.*` allowed, at most 20; GitHub: `issues` or `issues.opened`). */
+  types?: string[];
+  /** Put the missing events into the inbox as pending, for its worker to process. */
+  fix?: boolean;
+  /** Sign the missing events with `secrets` and deliver them here, once each. */
+  redeliverTo?: string;
+  secrets?: string[];
+  /** With fix or redeliverTo: say what would happen, change nothing. */
+  dryRun?: boolean;
+  /** Fetch each missing event's payload and headers into the result. */
+  withPayloads?: boolean;
+  concurrency?: string | number;
+  env?: NodeJS.ProcessEnv;
+  now?: number;
+  /** What it is doing, for a progress line at a terminal. */
+  onProgress?: (p: ReconcileProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ReconcileProgress {
+  phase: 'listing' | 'comparing' | 'fetching' | 'redelivering';
+  done: number;
+  /** Unknown while listing: the sender's API does not say how many there are. */
+  total?: number;
+}
+
+export interface MissingEvent extends SentEvent {
+  /** With --with-payloads: the event's body (parsed) and headers, as the sender's API gave them. */
+  payload?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ReconcileResult {
+  command: 'reconcile';
+  ok: boolean;
+  provider: string;
+  apiBase: string;
+  /** GitHub: whose hook was read. */
+  hook?: string;
+  since: number;
+  until: number;
+  store: 'inbox' | 'command';
+  /** Events the sender lists in the range. */
+  sent: number;
+  held: number;
+  /** Sent, and not held by the receiver: to fetch, redeliver or import. */
+  missing: MissingEvent[];
+  /** Held, but dead in the inbox (processing gave up). */
+  dead: SentEvent[];
+  /** With --fix: missing events now in the inbox as pending (0 with --dry-run). */
+  fixed?: number;
+  /** With --redeliver-to: where, and how each went (interrupted: the rest were never sent). */
+  redelivered?: { url: string; summary: SendSummary; failed: { id: string; status: string }[]; interrupted: boolean };
+  /** Missing events whose payload the sender's API would not give (past its retention, an error): not fixed or redelivered. */
+  unfetched?: { id: string; error: string }[];
+  dryRun?: boolean;
+  /** What the user should know about the comparison (a range the sender no longer keeps). */
+  notes: string[];
+  elapsedMs: number;
+}
+
+/** Stripe's List Events covers the last 30 days (https://docs.stripe.com/api/events/list). */
+const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
+
+export const RECONCILE_DEFAULTS = {
+  stripe: { apiBase: 'https://api.stripe.com', apiKeyEnv: 'STRIPE_API_KEY' },
+  github: { apiBase: 'https://api.github.com', apiKeyEnv: 'GITHUB_TOKEN' },
+  concurrency: 8,
+} as const;
+
+/**
+ * Compare what the sender says it sent with what the receiver holds: each event is held, missing,
+ * or (with an inbox) held but dead. Then, when asked, bring the missing ones in: into the inbox
+ * (--fix) or signed to a receiver (--redeliver-to).
+ */
+export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
+  const started = performance.now();
+  const plan = validate(o);
+  const progress = o.onProgress ?? (() => {});
+  const notes: string[] = [];
+  const kept = plan.record.provider === 'github' ? GITHUB_RETENTION_SECONDS : STRIPE_RETENTION_SECONDS;
+  if ((o.now ?? Date.now()) / 1000 - plan.since / 1000 > kept)
+    notes.push(
+      plan.record.provider === 'github'
+        ? 'GitHub keeps deliveries for 3 days: what it sent before that is not in its record, and not compared'
+        : 'Stripe lists events of the last 30 days only: what it sent before that is not in its record, and not compared',
+    );
+
+  const sentEvents: SentEvent[] = [];
+  for await (const e of plan.record.list((read) => progress({ phase: 'listing', done: read }))) sentEvents.push(e);
+  progress({ phase: 'comparing', done: 0, total: sentEvents.length });
+  const { missing, dead } = await compare(o, plan.record.provider, sentEvents, (done) =>
+    progress({ phase: 'comparing', done, total: sentEvents.length }),
+  );
+
+  // Payloads are fetched once, for whatever needs them (GitHub: a request per event).
+  const wantPayloads = o.withPayloads || ((o.fix || o.redeliverTo) && !o.dryRun);
+  const fetched = new Map<string, FetchedEvent>();
+  const unfetched: { id: string; error: string }[] = [];
+  if (wantPayloads) {
+    for (const [i, e] of missing.entries()) {
+      try {
+        fetched.set(e.id, await plan.record.fetch(e));
+      } catch (err) {
+        // One event the API will not give (gone past its retention since it was listed) does not
+        // stop the others; an interruption does.
+        if (err instanceof ApiInterrupted || !(err instanceof UsageError)) throw err;
+        unfetched.push({ id: e.id, error: err.message });
+      }
+      progress({ phase: 'fetching', done: i + 1, total: missing.length });
+    }
+  }
+  const result: ReconcileResult = {
+    command: 'reconcile',
+    ok: missing.length === 0,
+    provider: plan.record.provider,
+    apiBase: plan.apiBase,
+    ...(plan.hook ? { hook: plan.hook } : {}),
+    since: plan.since,
+    until: plan.until,
+    store: o.inbox ? 'inbox' : 'command',
+    sent: sentEvents.length,
+    held: sentEvents.length - missing.length,
+    missing: missing.map((e) => {
+      const f = o.withPayloads ? fetched.get(e.id) : undefined;
+      return f ? { ...e, payload: JSON.parse(f.body.toString('utf8')), headers: f.headers } : e;
+    }),
+    dead,
+    ...(unfetched.length ? { unfetched } : {}),
+    notes,
+    elapsedMs: 0,
+  };
+  if (o.dryRun) result.dryRun = true;
+  if (o.fix) result.fixed = o.dryRun ? 0 : await fix(resolveTarget(o.inbox as string), plan.record.provider, missing, fetched);
+  if (plan.redeliver && !o.dryRun) {
+    result.redelivered = await redeliver(plan.redeliver, plan.record.provider, missing, fetched, o, (p) =>
+      progress({ phase: 'redelivering', ...p }),
+    );
+    if (result.redelivered.failed.length > 0 || result.redelivered.interrupted) result.ok = false;
+  }
+  result.elapsedMs = Math.round(performance.now() - started);
+  return result;
+}
+
+interface Plan {
+  record: SenderRecord;
+  apiBase: string;
+  hook?: string;
+  since: number;
+  until: number;
+  redeliver?: { url: URL; secrets: string[] };
+}
+
+function validate(o: ReconcileOptions): Plan {
+  if (o.provider !== 'stripe' && o.provider !== 'github') {
+    throw new UsageError(
+      o.provider === undefined
+        ? '--provider is required (stripe or github)'
+        : `reconcile --provider ${o.provider}: only stripe and github have an API that lists what they sent`,
+    );
+  }
+  const provider = o.provider;
+  if (!o.since) throw new UsageError('--since is required (3d, or an ISO time): how far back to compare');
+  if (!!o.inbox === !!o.stored)
+    throw new UsageError('say where the receiver keeps deliveries: --inbox FILE|URL or --stored "<command>" (one)');
+  if (o.fix && !o.inbox) throw new UsageError('--fix puts the missing events into a hookdrill inbox: give --inbox');
+  if (o.fix && o.redeliverTo) throw new UsageError('--fix and --redeliver-to both bring the missing events in: choose one');
+  if (o.dryRun && !o.fix && !o.redeliverTo) throw new UsageError('--dry-run goes with --fix or --redeliver-to');
+  let redeliver: Plan['redeliver'];
+  if (o.redeliverTo) {
+    const url = parseUrl(o.redeliverTo, '--redeliver-to');
+    const secrets = resolveSigner({ provider, secrets: o.secrets ?? [] }).secrets;
+    redeliver = { url, secrets };
+  } else if (o.secrets?.length) throw new UsageError('--secret signs what --redeliver-to delivers: give --redeliver-to');
+  const now = o.now ?? Date.now();
+  const since = parseTime(o.since, '--since', now);
+  const until = o.until !== undefined ? parseTime(o.until, '--until', now) : now;
+  if (until <= since) throw new UsageError(`--until is not after --since: nothing to compare`);
+  const env = o.env ?? process.env;
+  const defaults = RECONCILE_DEFAULTS[provider];
+  const apiBase = parseUrl(o.apiBase ?? defaults.apiBase, '--api-base');
+  const range = {
+    since: Math.floor(since / 1000),
+    until: Math.floor(until / 1000),
+    ...(o.onlyFailed ? { onlyFailed: true } : {}),
+    ...(o.types?.length ? { types: o.types } : {}),
+  };
+  if (provider === 'stripe' && (o.types?.length ?? 0) > 20)
+    throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  const signal = o.signal ? { signal: o.signal } : {};
+  if (provider === 'stripe') {
+    if (o.repo || o.org || o.hookId !== undefined || o.app || o.appId)
+      throw new UsageError('--repo, --org, --hook-id, --app and --app-id name a GitHub hook: not for --provider stripe');
+    const apiKey = secretFrom(env, o.apiKeyEnv ?? defaults.apiKeyEnv, 'a Stripe API key with read access to events', '');
+    return {
+      record: stripeRecord({ apiBase: apiBase.toString(), apiKey, ...range, ...signal }),
+      apiBase: displayUrl(apiBase),
+      since,
+      until,
+      ...(redeliver ? { redeliver } : {}),
+    };
+  }
+  const { hook, label } = githubHook(o);
+  const keyEnv = o.apiKeyEnv ?? (o.appId ? 'GITHUB_APP_PRIVATE_KEY' : defaults.apiKeyEnv);
+  const credential = secretFrom(
+    env,
+    keyEnv,
+    o.appId
+      ? "the GitHub App's private key (PEM)"
+      : 'app' in hook
+        ? "a JWT of the GitHub App (or give --app-id and the app's private key)"
+        : 'a GitHub token that can read the hook (admin:repo_hook or admin:org_hook)',
+    // A PEM is many lines: it belongs with --app-id, which makes the JWT from it.
+    o.appId ? undefined : 'a private key? give --app-id with it',
+  );
+  const appId = o.appId;
+  const token = appId ? () => appJwt(appId, credential) : credential;
+  if (typeof token === 'function') token(); // a key that cannot sign is said now, before any request
+  return {
+    record: githubRecord({ apiBase: apiBase.toString(), token, hook, ...range, ...signal }),
+    apiBase: displayUrl(apiBase),
+    hook: label,
+    since,
+    until,
+    ...(redeliver ? { redeliver } : {}),
+  };
+}
+
+function githubHook(o: ReconcileOptions): { hook: GithubHook; label: string } {
+  const named = [o.repo && '--repo', o.org && '--org', o.app && '--app'].filter(Boolean);
+  if (named.length !== 1)
+    throw new UsageError('say whose webhook GitHub delivered for: --repo OWNER/NAME --hook-id N, --org NAME --hook-id N, or --app (one)');
+  if (o.appId && !o.app) throw new UsageError('--app-id goes with --app');
+  if (o.app) {
+    if (o.hookId !== undefined) throw new UsageError('--app reads the GitHub App’s one webhook: no --hook-id');
+    return { hook: { app: true }, label: 'app' };
+  }
+  if (o.hookId === undefined) throw new UsageError(`${named[0]} needs --hook-id N (the webhook's id, in its settings URL)`);
+  const hookId = parseIntFlag(o.hookId, '--hook-id', 1, Number.MAX_SAFE_INTEGER, 0);
+  if (o.repo) {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(o.repo)) throw new UsageError(`--repo ${o.repo}: expected OWNER/NAME`);
+    return { hook: { repo: o.repo, hookId }, label: `repo ${o.repo} hook ${hookId}` };
+  }
+  return { hook: { org: o.org as string, hookId }, label: `org ${o.org} hook ${hookId}` };
+}
+
+/** The credential from its variable; a token must be one header-safe word (`tokenHint` says what else it may be). */
+function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string, tokenHint: string | undefined): string {
+  const value = env[name];
+  if (!value) throw new UsageError(`${name} is not set: it must hold ${what} (--api-key-env names another variable)`);
+  if (tokenHint !== undefined) checkCredential(value, name, tokenHint);
+  return value;
+}
+
+async function compare(
+  o: ReconcileOptions,
+  source: string,
+  sentEvents: readonly SentEvent[],
+  onDone: (done: number) => void,
+): Promise<{ missing: SentEvent[]; dead: SentEvent[] }> {
+  const missing: SentEvent[] = [];
+  const dead: SentEvent[] = [];
+  if (!o.inbox) {
+    const held = new Set(await runIdsCommand(o.stored as string, '--stored', {}));
+    for (const e of sentEvents) if (!held.has(e.id)) missing.push(e);
+    return { missing, dead };
+  }
+  const inbox = await openInbox(resolveTarget(o.inbox), { readonly: true, create: false });
+  try {
+    for (let i = 0; i < sentEvents.length; i += 500) {
+      const slice = sentEvents.slice(i, i + 500);
+      const rows = await inbox.select({ source, ids: slice.map((e) => e.id) }, { limit: 500 });
+      const status = new Map(rows.map((r) => [r.deliveryId, r.status]));
+      for (const e of slice) {
+        const s = status.get(e.id);
+        if (s === undefined) missing.push(e);
+        else if (s === 'dead') dead.push(e);
+      }
+      onDone(i + slice.length);
+    }
+  } finally {
+    await inbox.close();
+  }
+  return { missing, dead };
+}
+
+/**
+ * The missing events into the inbox as pending, due now, keyed by their own ids — so a late real
+ * delivery of one is a duplicate — with their origin in the headers kept (x-hookdrill-origin).
+ */
+async function fix(target: string, source: string, missing: readonly SentEvent[], fetched: Map<string, FetchedEvent>): Promise<number> {
+  const inbox = await openInbox(target, { create: false });
+  try {
+    let put = 0;
+    const receivedAt = Date.now();
+    for (const e of missing) {
+      const f = fetched.get(e.id);
+      if (!f) continue;
+      const r = await inbox.put({
+        source,
+        deliveryId: e.id,
+        eventType: e.type,
+        body: f.body,
+        headers: { ...f.headers, 'x-hookdrill-origin': 'reconcile' },
+        receivedAt,
+      });
+      if (r.inserted) put++;
+    }
+    return put;
+  } finally {
+    await inbox.close();
+  }
+}
+
+/**
+ * The missing events signed as the provider signs (a fresh timestamp, the original id, so the
+ * receiver sees a redelivery) and delivered once each — no retry schedule: what fails is listed,
+ * and a second reconcile finds it still missing.
+ */
+async function redeliver(
+  to: { url: URL; secrets: string[] },
+  providerName: string,
+  missing: readonly SentEvent[],
+  fetched: Map<string, FetchedEvent>,
+  o: ReconcileOptions,
+  onProgress: (p: { done: number; total: number }) => void,
+): Promise<NonNullable<ReconcileResult['redelivered']>> {
+  const { provider, secrets } = resolveSigner({ provider: providerName, secrets: to.secrets });
+  const sendable = missing.filter((e) => fetched.has(e.id));
+  const out = await runDeliveries({
+    provider,
+    secrets,
+    url: to.url,
+    timing: resolveTimingFlags(provider, { noRetry: true }),
+    expectation: parseExpectation('2xx'),
+    events: {
+      make: (seq) => {
+        const e = sendable[seq] as SentEvent;
+        return { rawBody: (fetched.get(e.id) as FetchedEvent).body, deliveryId: e.id, eventType: e.type };
+      },
+      label: () => providerName,
+    },
+    count: sendable.length,
+    concurrency: parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, RECONCILE_DEFAULTS.concurrency),
+    duplicates: 1,
+    extraHeaders: [],
+    onProgress: (p) => onProgress({ done: p.done, total: p.total }),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  const summary = summarizeDeliveries(sendable.length, out.deliveries, out.elapsedMs);
+  const started = new Set(out.deliveries.map((d) => d.deliveryId));
+  return {
+    url: displayUrl(to.url),
+    summary,
+    failed: [
+      ...out.deliveries
+        .filter((d) => !d.met)
+        .map((d) => ({ id: d.deliveryId, status: String(d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing') })),
+      // Interrupted: what was never started is not redelivered either.
+      ...sendable.filter((e) => !started.has(e.id)).map((e) => ({ id: e.id, status: 'not sent (interrupted)' })),
+    ],
+    interrupted: out.interrupted,
+  };
+}
