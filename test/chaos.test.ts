@@ -22,6 +22,21 @@ function emptyStore(): string {
   return file;
 }
 
+/** chaos against one of test/receivers/simple.ts's receivers, storing into a fresh file, on a free port. */
+async function chaosOnSimple(mode: string, o: Partial<Parameters<typeof run>[0]>) {
+  const file = emptyStore();
+  const port = await freePort();
+  const result = await run({
+    receiver: `node ${SIMPLE} ${mode} ${file}`,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET],
+    stored: `cat ${file}`,
+    ...o,
+  });
+  return { file, port, result };
+}
+
 function alive(pattern: string): boolean {
   try {
     return execSync(`ps -eo args`)
@@ -34,19 +49,7 @@ function alive(pattern: string): boolean {
 }
 
 test('an ack-first receiver fails, with exactly the ids it acknowledged and lost', async () => {
-  const file = emptyStore();
-  const port = await freePort();
-  const result = await run({
-    receiver: `node ${SIMPLE} ack-first ${file}`,
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
-    secrets: [SECRET],
-    stored: `cat ${file}`,
-    events: 10,
-    concurrency: 5,
-    rounds: 3,
-    settle: '700ms',
-  });
+  const { file, result } = await chaosOnSimple('ack-first', { events: 10, concurrency: 5, rounds: 3, settle: '700ms' });
   assert.equal(result.ok, false);
   assert.equal(result.rounds.length, 3);
   const stored = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
@@ -62,19 +65,7 @@ test('an ack-first receiver fails, with exactly the ids it acknowledged and lost
 });
 
 test('a store-first receiver passes over several rounds; unacknowledged deliveries are retried after each restart', async () => {
-  const file = emptyStore();
-  const port = await freePort();
-  const result = await run({
-    receiver: `node ${SIMPLE} store-first ${file}`,
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
-    secrets: [SECRET],
-    stored: `cat ${file}`,
-    events: 10,
-    concurrency: 5,
-    rounds: 4,
-    settle: '100ms',
-  });
+  const { file, result } = await chaosOnSimple('store-first', { events: 10, concurrency: 5, rounds: 4, settle: '100ms' });
   assert.equal(result.ok, true, JSON.stringify(result.problems));
   assert.deepEqual(result.totals.lost, []);
   assert.equal(result.totals.sent, 40);
@@ -127,18 +118,7 @@ test('a receiver that crashes at startup, or never listens: a clear error with i
 });
 
 test('--signal TERM on a receiver that ignores it: escalates to SIGKILL and says so', async () => {
-  const file = emptyStore();
-  const port = await freePort();
-  const result = await run({
-    receiver: `node ${SIMPLE} ignore-term ${file}`,
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
-    secrets: [SECRET],
-    stored: `cat ${file}`,
-    events: 4,
-    signal: 'TERM',
-    settle: '50ms',
-  });
+  const { file, result } = await chaosOnSimple('ignore-term', { events: 4, signal: 'TERM', settle: '50ms' });
   assert.equal(result.ok, true);
   assert.equal(result.rounds[0]?.escalated, true);
   assert.ok(!alive(`simple.js ignore-term ${file}`));
@@ -182,14 +162,7 @@ test('chaos CLI: exit 1 with the lost ids for ack-first, --json and --junit; bad
 });
 
 test('--kill-point random: kills mid-round, and a store-first receiver still loses nothing', async () => {
-  const file = emptyStore();
-  const port = await freePort();
-  const result = await run({
-    receiver: `node ${SIMPLE} store-first ${file}`,
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
-    secrets: [SECRET],
-    stored: `cat ${file}`,
+  const { result } = await chaosOnSimple('store-first', {
     events: 10,
     concurrency: 5,
     rounds: 3,
@@ -361,19 +334,7 @@ test('a receiver that stores 2 ms after replying fails at --concurrency 1, on a 
 });
 
 test('a receiver that answers 500 to a delivery it already holds: never acknowledged is a finding, with the answers', async () => {
-  const file = emptyStore();
-  const port = await freePort();
-  const result = await run({
-    receiver: `node ${SIMPLE} refuse-duplicates ${file}`,
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
-    secrets: [SECRET],
-    stored: `cat ${file}`,
-    events: 10,
-    concurrency: 10,
-    rounds: 3,
-    settle: '50ms',
-  });
+  const { result } = await chaosOnSimple('refuse-duplicates', { events: 10, concurrency: 10, rounds: 3, settle: '50ms' });
   assert.equal(result.ok, false, JSON.stringify(result.totals));
   assert.ok(result.totals.refused.length > 0);
   assert.equal(result.totals.unacknowledgedStored, result.totals.refused.length, 'it held every one it refused');
