@@ -11,9 +11,9 @@ import { tempDir } from './helpers/tmp.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SIMPLE = fileURLToPath(new URL('./receivers/simple.js', import.meta.url));
 
-/** The README's examples marked ```js node:test or ```js vitest, each with the runner it is for. */
+/** The examples marked ```js node:test or ```js vitest in the README and docs/library.md, each with the runner it is for. */
 function readmeExamples(): { runner: 'node:test' | 'vitest'; source: string }[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = ['README.md', 'docs/library.md'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
   return [...readme.matchAll(/```js (node:test|vitest)\n([\s\S]*?)```/g)].map((m) => ({
     runner: m[1] as 'node:test' | 'vitest',
     source: m[2] as string,
@@ -36,7 +36,7 @@ function userProject(): string {
   return dir;
 }
 
-test("the README's node:test and Vitest examples run as written in a user's project, and pass against hookdrill listen", async () => {
+test("the README's and the library page's node:test and Vitest examples run as written in a user's project, and pass against hookdrill listen", async () => {
   const examples = readmeExamples();
   assert.deepEqual(
     [...new Set(examples.map((e) => e.runner))].sort(),

@@ -53,7 +53,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       .option('--processed <command>', 'a command that prints the ids whose work was done (twice = processed twice)');
     declareTiming(cmd, ['profile', 'timeScale'], {
       profile: 'timing profile for the retries after a restart',
-      timeScale: `scale the profile's timeout and retry delays (default: ${D.timeScale})`,
+      timeScale: `scale the profile's retry delays and timeout; a scaled timeout stops at 1s (default: ${D.timeScale})`,
     });
     cmd
       .option('--events <n>', `events per round (default: ${D.events})`)
