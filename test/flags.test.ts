@@ -105,6 +105,8 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     },
   ],
   [['fixtures', '--provider', 'github'], {}, { provider: 'github' }],
+  [['fixtures', 'shopify', '--grep', 'orders/'], {}, { provider: 'shopify', grep: 'orders/' }],
+  [['fixtures', 'show', 'github/pull_request.opened', '--json'], {}, { name: 'github/pull_request.opened' }],
   [
     [
       'fixtures',

@@ -26,6 +26,8 @@ const enterprise: TimingProfile = {
 
 /** The id of the hook that sends; GitHub's is a property of the hook, so any stable number will do. */
 const HOOK_ID = '481516234';
+/** The repository the hook is on: any stable number will do. */
+const INSTALLATION_TARGET_ID = '35129377';
 
 export const github: Provider = {
   name: 'github',
@@ -61,6 +63,9 @@ export const github: Provider = {
       'X-GitHub-Event': ctx.eventType.split('.')[0] as string,
       'X-GitHub-Delivery': ctx.deliveryId,
       'X-GitHub-Hook-ID': HOOK_ID,
+      // What the hook belongs to (a repository's, an organization's, an App's): GitHub sends both.
+      'X-GitHub-Hook-Installation-Target-Type': 'repository',
+      'X-GitHub-Hook-Installation-Target-ID': INSTALLATION_TARGET_ID,
       'X-Hub-Signature': `sha1=${hmac('sha1', secret, rawBody).toString('hex')}`,
       [HEADER]: `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`,
     };

@@ -1,12 +1,29 @@
 import chalk from 'chalk';
+import { safe } from '../util/terminal.js';
 import type { CaptureResult } from '../fixtures/capture-to-file.js';
-import type { FixturesResult } from '../fixtures/list.js';
+import type { FixturesResult, ShowResult } from '../fixtures/list.js';
 import type { RedactionKind } from '../fixtures/redact/index.js';
 
 export function renderFixtures(result: FixturesResult): string {
-  const width = Math.max(...result.fixtures.map((f) => f.name.length), 4);
-  const lines = result.fixtures.map((f) => `${f.name.padEnd(width)}  ${chalk.dim(f.eventType)}`);
-  lines.push('', chalk.dim('send one with: hookdrill send stripe/invoice.paid --url URL --secret S'));
+  const width = Math.max(...result.fixtures.map((f) => safe(f.name).length), 4);
+  const lines = result.fixtures.map((f) => `${safe(f.name).padEnd(width)}  ${chalk.dim(safe(f.eventType))}`);
+  lines.push('');
+  for (const p of result.providers.filter((x) => x.count > 0 || result.fixtures.length === 0)) {
+    const from = p.catalogue ? `${p.shipped} shipped, ${p.count - p.shipped} from ${p.catalogue}` : `${p.shipped} shipped`;
+    lines.push(chalk.dim(`${p.provider}: ${p.count} (${from})`));
+  }
+  lines.push(
+    result.fixtures.length === 0
+      ? 'nothing matches'
+      : chalk.dim('send one with: hookdrill send stripe/invoice.paid --url URL --secret S · see one: hookdrill fixtures show NAME'),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderShow(r: ShowResult): string {
+  const lines = [chalk.bold(safe(r.name)), chalk.dim(`${safe(r.eventType)} · ${safe(r.source)}`), ''];
+  for (const [k, v] of Object.entries(r.headers)) lines.push(`${k}: ${safe(v)}`);
+  lines.push('', safe(JSON.stringify(r.body, null, 2)), '', chalk.dim('ids and timestamps are made fresh on every send'));
   return `${lines.join('\n')}\n`;
 }
 
