@@ -209,3 +209,52 @@ test('send takes catalogue events by the names users know, each verified by the 
   assert.match(bad.stderr, /nearest: stripe\/customer\.subscription\.trial_will_end, /);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
 });
+
+test("Slack: every member of @slack/types' SlackEvent, in its event_callback envelope, type-checked and verified by Slack's documented check", async () => {
+  const c = catalogueOf('slack');
+  assert.ok(c);
+  assert.ok(c.events.length >= 30, `${c.events.length} Slack events`);
+  for (const ev of c.events) {
+    const { e, headers } = signed('slack', ev.name, ev.body, 'slack-catalogue-secret');
+    await verifyWithOfficialCode('slack', e.rawBody, headers, 'slack-catalogue-secret');
+    assert.equal(providers.slack.eventTypeOf(headers, e.rawBody), ev.eventType);
+  }
+  const dir = join(ROOT, '.hookdrill-tmp', `catalogue-slack-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    const lines = [
+      "import type * as Slack from '@slack/types';",
+      // JSON as the types mean it: a field whose type admits undefined is one JSON leaves out.
+      'type Wire<T> = T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T as undefined extends T[K] ? never : K]: Wire<T[K]> } & { [K in keyof T as undefined extends T[K] ? K : never]?: Wire<Exclude<T[K], undefined>> } : T;',
+      ...c.events.map(
+        (ev, i) =>
+          `export const e${i}: Wire<${ev.typeName?.startsWith('Extract') ? '' : 'Slack.'}${ev.typeName}> = ${JSON.stringify((ev.body as { event: unknown }).event)};`,
+      ),
+    ];
+    writeFileSync(join(dir, 'events.ts'), `${lines.join('\n')}\n`);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    try {
+      execFileSync(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--skipLibCheck',
+          join(dir, 'events.ts'),
+        ],
+        { encoding: 'utf8' },
+      );
+    } catch (err) {
+      assert.fail(`the Slack catalogue does not type-check:\n${String((err as { stdout?: string }).stdout).slice(0, 4000)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
@@ -168,11 +169,28 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
     // An endpoint check (Slack's url_verification) is an event of its own kind: its own case.
     .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined)
     .map((f) => compileFixture(p, f, []));
+  // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver
+  // meets event kinds it was never written for, as it will in production.
+  const catalogue = (catalogueOf(p.name)?.events ?? []).filter((e) => !others.some((f) => f.fixture.name === e.name));
+  const step = Math.max(1, Math.floor(catalogue.length / CATALOGUE_SAMPLE));
+  const sampled = catalogue
+    .filter((_, i) => i % step === 0)
+    .slice(0, CATALOGUE_SAMPLE)
+    .map((e) =>
+      compileFixture(
+        p,
+        { name: e.name, eventType: e.eventType, path: `catalogue:${p.name}/${e.name}`, provider: p.name, body: structuredClone(e.body) },
+        [],
+      ),
+    );
   const u = p.verifier.unknownType;
   const overrides: FieldOverride[] = 'path' in u ? [{ path: [...u.path], value: u.value, text: u.path.join('.') }] : [];
   const unknown = compileFixture(p, ctx.factory.fixture, overrides, 'eventName' in u ? u.eventName : undefined);
-  return [...others, unknown];
+  return [...others, ...sampled, unknown];
 }
+
+/** How many catalogue types other-types sends beside the shipped ones. */
+export const CATALOGUE_SAMPLE = 20;
 
 /** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was. */
 export function padded(e: PreparedEvent, bytes: number): Buffer {
