@@ -77,6 +77,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`hookdrill: cannot write the output: ${err.code ?? err.message}\n`);
     process.exit(EXIT.usage);
   });
+  // `hookdrill __complete WORD…`: what the completion scripts ask for (candidates, one a line).
+  if (argv[2] === '__complete') {
+    const [{ candidates }, { run: listFixtures }] = await Promise.all([import('./cli/completion.js'), import('./fixtures/list.js')]);
+    const names = async () => (await listFixtures()).fixtures.map((f) => f.name);
+    const found = await candidates(argv.slice(3), names).catch(() => []);
+    process.stdout.write(found.length ? `${found.join('\n')}\n` : '');
+    return;
+  }
   // `hookdrill help sned` is a mistyped command, as `hookdrill sned` is: not the general help.
   const [word, topic] = argv.slice(2);
   if (word === 'help' && topic !== undefined && !COMMANDS.some((c) => c.name === topic)) {

@@ -134,6 +134,7 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     { inbox: 'postgres://ops@db.internal/app?schema=webhooks', id: 'abc', out: '.', redact: false, force: false },
   ],
   [['profiles'], {}, {}],
+  [['completion', 'zsh'], {}, { shell: 'zsh' }],
   [
     ['import', 'a.har', 'b.jsonl', '--inbox', 'x.db', '--provider', 'github'],
     {},

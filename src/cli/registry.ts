@@ -12,6 +12,7 @@ import { profiles } from '../commands/profiles/flags.js';
 import { replay } from '../commands/replay/flags.js';
 import { requeue } from '../commands/requeue/flags.js';
 import { send } from '../commands/send/flags.js';
+import { completion } from '../commands/completion/flags.js';
 import type { CommandSpec } from './spec.js';
 
 /** Every command, in the order `--help` lists them. Adding one: its flags module, and a line here. */
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   scenario,
   reconcile,
   importCommand,
+  completion,
 ];
 
 /** Every command's full name, subcommands included (`fixtures`, `fixtures capture`), in `--help` order. */
