@@ -33,6 +33,7 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     says: /types it has no handler for — GitHub records each as a failed delivery/,
   },
   { provider: 'slack', flaw: 'no-challenge', fails: ['url-verification'], says: /Slack will not enable the endpoint/ },
+  { provider: 'slack', flaw: 'parse-form-first', fails: ['form-encoded'], says: /verify the raw form bytes before parsing them/ },
   { provider: 'slack', flaw: 'ignore-retries', fails: ['first-seen-retry'], says: /answers 2xx to a retry it has never seen and drops it/ },
   { provider: 'stripe', flaw: 'accepts-stale', fails: ['stale-timestamp'], says: /accepts a signature 6 minutes old/ },
   { provider: 'standard', flaw: 'accepts-stale', fails: ['stale-timestamp', 'future-timestamp'], says: /refuses it \("too new"\)/ },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
@@ -17,6 +18,30 @@ import {
 } from './util.js';
 
 const HEADER = 'X-Slack-Signature';
+/** A fixture whose body is a form (a slash command, an interaction): `{ "hookdrill_form": { fields } }` (fixtures/index.ts). */
+const FORM = 'hookdrill_form';
+
+/**
+ * A form-encoded request (a slash command's fields, or one `payload=` of JSON for interactivity):
+ * its type and the id it is keyed by — the trigger_id Slack gives every command and most
+ * interactions, else a hash of the payload — or undefined for a JSON body.
+ */
+export function formRequest(rawBody: Buffer): { type: string; id: string | undefined } | undefined {
+  if (rawBody.length === 0 || rawBody[0] === 0x7b) return undefined;
+  const form = new URLSearchParams(rawBody.toString('utf8'));
+  const payloadText = form.get('payload');
+  if (payloadText !== null) {
+    const payload = parseJson(Buffer.from(payloadText));
+    if (!isObject(payload)) return { type: 'payload', id: undefined };
+    const type = stringField(payload, 'type') ?? 'payload';
+    // No trigger_id (view_closed, block_suggestion): the payload itself, hashed, so that the same
+    // request twice is one delivery and two different ones are two.
+    const id = stringField(payload, 'trigger_id') ?? `${type}:${createHash('sha256').update(payloadText).digest('hex').slice(0, 32)}`;
+    return { type, id };
+  }
+  if (form.has('command')) return { type: 'command', id: form.get('trigger_id') ?? undefined };
+  return undefined;
+}
 const TS_HEADER = 'X-Slack-Request-Timestamp';
 
 const events: TimingProfile = {
@@ -69,7 +94,8 @@ export const slack: Provider = {
   sign(rawBody, secrets, ctx) {
     const ts = unixSeconds(ctx.nowMs);
     return {
-      'Content-Type': 'application/json',
+      // Slash commands and interactivity arrive form-encoded; the Events API as JSON.
+      'Content-Type': rawBody[0] === 0x7b ? 'application/json' : 'application/x-www-form-urlencoded',
       'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
       [TS_HEADER]: String(ts),
       [HEADER]: signature(rawBody, secrets[0] ?? '', ts),
@@ -91,10 +117,14 @@ export const slack: Provider = {
   },
 
   eventTypeOf(_headers, rawBody) {
+    const form = formRequest(rawBody);
+    if (form) return form.type;
     return slack.describe(parseJson(rawBody) ?? null, '').eventType || undefined;
   },
 
   deliveryId(_headers, rawBody) {
+    const form = formRequest(rawBody);
+    if (form) return form.id;
     return stringField(parseJson(rawBody), 'event_id');
   },
 
@@ -103,6 +133,22 @@ export const slack: Provider = {
   },
 
   freshFields(body: JsonObject) {
+    const form = body[FORM];
+    if (isObject(form)) {
+      // Each command or interaction has a trigger_id of its own: the key it is stored under.
+      const trigger = () => `${Date.now()}.${randomAlnum(10, '0123456789')}.${randomAlnum(32, '0123456789abcdef')}`;
+      const payload = form.payload;
+      if (isObject(payload)) {
+        if (typeof payload.trigger_id === 'string') return [{ path: [FORM, 'payload', 'trigger_id'], make: trigger }];
+        // No trigger_id (view_closed, block_suggestion): the view's hash, new on every view state.
+        if (isObject(payload.view) && typeof payload.view.hash === 'string')
+          return [
+            { path: [FORM, 'payload', 'view', 'hash'], make: (now: number) => `${unixSeconds(now)}.${randomAlnum(8, '0123456789abcdef')}` },
+          ];
+        return [];
+      }
+      return typeof form.trigger_id === 'string' ? [{ path: [FORM, 'trigger_id'], make: trigger }] : [];
+    }
     if (body.type === 'url_verification') return [{ path: ['challenge'], make: () => randomAlnum(48) }];
     const fields: FreshField[] = [];
     if (typeof body.event_id === 'string') fields.push({ path: ['event_id'], make: () => slack.newDeliveryId() });
@@ -118,6 +164,12 @@ export const slack: Provider = {
   },
 
   describe(body: JsonValue, fixtureName: string) {
+    const form = isObject(body) ? body[FORM] : undefined;
+    if (isObject(form)) {
+      const payload = isObject(form.payload) ? form.payload : undefined;
+      // Its key is read from the final bytes when it is made (formRequest, via compileFixture).
+      return { eventType: payload ? (stringField(payload, 'type') ?? fixtureName) : 'command' };
+    }
     const type = stringField(body, 'type');
     const inner = isObject(body) ? stringField(body.event, 'type') : undefined;
     const id = stringField(body, 'event_id');

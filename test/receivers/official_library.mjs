@@ -58,6 +58,12 @@ async function verified(req, raw) {
       if (version !== 'v0') throw new Error('unknown signature version');
       const ours = createHmac('sha256', secret).update(`v0:${ts}:${raw.toString()}`).digest('hex');
       if (!equal(hash ?? '', ours)) throw new Error('signature mismatch');
+      // Slash commands and interactivity arrive form-encoded (bolt parses them by content type).
+      if (String(h('content-type')).startsWith('application/x-www-form-urlencoded')) {
+        const form = new URLSearchParams(raw.toString());
+        const payload = form.has('payload') ? JSON.parse(form.get('payload')) : undefined;
+        return { id: payload?.trigger_id ?? payload?.view?.id ?? form.get('trigger_id') };
+      }
       const body = JSON.parse(raw.toString());
       return { id: body.event_id, challenge: body.type === 'url_verification' ? body.challenge : undefined };
     }

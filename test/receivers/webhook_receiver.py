@@ -25,10 +25,11 @@ Flaws, one at a time:
   ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
+  parse-form-first      verifies a form-encoded body as its parsed fields serialised again, not the raw bytes
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
-import argparse, base64, hashlib, hmac, json, os, re, sqlite3, sys, threading, time
+import argparse, base64, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
@@ -178,7 +179,11 @@ def serve(args):
                 self.close_connection = True
                 return self.answer(413, b'too large')
             body = self.rfile.read(length)
-            why = verify(args, self.headers, body)
+            signed = body
+            if args.flaw == 'parse-form-first' and not body.startswith(b'{'):
+                # What a framework's form parser hands on: the fields, serialised again (as JSON).
+                signed = json.dumps(dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))).encode()
+            why = verify(args, self.headers, signed)
             if why:
                 return self.answer(400, why.encode())
             try:

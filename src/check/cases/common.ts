@@ -1,5 +1,5 @@
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
-import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { FORM_KEY, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
@@ -166,8 +166,9 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
   const others = listShippedFixtures()
     .filter((f) => f.provider === p.name && f.name !== ctx.factory.fixture.name)
     .map((f) => loadFixtureFile(f.path, p.name))
-    // An endpoint check (Slack's url_verification) is an event of its own kind: its own case.
-    .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined)
+    // An endpoint check (Slack's url_verification) and a form (a slash command, an interaction:
+    // answered, not stored, by design) are requests of their own kind, with cases of their own.
+    .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined && !(FORM_KEY in f.body))
     .map((f) => compileFixture(p, f, []));
   // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver
   // meets event kinds it was never written for, as it will in production.
@@ -206,3 +207,12 @@ export const mib = (bytes: number) =>
 export const LARGE_BODY_BYTES = 4 * 1024 * 1024;
 
 export const sigHeader = (ctx: CheckContext) => ctx.provider.signatureHeader.toLowerCase();
+
+/** The provider's shipped form-encoded fixtures (Slack's slash command and interactions). */
+export function formFixtures(ctx: CheckContext): EventFactory[] {
+  return listShippedFixtures()
+    .filter((f) => f.provider === ctx.provider.name)
+    .map((f) => loadFixtureFile(f.path, ctx.provider.name))
+    .filter((f) => FORM_KEY in f.body)
+    .map((f) => compileFixture(ctx.provider, f, []));
+}

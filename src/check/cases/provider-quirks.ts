@@ -4,6 +4,7 @@ import type { AttemptOutcome } from '../../delivery/attempt.js';
 import {
   answer,
   eventsOfOtherTypes,
+  formFixtures,
   is2xx,
   LARGE_BODY_BYTES,
   mib,
@@ -151,6 +152,29 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
         status: 'fail',
         observed: `${answer(res)} ${shown}`,
         diagnosis: `your receiver does not answer url_verification with its challenge — ${ctx.provider.title} will not enable the endpoint until the answer's body is the challenge`,
+      };
+    },
+  },
+  {
+    name: 'form-encoded',
+    summary:
+      'a slash command and every interaction (block_actions, view_submission, …) arrive form-encoded, signed over the raw form bytes: each gets 2xx',
+    skipFor: (p) => (p.name === 'slack' ? undefined : `${p.title} sends no form-encoded requests`),
+    async run(ctx) {
+      const refused: string[] = [];
+      const factories = formFixtures(ctx);
+      for (const f of factories) {
+        const e = f.make(Date.now());
+        const res = await post(ctx, e.rawBody, sign(ctx, e));
+        if (!is2xx(res.status)) refused.push(`${e.eventType} (${answer(res)})`);
+      }
+      const observed = `${factories.length - refused.length} of ${factories.length} form requests answered 2xx`;
+      if (refused.length === 0) return { status: 'pass', observed };
+      return {
+        status: 'fail',
+        observed: `${observed}; refused: ${refused.join(', ')}`,
+        diagnosis:
+          'your receiver refuses signed form-encoded requests — verify the raw form bytes before parsing them (a parsed and re-encoded form no longer matches the signature), and answer within 3 s',
       };
     },
   },
