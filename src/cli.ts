@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { editDistance } from './util/edit-distance.js';
 import { COMMANDS } from './cli/registry.js';
 import type { CommandSpec } from './cli/spec.js';
 import { EXIT, ExpectationError, UsageError } from './util/errors.js';
@@ -98,20 +99,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     process.exitCode = exitCodeFor(err);
   }
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] as number;
 }
 
 function exitCodeFor(err: unknown): number {

@@ -31,6 +31,34 @@ function signed(provider: keyof typeof providers, name: string, body: object, se
   return { e, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
 }
 
+/** A generated TypeScript file of the catalogue's bodies, each typed as the package types it, checked by tsc. */
+function typeChecks(provider: string, lines: string[]): void {
+  const dir = join(ROOT, '.hookdrill-tmp', `catalogue-${provider.toLowerCase()}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    writeFileSync(join(dir, 'events.ts'), `${lines.join('\n')}\n`);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--skipLibCheck',
+    ];
+    try {
+      execFileSync(process.execPath, [tsc, ...flags, join(dir, 'events.ts')], { encoding: 'utf8' });
+    } catch (err) {
+      assert.fail(`the ${provider} catalogue does not type-check:\n${String((err as { stdout?: string }).stdout).slice(0, 4000)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test('Stripe: every type of Stripe.Event, each accepted by constructEvent and type-checked against the stripe package', () => {
   const c = catalogueOf('stripe');
   assert.ok(c, 'dist/catalogue/stripe.json is built by npm run build');
@@ -48,42 +76,13 @@ test('Stripe: every type of Stripe.Event, each accepted by constructEvent and ty
   }
   // Every body, typed as its own event interface: a field of the wrong type, or a required one
   // missing, and tsc fails.
-  const dir = join(ROOT, '.hookdrill-tmp', `catalogue-types-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  try {
-    const lines = [
-      "import type Stripe from 'stripe';",
-      // The JSON Stripe sends, as the package types it: a Decimal travels as its string.
-      "type Decimal = ReturnType<(typeof Stripe)['Decimal']['from']>;",
-      'type Wire<T> = T extends Decimal ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
-      ...c.events.map((ev, i) => `export const e${i}: Wire<Stripe.${ev.typeName}> = ${JSON.stringify(ev.body)};`),
-    ];
-    writeFileSync(join(dir, 'events.ts'), `${lines.join('\n')}\n`);
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          tsc,
-          '--noEmit',
-          '--strict',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--skipLibCheck',
-          join(dir, 'events.ts'),
-        ],
-        { encoding: 'utf8' },
-      );
-    } catch (err) {
-      assert.fail(`the Stripe catalogue does not type-check:\n${String((err as { stdout?: string }).stdout).slice(0, 4000)}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  typeChecks('Stripe', [
+    "import type Stripe from 'stripe';",
+    // The JSON Stripe sends, as the package types it: a Decimal travels as its string.
+    "type Decimal = ReturnType<(typeof Stripe)['Decimal']['from']>;",
+    'type Wire<T> = T extends Decimal ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+    ...c.events.map((ev, i) => `export const e${i}: Wire<Stripe.${ev.typeName}> = ${JSON.stringify(ev.body)};`),
+  ]);
 });
 
 test("GitHub: every webhook operation of GitHub's description, each valid against its schema, its signature verified by Octokit", async () => {
@@ -219,42 +218,26 @@ test("Slack: every member of @slack/types' SlackEvent, in its event_callback env
     await verifyWithOfficialCode('slack', e.rawBody, headers, 'slack-catalogue-secret');
     assert.equal(providers.slack.eventTypeOf(headers, e.rawBody), ev.eventType);
   }
-  const dir = join(ROOT, '.hookdrill-tmp', `catalogue-slack-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  try {
-    const lines = [
-      "import type * as Slack from '@slack/types';",
-      // JSON as the types mean it: a field whose type admits undefined is one JSON leaves out.
-      'type Wire<T> = T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T as undefined extends T[K] ? never : K]: Wire<T[K]> } & { [K in keyof T as undefined extends T[K] ? K : never]?: Wire<Exclude<T[K], undefined>> } : T;',
-      ...c.events.map(
-        (ev, i) =>
-          `export const e${i}: Wire<${ev.typeName?.startsWith('Extract') ? '' : 'Slack.'}${ev.typeName}> = ${JSON.stringify((ev.body as { event: unknown }).event)};`,
-      ),
-    ];
-    writeFileSync(join(dir, 'events.ts'), `${lines.join('\n')}\n`);
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          tsc,
-          '--noEmit',
-          '--strict',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--skipLibCheck',
-          join(dir, 'events.ts'),
-        ],
-        { encoding: 'utf8' },
-      );
-    } catch (err) {
-      assert.fail(`the Slack catalogue does not type-check:\n${String((err as { stdout?: string }).stdout).slice(0, 4000)}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  typeChecks('Slack', [
+    "import type * as Slack from '@slack/types';",
+    // JSON as the types mean it: a field whose type admits undefined is one JSON leaves out.
+    'type Wire<T> = T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T as undefined extends T[K] ? never : K]: Wire<T[K]> } & { [K in keyof T as undefined extends T[K] ? K : never]?: Wire<Exclude<T[K], undefined>> } : T;',
+    ...c.events.map(
+      (ev, i) =>
+        `export const e${i}: Wire<${ev.typeName?.startsWith('Extract') ? '' : 'Slack.'}${ev.typeName}> = ${JSON.stringify((ev.body as { event: unknown }).event)};`,
+    ),
+  ]);
+});
+
+test('fixtures show: the body send sends, the headers it adds, the signature never a real one; a form shown as its fields', async () => {
+  const { show } = await import('../src/fixtures/list.js');
+  const stripe = show({ name: 'stripe/customer.subscription.trial_will_end' });
+  assert.equal(stripe.eventType, 'customer.subscription.trial_will_end');
+  assert.match(stripe.source, /^stripe \d+\.\d+\.\d+/);
+  assert.equal(stripe.headers['Stripe-Signature'], '<signed on each attempt with your secret>');
+  assert.match(String(stripe.body.id), /^evt_/);
+  const command = show({ name: 'slack/command' });
+  assert.equal(command.headers['Content-Type'], 'application/x-www-form-urlencoded');
+  assert.equal((command.body.hookdrill_form as Record<string, unknown>).command, '/weather');
+  assert.throws(() => show({ name: 'nope/x' }), /name a fixture as provider\/event/);
 });

@@ -181,3 +181,12 @@ test('no command at all is a usage error; a mistyped flag never echoes its value
   assert.equal(typo.code, 2);
   assert.doesNotMatch(typo.stderr, /TOPSECRET/);
 });
+
+test('check --list: every case with what it proves and where it does not apply; nothing is sent', async () => {
+  const { CASE_NAMES } = await import('../src/check/cases/index.js');
+  const r = await hookdrill(['check', '--list']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
+  assert.match(r.stdout, /^rotation .*\(not for github, slack, shopify\)$/m);
+  assert.match(r.stdout, /^url-verification .*\(not for stripe, github, standard, shopify\)$/m);
+});

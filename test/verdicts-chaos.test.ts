@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { run as chaos } from '../src/chaos/run.js';
 import type { ChaosOptions } from '../src/chaos/run.js';
-import { renderChaos } from '../src/render/chaos.js';
+import { renderChaos, renderChaosJunit } from '../src/render/chaos.js';
 import { SECRET, python } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
 import { tempDir } from './helpers/tmp.js';
@@ -40,6 +40,9 @@ test('processed twice across a restart fails the run, unless the handler is decl
   const r2 = python('stripe', 'memory-dedupe');
   const allowed = await chaosOf('stripe', r2.command, { stored: `${r2.stored} | sort -u`, processed: r2.stored, allowReprocess: true });
   assert.deepEqual(allowed.problems, []);
+  // The JUnit report names them as failures, unless they were allowed.
+  assert.match(renderChaosJunit(result), /<failure [^>]*>[^<]*processed twice evt_/);
+  assert.doesNotMatch(renderChaosJunit(allowed), /processed twice/);
 });
 
 test("a right Slack receiver on Python's http.server (answers ~40 ms late on a reused connection) passes chaos at the default time scale", async () => {

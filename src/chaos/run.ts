@@ -78,6 +78,8 @@ export interface ChaosResult {
    * the operating system: an unsynced write survives a process kill, and not a power cut).
    */
   durability: 'power-cut' | 'process-kill';
+  /** --allow-reprocess: a delivery processed twice was not held against the run. */
+  allowReprocess: boolean;
   receiverStarts: number;
   /** How long chaos waited, after --settle, for rows still leased or pending (--inbox with --processed). */
   settleWaitMs?: number;
@@ -315,6 +317,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       killAfter,
       timing,
       durability: disk ? 'power-cut' : 'process-kill',
+      allowReprocess: o.allowReprocess === true,
       receiverStarts: supervisor.starts,
       ...(settleWaitMs !== undefined ? { settleWaitMs } : {}),
       rounds: verdict.rounds,

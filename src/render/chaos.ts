@@ -83,9 +83,7 @@ export function renderChaosJunit(r: ChaosResult): string {
     ...(x.notProcessed ?? []).map((id) => `not processed ${id}`),
     ...x.storedTwice.map((id) => `stored twice ${id}`),
     ...x.duplicatesRefused.map((id) => `duplicate refused ${id}`),
-    ...(r.problems.some((p) => p.includes('processed more than once'))
-      ? (x.processedTwice ?? []).map((id) => `processed twice ${id}`)
-      : []),
+    ...(r.allowReprocess ? [] : (x.processedTwice ?? []).map((id) => `processed twice ${id}`)),
   ];
   const failures = r.rounds.filter((x) => bad(x).length > 0).length;
   const cases = r.rounds.map((x) => {

@@ -8,7 +8,7 @@
  *
  *   node official_library.mjs PROVIDER SECRET FILE     (listens on 127.0.0.1:$PORT)
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
@@ -62,7 +62,9 @@ async function verified(req, raw) {
       if (String(h('content-type')).startsWith('application/x-www-form-urlencoded')) {
         const form = new URLSearchParams(raw.toString());
         const payload = form.has('payload') ? JSON.parse(form.get('payload')) : undefined;
-        return { id: payload?.trigger_id ?? payload?.view?.id ?? form.get('trigger_id') };
+        // Keyed as the docs allow: the trigger_id, else the payload itself.
+        const text = form.get('payload') ?? raw.toString();
+        return { id: payload?.trigger_id ?? form.get('trigger_id') ?? createHash('sha256').update(text).digest('hex') };
       }
       const body = JSON.parse(raw.toString());
       return { id: body.event_id, challenge: body.type === 'url_verification' ? body.challenge : undefined };
