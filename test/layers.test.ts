@@ -14,6 +14,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const RANKS: Record<string, number> = {
   util: 0,
   providers: 1,
+  remote: 1,
   inbox: 2,
   fixtures: 3,
   harness: 3,
@@ -25,6 +26,7 @@ const RANKS: Record<string, number> = {
   chaos: 7,
   demo: 7,
   incident: 7,
+  pull: 7,
   reconcile: 7,
   scenario: 7,
   project: 7,

@@ -7,6 +7,7 @@ import { listen } from '../commands/listen/flags.js';
 import { init } from '../commands/init/flags.js';
 import { scenario } from '../commands/scenario/flags.js';
 import { reconcile } from '../commands/reconcile/flags.js';
+import { pull } from '../commands/pull/flags.js';
 import { importCommand } from '../commands/import/flags.js';
 import { profiles } from '../commands/profiles/flags.js';
 import { replay } from '../commands/replay/flags.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   demo,
   init,
   scenario,
+  pull,
   reconcile,
   importCommand,
   completion,

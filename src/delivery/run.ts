@@ -26,6 +26,16 @@ export interface RunPlan {
   ratePerSec?: number;
   /** Copies of each event, sent at the same moment (the same id and body). */
   duplicates: number;
+  /**
+   * Start no new event once one has failed (pull keeps its events in order: with concurrency 1,
+   * nothing after a failed event is sent). Events never started have no record.
+   */
+  haltOnFailure?: boolean;
+  /**
+   * Events started and not yet final, at most (waits between retries included): with 1, an event
+   * starts only once the one before it is acknowledged or given up — pull's order.
+   */
+  maxUnfinished?: number;
   /** Deliver in a random order, seeded so that a failing order can be replayed. */
   shuffleSeed?: number;
   extraHeaders: readonly (readonly [string, string])[];
@@ -75,7 +85,8 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
   setMaxListeners(0, interrupt.signal);
   const signal = interrupt.signal;
   if (plan.signal?.aborted) interrupt.abort();
-  plan.signal?.addEventListener('abort', () => interrupt.abort(), { once: true });
+  const onAbort = () => interrupt.abort();
+  plan.signal?.addEventListener('abort', onAbort, { once: true });
   const ctx: DeliveryContext = {
     provider: plan.provider,
     secrets: plan.secrets,
@@ -114,7 +125,12 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     failAll = reject;
   });
   allDone.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+  let halted = false;
+  const unfinished = plan.maxUnfinished ? new Semaphore(plan.maxUnfinished) : undefined;
   const onDone = (record: DeliveryRecord) => {
+    // Before the next event may start: it checks `halted` once it holds its place.
+    if (!record.met && plan.haltOnFailure) halted = true;
+    unfinished?.release();
     deliveries.push(record);
     progress.done++;
     if (!record.met) progress.failed++;
@@ -134,9 +150,18 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
         if (plan.signal?.aborted) break;
         nextStart = Math.max(nextStart + intervalMs, performance.now());
       }
+      if (halted) break;
+      if (unfinished) {
+        await unfinished.acquire(copies);
+        if (plan.signal?.aborted || halted) {
+          unfinished.release(copies);
+          break;
+        }
+      }
       await slots.acquire(copies);
-      if (plan.signal?.aborted) {
+      if (plan.signal?.aborted || halted) {
         slots.release(copies);
+        unfinished?.release(copies);
         break;
       }
       const event = premade ? (premade[seq] as PreparedEvent) : plan.events.make(seq);
@@ -150,9 +175,11 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     if (deliveries.length === started) finishAll();
     await allDone;
     deliveries.sort((a, b) => a.seq - b.seq || a.copy - b.copy);
-    const interrupted = deliveries.length < total || deliveries.some((d) => d.outcome === 'interrupted');
+    const interrupted = (deliveries.length < total && !halted) || deliveries.some((d) => d.outcome === 'interrupted');
     return { deliveries, order, elapsedMs: performance.now() - runStartMs, interrupted };
   } finally {
+    // A caller that runs many plans on one signal (pull: a plan per batch) must not collect listeners.
+    plan.signal?.removeEventListener('abort', onAbort);
     await dispatcher.close();
   }
 }

@@ -47,6 +47,7 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   check: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'skip'],
   chaos: ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed'],
   scenario: ['secretEnv', 'url'],
+  pull: ['provider', 'secretEnv'],
   reconcile: ['provider', 'inbox', 'stored'],
   import: ['provider', 'inbox'],
 };

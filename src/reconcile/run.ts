@@ -5,31 +5,22 @@ import type { SendSummary } from '../delivery/summary.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { openInbox, resolveTarget } from '../inbox/open.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
-import { ApiInterrupted, checkCredential } from './api.js';
-import { GITHUB_RETENTION_SECONDS, appJwt, githubRecord } from './github.js';
-import type { GithubHook } from './github.js';
-import { stripeRecord } from './stripe.js';
-import type { FetchedEvent, SenderRecord, SentEvent } from './types.js';
+import { ApiInterrupted, checkCredential } from '../remote/client.js';
+import { GITHUB_RETENTION_SECONDS, appJwt, githubRecord } from '../remote/github.js';
+import type { GithubHook } from '../remote/github.js';
+import { stripeRecord } from '../remote/stripe.js';
+import type { FetchedEvent, SenderRecord, SentEvent } from '../remote/types.js';
 import { parseTime } from '../inbox/selector.js';
 import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
 import { runIdsCommand } from '../harness/store-probe.js';
+import { ACCESS_DEFAULTS, resolveAccess } from '../remote/access.js';
+import type { AccessOptions } from '../remote/access.js';
 
-export type { SentEvent } from './types.js';
+export type { SentEvent } from '../remote/types.js';
 
-export interface ReconcileOptions {
-  provider?: string;
+export interface ReconcileOptions extends AccessOptions {
   since?: string;
   until?: string;
-  /** The environment variable holding the provider's API key (default STRIPE_API_KEY / GITHUB_TOKEN). */
-  apiKeyEnv?: string;
-  apiBase?: string;
-  /** GitHub: whose hook — `owner/name` with hookId, an organization with hookId, or the app's. */
-  repo?: string;
-  org?: string;
-  hookId?: string | number;
-  app?: boolean;
-  /** GitHub App id: the key variable then holds the app's private key, and a JWT is made from both. */
-  appId?: string;
   inbox?: string;
   stored?: string;
   /** Only what the sender itself saw fail to deliver. */
@@ -46,7 +37,6 @@ export interface ReconcileOptions {
   /** Fetch each missing event's payload and headers into the result. */
   withPayloads?: boolean;
   concurrency?: string | number;
-  env?: NodeJS.ProcessEnv;
   now?: number;
   /** What it is doing, for a progress line at a terminal. */
   onProgress?: (p: ReconcileProgress) => void;
@@ -99,8 +89,7 @@ export interface ReconcileResult {
 const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export const RECONCILE_DEFAULTS = {
-  stripe: { apiBase: 'https://api.stripe.com', apiKeyEnv: 'STRIPE_API_KEY' },
-  github: { apiBase: 'https://api.github.com', apiKeyEnv: 'GITHUB_TOKEN' },
+  ...ACCESS_DEFAULTS,
   concurrency: 8,
 } as const;
 
@@ -188,14 +177,8 @@ interface Plan {
 }
 
 function validate(o: ReconcileOptions): Plan {
-  if (o.provider !== 'stripe' && o.provider !== 'github') {
-    throw new UsageError(
-      o.provider === undefined
-        ? '--provider is required (stripe or github)'
-        : `reconcile --provider ${o.provider}: only stripe and github have an API that lists what they sent`,
-    );
-  }
-  const provider = o.provider;
+  if (o.provider !== 'stripe' && o.provider !== 'github') resolveAccess(o, 'reconcile'); // says which providers have an API
+  const provider = o.provider as 'stripe' | 'github';
   if (!o.since) throw new UsageError('--since is required (3d, or an ISO time): how far back to compare');
   if (!!o.inbox === !!o.stored)
     throw new UsageError('say where the receiver keeps deliveries: --inbox FILE|URL or --stored "<command>" (one)');
@@ -212,9 +195,6 @@ function validate(o: ReconcileOptions): Plan {
   const since = parseTime(o.since, '--since', now);
   const until = o.until !== undefined ? parseTime(o.until, '--until', now) : now;
   if (until <= since) throw new UsageError(`--until is not after --since: nothing to compare`);
-  const env = o.env ?? process.env;
-  const defaults = RECONCILE_DEFAULTS[provider];
-  const apiBase = parseUrl(o.apiBase ?? defaults.apiBase, '--api-base');
   const range = {
     since: Math.floor(since / 1000),
     until: Math.floor(until / 1000),
@@ -223,69 +203,11 @@ function validate(o: ReconcileOptions): Plan {
   };
   if (provider === 'stripe' && (o.types?.length ?? 0) > 20)
     throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  const access = resolveAccess(o, 'reconcile');
   const signal = o.signal ? { signal: o.signal } : {};
-  if (provider === 'stripe') {
-    if (o.repo || o.org || o.hookId !== undefined || o.app || o.appId)
-      throw new UsageError('--repo, --org, --hook-id, --app and --app-id name a GitHub hook: not for --provider stripe');
-    const apiKey = secretFrom(env, o.apiKeyEnv ?? defaults.apiKeyEnv, 'a Stripe API key with read access to events', '');
-    return {
-      record: stripeRecord({ apiBase: apiBase.toString(), apiKey, ...range, ...signal }),
-      apiBase: displayUrl(apiBase),
-      since,
-      until,
-      ...(redeliver ? { redeliver } : {}),
-    };
-  }
-  const { hook, label } = githubHook(o);
-  const keyEnv = o.apiKeyEnv ?? (o.appId ? 'GITHUB_APP_PRIVATE_KEY' : defaults.apiKeyEnv);
-  const credential = secretFrom(
-    env,
-    keyEnv,
-    o.appId
-      ? "the GitHub App's private key (PEM)"
-      : 'app' in hook
-        ? "a JWT of the GitHub App (or give --app-id and the app's private key)"
-        : 'a GitHub token that can read the hook (admin:repo_hook or admin:org_hook)',
-    // A PEM is many lines: it belongs with --app-id, which makes the JWT from it.
-    o.appId ? undefined : 'a private key? give --app-id with it',
-  );
-  const appId = o.appId;
-  const token = appId ? () => appJwt(appId, credential) : credential;
-  if (typeof token === 'function') token(); // a key that cannot sign is said now, before any request
-  return {
-    record: githubRecord({ apiBase: apiBase.toString(), token, hook, ...range, ...signal }),
-    apiBase: displayUrl(apiBase),
-    hook: label,
-    since,
-    until,
-    ...(redeliver ? { redeliver } : {}),
-  };
-}
-
-function githubHook(o: ReconcileOptions): { hook: GithubHook; label: string } {
-  const named = [o.repo && '--repo', o.org && '--org', o.app && '--app'].filter(Boolean);
-  if (named.length !== 1)
-    throw new UsageError('say whose webhook GitHub delivered for: --repo OWNER/NAME --hook-id N, --org NAME --hook-id N, or --app (one)');
-  if (o.appId && !o.app) throw new UsageError('--app-id goes with --app');
-  if (o.app) {
-    if (o.hookId !== undefined) throw new UsageError('--app reads the GitHub App’s one webhook: no --hook-id');
-    return { hook: { app: true }, label: 'app' };
-  }
-  if (o.hookId === undefined) throw new UsageError(`${named[0]} needs --hook-id N (the webhook's id, in its settings URL)`);
-  const hookId = parseIntFlag(o.hookId, '--hook-id', 1, Number.MAX_SAFE_INTEGER, 0);
-  if (o.repo) {
-    if (!/^[\w.-]+\/[\w.-]+$/.test(o.repo)) throw new UsageError(`--repo ${o.repo}: expected OWNER/NAME`);
-    return { hook: { repo: o.repo, hookId }, label: `repo ${o.repo} hook ${hookId}` };
-  }
-  return { hook: { org: o.org as string, hookId }, label: `org ${o.org} hook ${hookId}` };
-}
-
-/** The credential from its variable; a token must be one header-safe word (`tokenHint` says what else it may be). */
-function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string, tokenHint: string | undefined): string {
-  const value = env[name];
-  if (!value) throw new UsageError(`${name} is not set: it must hold ${what} (--api-key-env names another variable)`);
-  if (tokenHint !== undefined) checkCredential(value, name, tokenHint);
-  return value;
+  const common = { apiBase: access.apiBase, since, until, ...(redeliver ? { redeliver } : {}) };
+  if (access.provider === 'stripe') return { record: stripeRecord({ ...access.api, ...range, ...signal }), ...common };
+  return { record: githubRecord({ ...access.api, ...range, ...signal }), hook: access.hook, ...common };
 }
 
 async function compare(

@@ -38,17 +38,36 @@ export async function startGithubApi(o: {
   gone?: string[];
   /** Checks the bearer token instead of comparing it (the app hook takes a JWT). */
   acceptToken?: (token: string) => boolean;
+  /** The fault for request number n (1-based): a 503, a dropped connection, no answer, a Link back to the same page. */
+  fault?: (n: number) => 'unavailable' | 'drop' | 'hang' | 'loop' | undefined;
 }) {
   let requests = 0;
   const rateLimited: number[] = [];
   const detailFetches: number[] = [];
-  const entries = o.deliveries.map((d, i) => ({ ...d, id: 1_000_000 + i })).sort((a, b) => b.at - a.at || b.id - a.id);
+  // Attempt ids grow with time, as GitHub's do: those given at the start are numbered oldest first.
+  let nextId = 1_000_000;
+  const entries = [...o.deliveries]
+    .sort((a, b) => a.at - b.at)
+    .map((d) => ({ ...d, redelivery: false, id: nextId++ }))
+    .sort((a, b) => b.at - a.at || b.id - a.id);
+  const appearedAt = new Map<string, number>();
+  const sockets = new Set<import('node:net').Socket>();
   const server = createServer((req, res) => {
     requests++;
+    // Every answer carries the credential's budget, as GitHub's do.
+    const budget = {
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': String(Math.max(0, 5000 - requests)),
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+    };
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...budget, ...headers });
       res.end(JSON.stringify(body));
     };
+    const fault = o.fault?.(requests);
+    if (fault === 'unavailable') return send(503, { message: 'Service Unavailable' });
+    if (fault === 'drop') return req.socket.destroy();
+    if (fault === 'hang') return;
     const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (!(o.acceptToken ? o.acceptToken(token) : token === o.token))
       return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
@@ -77,7 +96,7 @@ export async function startGithubApi(o: {
       id: e.id,
       guid: e.guid,
       delivered_at: new Date(e.at * 1000).toISOString().replace('.000Z', 'Z'),
-      redelivery: false,
+      redelivery: e.redelivery,
       duration: 0.12,
       status:
         e.statusCode >= 200 && e.statusCode < 300
@@ -104,7 +123,7 @@ export async function startGithubApi(o: {
       const cursor = url.searchParams.get('cursor');
       if (cursor) rows = rows.slice(rows.findIndex((e) => `v1_${e.id}` === cursor));
       const page = rows.slice(0, perPage);
-      const next = rows[perPage];
+      const next = fault === 'loop' ? (rows[0] ?? rows[perPage]) : rows[perPage];
       const headers: Record<string, string> = {};
       if (next)
         headers.link = `<http://api.github.test${list}?per_page=${perPage}${status ? `&status=${status}` : ''}&cursor=v1_${next.id}>; rel="next"`;
@@ -135,12 +154,30 @@ export async function startGithubApi(o: {
     }
     send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
   });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests: () => requests,
     rateLimited,
     detailFetches,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    appearedAt,
+    /** New deliveries recorded now (ids after every earlier one); `redelivery` marks another attempt of a guid. */
+    add(...more: (GithubDelivery & { redelivery?: boolean })[]) {
+      const now = Date.now();
+      for (const d of more) {
+        entries.push({ ...d, redelivery: d.redelivery ?? false, id: nextId++ });
+        appearedAt.set(d.guid, now);
+      }
+      entries.sort((a, b) => b.at - a.at || b.id - a.id);
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

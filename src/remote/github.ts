@@ -1,17 +1,13 @@
 import { createSign } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import { apiGet, apiUrl } from './api.js';
-import type { ApiRequest } from './api.js';
+import { PageGuard, apiGet, apiUrl } from './client.js';
+import type { ApiRequest, RequestLimits } from './client.js';
 import type { FetchedEvent, SenderRecord, SentEvent } from './types.js';
 
 /** Whose webhook: a repository's, an organization's (each with its hook id), or the GitHub App's own. */
 export type GithubHook = { repo: string; hookId: number } | { org: string; hookId: number } | { app: true };
 
-export interface GithubListOptions {
-  apiBase: string;
-  /** A token (repository and organization hooks) or, for the app hook, a JWT — made anew for each request when a function. */
-  token: string | (() => string);
-  hook: GithubHook;
+export interface GithubListOptions extends GithubApiOptions {
   /** Unix seconds, inclusive. */
   since: number;
   until: number;
@@ -19,15 +15,13 @@ export interface GithubListOptions {
   onlyFailed?: boolean;
   /** Only these events (`issues`, or `issues.opened`): GitHub's list has no such filter, so it is applied here. */
   types?: readonly string[];
-  maxRateLimited?: number;
-  signal?: AbortSignal;
 }
 
 /** GitHub keeps webhook deliveries for three days; before that, its record is empty. */
 export const GITHUB_RETENTION_SECONDS = 3 * 24 * 3600;
 
 /** One delivery in GitHub's list (https://docs.github.com/en/rest/webhooks/repo-deliveries). */
-interface HookDelivery {
+export interface HookDelivery {
   id: number;
   guid: string;
   delivered_at: string;
@@ -46,6 +40,86 @@ export function deliveriesPath(hook: GithubHook): string {
   return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/hooks/${hook.hookId}/deliveries`;
 }
 
+export interface GithubApiOptions extends RequestLimits {
+  apiBase: string;
+  /** A token (repository and organization hooks) or, for the app hook, a JWT — made anew for each request when a function. */
+  token: string | (() => string);
+  hook: GithubHook;
+}
+
+export interface GithubPage {
+  deliveries: HookDelivery[];
+  /** The cursor of the next (older) page, from the Link header. */
+  next?: string;
+  headers: Headers;
+}
+
+function githubRequest(o: GithubApiOptions): ApiRequest {
+  // An app's JWT lives 10 minutes at most: a long run (many pages, rate-limit waits) makes one per request.
+  const token = typeof o.token === 'function' ? o.token() : o.token;
+  const { apiBase: _b, token: _t, hook: _h, ...limits } = o;
+  return {
+    ...limits,
+    name: 'the GitHub API',
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'hookdrill',
+    },
+    secret: token,
+  };
+}
+
+/** One page of a hook's deliveries, newest first (per_page 100; `cursor` from the previous page's Link). */
+export async function githubDeliveriesPage(o: GithubApiOptions, q: { cursor?: string; onlyFailed?: boolean }): Promise<GithubPage> {
+  const url = apiUrl(o.apiBase, deliveriesPath(o.hook));
+  url.searchParams.set('per_page', '100');
+  if (q.onlyFailed) url.searchParams.set('status', 'failure');
+  if (q.cursor) url.searchParams.set('cursor', q.cursor);
+  const { body, headers } = await apiGet(url, githubRequest(o));
+  if (!Array.isArray(body) || body.some((d) => !isDelivery(d)))
+    throw new UsageError(`the GitHub API at ${url.origin} answered something that is not a list of deliveries`);
+  const next = nextCursor(headers.get('link'));
+  return { deliveries: body as HookDelivery[], ...(next ? { next } : {}), headers };
+}
+
+function isDelivery(d: unknown): boolean {
+  const v = d as Partial<HookDelivery> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.id === 'number' &&
+    typeof v.guid === 'string' &&
+    typeof v.event === 'string' &&
+    typeof v.delivered_at === 'string' &&
+    !Number.isNaN(Date.parse(v.delivered_at))
+  );
+}
+
+/** One delivery's request as GitHub sent it: `GET …/deliveries/{id}` → request.headers and request.payload. */
+export async function githubDeliveryRequest(o: GithubApiOptions, id: number, guid: string): Promise<FetchedEvent> {
+  const { body } = await apiGet(apiUrl(o.apiBase, `${deliveriesPath(o.hook)}/${id}`), githubRequest(o));
+  const req = (body as { request?: { headers?: Record<string, string>; payload?: unknown } }).request;
+  if (!req || req.payload === undefined || req.payload === null)
+    throw new UsageError(`the GitHub API gave no payload for delivery ${guid}`);
+  return { body: Buffer.from(JSON.stringify(req.payload)), headers: keptHeaders(req.headers ?? {}) };
+}
+
+/** The type hookdrill names a delivery by: `issues.opened`, or `push` for an event with no action. */
+export function deliveryType(d: HookDelivery): string {
+  return d.action ? `${d.event}.${d.action}` : d.event;
+}
+
+/** What GitHub's rate-limit headers say is left of this credential's hour (undefined where it did not say). */
+export function rateBudget(headers: Headers): { remaining: number; limit: number; resetAt: number } | undefined {
+  const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN);
+  const limit = Number(headers.get('x-ratelimit-limit') ?? Number.NaN);
+  const reset = Number(headers.get('x-ratelimit-reset') ?? Number.NaN);
+  if (!Number.isFinite(remaining) || !Number.isFinite(limit)) return undefined;
+  return { remaining, limit, resetAt: Number.isFinite(reset) ? reset * 1000 : 0 };
+}
+
 /**
  * GitHub's record of a hook's deliveries, newest first, paged by the cursor in the Link header
  * (`rel="next"`, per_page up to 100) until the deliveries are older than `since` — the API has no
@@ -58,49 +132,29 @@ export function deliveriesPath(hook: GithubHook): string {
  */
 export function githubRecord(o: GithubListOptions): SenderRecord {
   const attemptOf = new Map<string, number>();
-  const request = (): ApiRequest => {
-    // An app's JWT lives 10 minutes at most: a long run (many pages, rate-limit waits) makes one per request.
-    const token = typeof o.token === 'function' ? o.token() : o.token;
-    return {
-      name: 'the GitHub API',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/vnd.github+json',
-        'x-github-api-version': '2022-11-28',
-        'user-agent': 'hookdrill',
-      },
-      secret: token,
-      ...(o.maxRateLimited !== undefined ? { maxRateLimited: o.maxRateLimited } : {}),
-      ...(o.signal ? { signal: o.signal } : {}),
-    };
-  };
-  const wanted = (type: string) => !o.types?.length || o.types.some((t) => t === type || t === type.split('.')[0]);
-  const path = deliveriesPath(o.hook);
+  const { since, until, onlyFailed, types, ...api } = o;
+  const wanted = (type: string) => !types?.length || types.some((t) => t === type || t === type.split('.')[0]);
   return {
     provider: 'github',
     async *list(onListed) {
       const seen = new Map<string, SentEvent>();
+      const guard = new PageGuard('the GitHub API');
       let read = 0;
       let cursor: string | undefined;
       for (;;) {
-        const url = apiUrl(o.apiBase, path);
-        url.searchParams.set('per_page', '100');
-        if (o.onlyFailed) url.searchParams.set('status', 'failure');
-        if (cursor) url.searchParams.set('cursor', cursor);
-        const { body, headers } = await apiGet(url, request());
-        if (!Array.isArray(body))
-          throw new UsageError(`the GitHub API at ${url.origin} answered something that is not a list of deliveries`);
+        guard.next(cursor);
+        const page = await githubDeliveriesPage(api, { ...(cursor ? { cursor } : {}), ...(onlyFailed ? { onlyFailed } : {}) });
         let older = false;
-        read += body.length;
+        read += page.deliveries.length;
         onListed?.(read);
-        for (const d of body as HookDelivery[]) {
+        for (const d of page.deliveries) {
           const at = Math.floor(Date.parse(d.delivered_at) / 1000);
-          if (at < o.since) {
+          if (at < since) {
             older = true;
             continue;
           }
-          if (at > o.until) continue;
-          const type = d.action ? `${d.event}.${d.action}` : d.event;
+          if (at > until) continue;
+          const type = deliveryType(d);
           if (!wanted(type)) continue;
           const known = seen.get(d.guid);
           // Newest first: the first attempt seen has the status that stands; the last seen, the time it was first sent.
@@ -110,7 +164,7 @@ export function githubRecord(o: GithubListOptions): SenderRecord {
             attemptOf.set(d.guid, d.id);
           }
         }
-        cursor = older ? undefined : nextCursor(headers.get('link'));
+        cursor = older ? undefined : page.next;
         if (!cursor) break;
       }
       yield* seen.values();
@@ -118,11 +172,7 @@ export function githubRecord(o: GithubListOptions): SenderRecord {
     async fetch(e: SentEvent): Promise<FetchedEvent> {
       const id = attemptOf.get(e.id);
       if (id === undefined) throw new UsageError(`delivery ${e.id} was not in GitHub's list`);
-      const { body } = await apiGet(apiUrl(o.apiBase, `${path}/${id}`), request());
-      const req = (body as { request?: { headers?: Record<string, string>; payload?: unknown } }).request;
-      if (!req || req.payload === undefined || req.payload === null)
-        throw new UsageError(`the GitHub API gave no payload for delivery ${e.id}`);
-      return { body: Buffer.from(JSON.stringify(req.payload)), headers: keptHeaders(req.headers ?? {}) };
+      return githubDeliveryRequest(api, id, e.id);
     },
   };
 }
