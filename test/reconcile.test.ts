@@ -249,3 +249,23 @@ test('reconcile --redeliver-to interrupted (SIGINT) mid-way: says so, counts wha
     await api.close();
   }
 });
+
+test('reconcile: an API that never answers and a pagination loop each end in one line, exit 2, within the stated limits (the client pull shares)', async () => {
+  const inbox = await inboxWithout(new Set());
+  for (const [fault, message] of [
+    ['hang', /^hookdrill: the Stripe API at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s \(3 tries\)$/],
+    ['loop', /^hookdrill: the Stripe API pointed back to a page it had already given \(cursor evt_rec_\d+\): stopped rather than loop$/],
+  ] as const) {
+    const api = await startStripeApi({ key: KEY, events, fault: () => fault });
+    const started = Date.now();
+    const r = await hookdrill(
+      ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--api-timeout', '1s'],
+      { STRIPE_API_KEY: KEY },
+    );
+    await api.close();
+    assert.equal(r.code, 2, `${fault}: ${r.stderr}`);
+    assert.match(r.stderr.trim(), message);
+    assert.ok(Date.now() - started < 20_000, `${fault}: ended`);
+    if (fault === 'loop') assert.ok(api.requests() < 5, `the loop was seen at once (${api.requests()} requests)`);
+  }
+});

@@ -1,10 +1,7 @@
-import { stripeEventsDescending, stripeEventsPage, stripeWebhookBody } from '../remote/stripe.js';
+import { STRIPE_RETENTION_SECONDS, stripeEventsDescending, stripeEventsPage, stripeWebhookBody } from '../remote/stripe.js';
 import type { StripeApiOptions, StripeEvent } from '../remote/stripe.js';
 import { OVERLAP_SECONDS } from './feed.js';
 import type { Feed, FeedContext, FeedStart, PulledEvent, StripePosition } from './feed.js';
-
-/** Stripe's List Events covers the last 30 days (https://docs.stripe.com/api/events/list). */
-export const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
 
 /** More events than this behind the position, and the feed walks forward page by page instead of holding them all. */
 const BACKLOG_AT = 1_000;

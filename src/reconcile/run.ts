@@ -5,10 +5,9 @@ import type { SendSummary } from '../delivery/summary.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { openInbox, resolveTarget } from '../inbox/open.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
-import { ApiInterrupted, checkCredential } from '../remote/client.js';
-import { GITHUB_RETENTION_SECONDS, appJwt, githubRecord } from '../remote/github.js';
-import type { GithubHook } from '../remote/github.js';
-import { stripeRecord } from '../remote/stripe.js';
+import { ApiInterrupted } from '../remote/client.js';
+import { GITHUB_RETENTION_SECONDS, githubRecord } from '../remote/github.js';
+import { STRIPE_RETENTION_SECONDS, stripeRecord } from '../remote/stripe.js';
 import type { FetchedEvent, SenderRecord, SentEvent } from '../remote/types.js';
 import { parseTime } from '../inbox/selector.js';
 import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
@@ -84,9 +83,6 @@ export interface ReconcileResult {
   notes: string[];
   elapsedMs: number;
 }
-
-/** Stripe's List Events covers the last 30 days (https://docs.stripe.com/api/events/list). */
-const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export const RECONCILE_DEFAULTS = {
   ...ACCESS_DEFAULTS,

@@ -13,6 +13,9 @@ export interface StripeApiOptions extends RequestLimits {
   apiVersion?: string;
 }
 
+/** Stripe's List Events covers the last 30 days (https://docs.stripe.com/api/events/list). */
+export const STRIPE_RETENTION_SECONDS = 30 * 24 * 3600;
+
 /** An event as Stripe's API lists it: the whole event, as a webhook would carry it. */
 export interface StripeEvent {
   id: string;

@@ -12,6 +12,7 @@ export interface ReconcileFlags extends OutputFlags {
   until?: string;
   apiKeyEnv?: string;
   apiBase?: string;
+  apiTimeout?: string;
   repo?: string;
   org?: string;
   hookId?: string;
@@ -46,6 +47,7 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
         '--api-base <url>',
         "the provider's API (default: https://api.stripe.com, https://api.github.com; for a mock server or GitHub Enterprise)",
       )
+      .option('--api-timeout <duration>', 'each API request, headers and body (default: 30s)')
       .option('--repo <owner/name>', "GitHub: a repository's webhook (with --hook-id)")
       .option('--org <name>', "GitHub: an organization's webhook (with --hook-id)")
       .option('--hook-id <n>', "GitHub: the webhook's id (in its settings URL)")
@@ -83,6 +85,7 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
         'until',
         'apiKeyEnv',
         'apiBase',
+        'apiTimeout',
         'stored',
         'repo',
         'org',
