@@ -76,10 +76,14 @@ async function measure(
 ): Promise<Measured> {
   const intervalMs = PULL_DEFAULTS.intervalMs[provider];
   const state = join(mkdtempSync(join(tmpdir(), 'hookdrill-bench-pull-')), 'state.json');
-  const child = spawn(process.execPath, [BIN, 'pull', '--provider', provider, '--api-base', api.url, '--to', r.url, '--state', state, '--follow', ...args], {
-    env: { ...process.env, CI: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'pull', '--provider', provider, '--api-base', api.url, '--to', r.url, '--state', state, '--follow', ...args],
+    {
+      env: { ...process.env, CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   // Idle first: requests over three intervals with nothing to deliver.
   const idleFrom = api.requests();
@@ -128,7 +132,15 @@ const results: Measured[] = [];
     return id;
   };
   results.push(
-    await measure('stripe', api, add, Number(process.env.BENCH_PULL_EVENTS ?? 40), ['--secret', STRIPE_SECRET], { STRIPE_API_KEY: STRIPE_KEY }, r),
+    await measure(
+      'stripe',
+      api,
+      add,
+      Number(process.env.BENCH_PULL_EVENTS ?? 40),
+      ['--secret', STRIPE_SECRET],
+      { STRIPE_API_KEY: STRIPE_KEY },
+      r,
+    ),
   );
   await r.close();
   await api.close();

@@ -21,6 +21,8 @@ export { run as check } from './check/run.js';
 export type { CheckOptions, CheckResult, CaseReport } from './check/run.js';
 export { run as chaos } from './chaos/run.js';
 export type { ChaosOptions, ChaosResult } from './chaos/run.js';
+export { run as pull } from './pull/run.js';
+export type { PullOptions, PullResult, PulledRecord, PullStart, PullStatus } from './pull/run.js';
 export { startReceiver } from './harness/receiver-process.js';
 export type { StartReceiverOptions, ReceiverHandle } from './harness/receiver-process.js';
 export { assertCheckPassed, assertChaosPassed, assertSendPassed, HookdrillAssertionError } from './library/assertions.js';

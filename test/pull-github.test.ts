@@ -52,7 +52,10 @@ test("pull --follow (GitHub): a hook's new deliveries reach a real listen once e
   const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: before });
   const dir = tempDir();
   const { p: listen, url } = await listenGithub(join(dir, 'inbox.db'));
-  const pull = spawnHookdrill(pullArgs(api.url, join(dir, 's.json'), '--to', url, '--secret', SECRET, '--follow', '--interval', '200ms'), ENV);
+  const pull = spawnHookdrill(
+    pullArgs(api.url, join(dir, 's.json'), '--to', url, '--secret', SECRET, '--follow', '--interval', '200ms'),
+    ENV,
+  );
   try {
     await pull.waitFor((l) => l.event === 'start', 15_000);
     const expected: GithubDelivery[] = [];
@@ -65,10 +68,22 @@ test("pull --follow (GitHub): a hook's new deliveries reach a real listen once e
     }
     await until(() => stored(listen).length >= expected.length, `${expected.length} stored`);
     await new Promise((r) => setTimeout(r, 600));
-    assert.deepEqual(stored(listen), expected.map((d) => d.guid), 'each once, in the order GitHub recorded them');
-    assert.equal(listen.lines.filter((l) => l.event === 'request' && l.result !== 'stored').length, 0, 'no duplicate, no rejected signature');
+    assert.deepEqual(
+      stored(listen),
+      expected.map((d) => d.guid),
+      'each once, in the order GitHub recorded them',
+    );
+    assert.equal(
+      listen.lines.filter((l) => l.event === 'request' && l.result !== 'stored').length,
+      0,
+      'no duplicate, no rejected signature',
+    );
     const types = listen.lines.filter((l) => l.event === 'request').map((l) => l.eventType);
-    assert.deepEqual(types, expected.map((d) => `${d.event}.${d.action}`), 'X-GitHub-Event and the payload’s action, as GitHub sends them');
+    assert.deepEqual(
+      types,
+      expected.map((d) => `${d.event}.${d.action}`),
+      'X-GitHub-Event and the payload’s action, as GitHub sends them',
+    );
   } finally {
     pull.child.kill('SIGINT');
     const code = await pull.exit;
@@ -82,7 +97,9 @@ test("pull --follow (GitHub): a hook's new deliveries reach a real listen once e
 
 test('pull --to-inbox (GitHub) --since --type: the matching deliveries of the last hours into the inbox; a restart adds only what is new', async () => {
   const now = Math.floor(Date.now() / 1000);
-  const old = Array.from({ length: 150 }, (_, i) => delivery(i % 2 ? 'issues' : 'push', i % 2 ? 'opened' : null, now - 7_200 + i * 10, 200));
+  const old = Array.from({ length: 150 }, (_, i) =>
+    delivery(i % 2 ? 'issues' : 'push', i % 2 ? 'opened' : null, now - 7_200 + i * 10, 200),
+  );
   const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: old });
   const dir = tempDir();
   const inbox = join(dir, 'inbox.db');
@@ -100,14 +117,22 @@ test('pull --to-inbox (GitHub) --since --type: the matching deliveries of the la
     await db.close();
     assert.equal(rows.length, 76);
     assert.ok(rows.every((r) => r.source === 'github' && r.eventType?.startsWith('issues.') && r.headers['x-hookdrill-origin'] === 'pull'));
-    assert.ok(rows.every((r) => !Object.keys(r.headers).some((h) => h.startsWith('x-hub-signature'))), "GitHub's signatures are not kept");
+    assert.ok(
+      rows.every((r) => !Object.keys(r.headers).some((h) => h.startsWith('x-hub-signature'))),
+      "GitHub's signatures are not kept",
+    );
   } finally {
     await api.close();
   }
 });
 
 test('pull (GitHub): a primary rate limit is waited out and said; a bad token, an unknown hook, a Link loop and an API that never answers are one line, exit 2', async () => {
-  const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: [delivery('issues', 'opened', undefined, 200)], rateLimitOn: [1] });
+  const api = await startGithubApi({
+    token: TOKEN,
+    hookPath: HOOK,
+    deliveries: [delivery('issues', 'opened', undefined, 200)],
+    rateLimitOn: [1],
+  });
   const dir = tempDir();
   const inbox = join(dir, 'inbox.db');
   openSqliteInbox(inbox).close();
@@ -117,11 +142,27 @@ test('pull (GitHub): a primary rate limit is waited out and said; a bad token, a
     assert.match(limited.stdout, /the GitHub API answered 403 \(rate limit\): waiting \d+ s, until/);
     assert.equal(JSON.parse(limited.stdout.trim().split('\n').at(-1) as string).stored, 1);
 
-    const bad = await hookdrill(pullArgs(api.url, join(dir, 'b.json'), '--to-inbox', inbox), { GITHUB_TOKEN: 'ghp_revoked000000000000000000000000000' });
+    const bad = await hookdrill(pullArgs(api.url, join(dir, 'b.json'), '--to-inbox', inbox), {
+      GITHUB_TOKEN: 'ghp_revoked000000000000000000000000000',
+    });
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.trim(), 'hookdrill: the GitHub API answered 401: Bad credentials');
     const unknown = await hookdrill(
-      ['pull', '--provider', 'github', '--api-base', api.url, '--repo', 'acme/shop', '--hook-id', '8', '--to-inbox', inbox, '--state', join(dir, 'c.json')],
+      [
+        'pull',
+        '--provider',
+        'github',
+        '--api-base',
+        api.url,
+        '--repo',
+        'acme/shop',
+        '--hook-id',
+        '8',
+        '--to-inbox',
+        inbox,
+        '--state',
+        join(dir, 'c.json'),
+      ],
       ENV,
     );
     assert.equal(unknown.code, 2);
@@ -135,7 +176,10 @@ test('pull (GitHub): a primary rate limit is waited out and said; a bad token, a
   ] as const) {
     const many = Array.from({ length: 120 }, () => delivery('issues', 'opened', undefined, 200));
     const broken = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: many, fault: () => fault });
-    const r = await hookdrill(pullArgs(broken.url, join(dir, `${fault}.json`), '--to-inbox', inbox, '--since', '1h', '--api-timeout', '1s'), ENV);
+    const r = await hookdrill(
+      pullArgs(broken.url, join(dir, `${fault}.json`), '--to-inbox', inbox, '--since', '1h', '--api-timeout', '1s'),
+      ENV,
+    );
     await broken.close();
     assert.equal(r.code, 2, `${fault}: ${r.stderr}`);
     assert.match(r.stderr, message);

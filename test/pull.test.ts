@@ -336,6 +336,11 @@ test('pull: bad input is one line and exit 2 — no key, a wrong key, no destina
         ENV,
         /--since and --from-now both say where to start/,
       ],
+      [
+        [...pullArgs(api.url, 'http://127.0.0.1:9/x', state), '--interval', '1s'],
+        ENV,
+        /--interval is the wait between polls of --follow: give --follow too/,
+      ],
       [['pull', '--provider', 'slack', '--to', 'http://127.0.0.1:9/x'], ENV, /argument 'slack' is invalid|only stripe and github/],
     ];
     for (const [args, env, message] of cases) {

@@ -305,6 +305,7 @@ function validate(o: PullOptions): Plan {
         throw new UsageError(`${flag} shapes deliveries to --to: --to-inbox puts each event straight into the inbox`);
     target = { kind: 'inbox', inbox: o.toInbox as string };
   }
+  if (o.interval !== undefined && !o.follow) throw new UsageError('--interval is the wait between polls of --follow: give --follow too');
   const intervalMs = resolveInterval(o.interval, access.provider);
   const cwd = o.cwd ?? process.cwd();
   const stateFile =
