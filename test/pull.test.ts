@@ -13,6 +13,7 @@ import { spawnHookdrill } from './helpers/spawned.js';
 import type { Spawned } from './helpers/spawned.js';
 import { startStripeApi } from './helpers/stripe-api.js';
 import type { StripeEvent } from './helpers/stripe-api.js';
+import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
 
 const KEY = 'sk_test_51Pull000000000000000000000wxyz';
@@ -356,5 +357,81 @@ test('pull: bad input is one line and exit 2 — no key, a wrong key, no destina
     assert.equal(readFileSync(state, 'utf8'), '{"version": 1, "provi', 'and it is left as it was');
   } finally {
     await api.close();
+  }
+});
+
+test('pull (Stripe): an event that appears later in a second already delivered, sorting behind the cursor, arrives — even with a backlog of more than 1,000 behind it', async () => {
+  const T = Math.floor(Date.now() / 1000) - 600;
+  const api = await startStripeApi({ key: KEY, events: [{ id: 'evt_b', type: 'invoice.paid', created: T, delivered: true }] });
+  const receiver = await flakyReceiver(new Set());
+  const state = join(tempDir(), 'state.json');
+  try {
+    const first = await hookdrill(pullArgs(api.url, receiver.url, state, '--since', '15m'), ENV);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(receiver.seen, ['evt_b']);
+    // evt_a has evt_b's second and a lower id: Stripe's list puts it behind the cursor. Then a backlog.
+    const backlog = Array.from({ length: 1_001 }, (_, i) => ({
+      id: `evt_n${String(i).padStart(5, '0')}`,
+      type: 'invoice.paid',
+      created: T + 30 + Math.floor(i / 10),
+      delivered: true,
+    }));
+    api.add({ id: 'evt_a', type: 'invoice.paid', created: T, delivered: true }, ...backlog);
+    const second = await hookdrill(pullArgs(api.url, receiver.url, state), ENV);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(receiver.seen[1], 'evt_a', 'the straggler first: it is the oldest not yet delivered');
+    assert.deepEqual(
+      receiver.seen.slice(2),
+      backlog.map((e) => e.id),
+      'then the backlog, in order, once each',
+    );
+  } finally {
+    await receiver.close();
+    await api.close();
+  }
+});
+
+test('pull (Stripe) --concurrency 2: the summary names the event that holds the cursor (the first failed in order), not the last to fail', async () => {
+  const T = Math.floor(Date.now() / 1000) - 60;
+  const events = [event('invoice.paid', T), event('invoice.paid', T + 1)];
+  const api = await startStripeApi({ key: KEY, events });
+  const first = events[0]?.id as string;
+  const target = await startServer(async (req, res) => {
+    // The first event fails slowly, the second at once: the second's failure is the first heard.
+    if ((JSON.parse(req.rawBody.toString()) as { id: string }).id === first) await new Promise((r) => setTimeout(r, 300));
+    reply(res, 500);
+  });
+  try {
+    const r = await hookdrill(
+      pullArgs(api.url, target.url, join(tempDir(), 's.json'), '--since', '5m', '--no-retry', '--concurrency', '2'),
+      ENV,
+    );
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal((JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as { held: { id: string } }).held.id, first);
+  } finally {
+    await target.close();
+    await api.close();
+  }
+});
+
+test("pull: a state file of another account (or hook) is refused, not resumed from: its cursor would skip this account's events", async () => {
+  const api = await startStripeApi({ key: KEY, events: [] });
+  const other = await startStripeApi({ key: 'sk_test_51Other00000000000000000000abcd', events: [] });
+  const state = join(tempDir(), 'state.json');
+  try {
+    const mine = await hookdrill(pullArgs(api.url, 'http://127.0.0.1:9/x', state), ENV);
+    assert.equal(mine.code, 0, mine.stderr);
+    const r = await hookdrill(pullArgs(other.url, 'http://127.0.0.1:9/x', state), {
+      STRIPE_API_KEY: 'sk_test_51Other00000000000000000000abcd',
+    });
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /^hookdrill: the state file .*state\.json keeps the cursor of account test key [0-9a-f]{12} at http:\/\/127\.0\.0\.1:\d+\/, not of account test key [0-9a-f]{12} at .*: give another --state\n$/,
+    );
+    assert.ok(!r.stderr.includes('Other0000'), 'no part of either key');
+  } finally {
+    await api.close();
+    await other.close();
   }
 });

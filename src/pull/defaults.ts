@@ -9,4 +9,6 @@ export const PULL_DEFAULTS = {
   concurrency: 1,
   /** Events read ahead of the receiver at most (GitHub fetches each one's payload just before). */
   batch: 20,
+  /** Reads in a row that brought nothing but said "more" before pull waits an interval anyway. */
+  emptyReads: 20,
 } as const;

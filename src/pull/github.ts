@@ -64,6 +64,14 @@ export function githubFeed(api: GithubApiOptions, ctx: FeedContext): Feed {
       fresh.set(d.guid, d);
     }
     queue = [...fresh.values()].sort((a, b) => a.id - b.id);
+    // Nothing to deliver: the cursor moves to the newest delivery listed (not wanted, or a
+    // redelivery), so that a hook whose matching events are rare is not listed back to the last
+    // match on every poll.
+    const newest = listed.reduce<HookDelivery | undefined>((m, d) => (!m || d.id > m.id ? d : m), undefined);
+    if (queue.length === 0 && newest && (!position.cursor || newest.id > position.cursor.id)) {
+      position.cursor = { id: newest.id, guid: newest.guid, at: at(newest) };
+      delete position.floor;
+    }
   }
 
   return {
@@ -87,7 +95,8 @@ export function githubFeed(api: GithubApiOptions, ctx: FeedContext): Feed {
         if (since < kept) notes.push(`--since reaches past the 3 days GitHub keeps deliveries: starting at ${iso(kept)}`);
         position = { floor: Math.max(since, kept), seen: {} };
       } else {
-        position = { floor: now, seen: {} };
+        // The floor a little behind the local clock: a clock ahead of GitHub's must not skip what it records meanwhile.
+        position = { floor: now - OVERLAP_SECONDS, seen: {} };
         const listed = await list(now - OVERLAP_SECONDS);
         for (const d of listed) position.seen[d.guid] = at(d);
         const newest = listed.reduce<HookDelivery | undefined>((m, d) => (!m || d.id > m.id ? d : m), undefined);

@@ -149,7 +149,8 @@ export async function run(o: PullOptions): Promise<PullResult> {
   };
   const feed: Feed = plan.access.provider === 'stripe' ? stripeFeed(plan.access.api, ctx) : githubFeed(plan.access.api, ctx);
   checkStateWritable(plan.stateFile);
-  const saved = readState(plan.stateFile, plan.access.provider);
+  const source = `${plan.access.label} at ${plan.access.apiBase}`;
+  const saved = readState(plan.stateFile, plan.access.provider, source);
   const nowMs = o.now ?? Date.now();
   let start: FeedStart;
   let startKind: PullResult['start'];
@@ -169,7 +170,7 @@ export async function run(o: PullOptions): Promise<PullResult> {
     writeState(plan.stateFile, {
       version: 1,
       provider: plan.access.provider,
-      source: `${plan.access.label} at ${plan.access.apiBase}`,
+      source,
       position,
       updatedAt: new Date().toISOString(),
     });
@@ -220,6 +221,8 @@ export async function run(o: PullOptions): Promise<PullResult> {
   };
 
   const sink = plan.target.kind === 'inbox' ? await openInbox(resolveTarget(plan.target.inbox), { create: false }) : undefined;
+  // Reads that gave nothing yet said "more": a feed that keeps saying so is waited on like an idle one, never spun on.
+  let idle = 0;
   try {
     for (;;) {
       if (o.signal?.aborted) break;
@@ -248,9 +251,11 @@ export async function run(o: PullOptions): Promise<PullResult> {
           if (!plan.follow) break;
         } else {
           delete result.held;
+          idle = 0;
           if (batch.more) continue;
         }
-      } else if (batch.more) continue;
+      } else if (batch.more && (batch.gone.length > 0 || ++idle <= PULL_DEFAULTS.emptyReads)) continue;
+      idle = 0;
       if (!plan.follow) break;
       if (!(await sleep(plan.intervalMs, o.signal))) break;
     }
@@ -348,6 +353,7 @@ async function deliverAll(
 ): Promise<'done' | 'held'> {
   const target = plan.target as Extract<Target, { kind: 'url' }>;
   const settled: (DeliveryRecord | undefined)[] = events.map(() => undefined);
+  const records: (PulledRecord | undefined)[] = events.map(() => undefined);
   let next = 0;
   let held = false;
   const moveOn = () => {
@@ -356,7 +362,10 @@ async function deliverAll(
       const d = settled[next] as DeliveryRecord;
       const e = events[next] as PulledEvent;
       if (!d.met && !plan.skipFailed) {
+        // The first failure in order holds the cursor (with --concurrency, a later one may have failed first).
         held = true;
+        const r = records[next];
+        if (r) result.held = r;
         break;
       }
       feed.advance(e);
@@ -400,9 +409,9 @@ async function deliverAll(
       };
       if (d.outcome === 'interrupted') return; // Ctrl-C mid-attempt: neither delivered nor failed; the position stays
       settled[d.seq] = d;
+      records[d.seq] = r;
       if (d.met) result.delivered++;
       else if (plan.skipFailed) result.skipped.push(r);
-      else result.held = r;
       emit(r);
       moveOn();
     },

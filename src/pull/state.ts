@@ -42,7 +42,7 @@ function fingerprint(text: string): string {
 }
 
 /** The saved state, or undefined when there is none; a file that is not one is refused by name. */
-export function readState(file: string, provider: 'stripe' | 'github'): PullState | undefined {
+export function readState(file: string, provider: 'stripe' | 'github', source: string): PullState | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -60,6 +60,9 @@ export function readState(file: string, provider: 'stripe' | 'github'): PullStat
     throw new UsageError(`the state file ${file} is not a hookdrill pull state: move it away, or give another --state`);
   if (state.provider !== provider)
     throw new UsageError(`the state file ${file} is ${state.provider}'s, not ${provider}'s: give another --state`);
+  // Another account's or hook's cursor would skip, without a word, everything this one did before it.
+  if (state.source !== source)
+    throw new UsageError(`the state file ${file} keeps the cursor of ${state.source}, not of ${source}: give another --state`);
   return state;
 }
 

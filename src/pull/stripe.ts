@@ -1,5 +1,6 @@
 import { STRIPE_RETENTION_SECONDS, stripeEventsDescending, stripeEventsPage, stripeWebhookBody } from '../remote/stripe.js';
 import type { StripeApiOptions, StripeEvent } from '../remote/stripe.js';
+import { PageGuard } from '../remote/client.js';
 import { OVERLAP_SECONDS } from './feed.js';
 import type { Feed, FeedContext, FeedStart, PulledEvent, StripePosition } from './feed.js';
 
@@ -10,10 +11,10 @@ const BACKLOG_AT = 1_000;
  * Stripe's events in the order they happened. GET /v1/events lists newest first
  * (https://docs.stripe.com/api/events/list); each poll lists `created[gte]` a little behind the
  * newest event acknowledged (OVERLAP_SECONDS: events share a second, and a later event can sort
- * behind the cursor), skips the ids it has seen, and delivers the rest oldest first. A backlog
- * (a restart after hours away) is walked forward from the cursor with `ending_before`, 100 a page,
- * each page the events just newer than the cursor (https://docs.stripe.com/api/pagination), so it
- * is never held in memory whole.
+ * behind the cursor), skips the ids it has seen, and delivers the rest oldest first. A backlog of
+ * more than 1,000 unseen events (a restart after hours away) starts at its oldest and is walked
+ * forward with `ending_before`, 100 a page, each page the events just newer than the last
+ * (https://docs.stripe.com/api/pagination), so it is never held in memory whole.
  */
 export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
   const o: StripeApiOptions = {
@@ -25,8 +26,15 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
   const types = ctx.types?.length ? { types: ctx.types } : {};
   let position: StripePosition = { seen: {} };
   let queue: StripeEvent[] = [];
-  let backlog = false;
-  // After a backlog walk, one listing behind the cursor before saying "no more": it finds what sorted behind it.
+  /**
+   * A forward walk through a backlog: the events newer, in Stripe's order, than `from`, a page at a
+   * time. `from` moves to the page's newest once the whole page is delivered, and back to the last
+   * one acknowledged after a failure. Apart from the cursor: the walk may start behind it.
+   */
+  let walk: { from: string; guard: PageGuard; pageNewest?: string; lastAcked?: string; last: boolean } | undefined;
+  /** The oldest unseen event of a backlog, delivered first: the walk starts from it once acknowledged. */
+  let anchor: StripeEvent | undefined;
+  // After a walk, one listing behind the cursor before saying "no more": it finds what sorted behind it.
   let recheck = false;
   let requests = 0;
 
@@ -44,20 +52,29 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
 
   /** The events after the position, oldest first, into the queue. */
   async function read(): Promise<void> {
-    const cursor = position.cursor;
-    if (backlog && cursor) {
-      const p = await page({ endingBefore: cursor.id });
-      queue = p.data.filter(fresh).reverse();
-      // A page of events all seen already: step over it, or the next page would be this one again.
-      const newest = p.data[0];
-      if (queue.length === 0 && newest) position.cursor = { id: newest.id, created: newest.created };
-      if (!p.hasMore) {
-        backlog = false;
+    if (anchor) {
+      queue = [anchor];
+      return;
+    }
+    if (walk) {
+      walk.guard.next(walk.from);
+      const p = await page({ endingBefore: walk.from });
+      const newest = p.data[0]?.id;
+      if (!newest) {
+        // Nothing newer (whatever has_more says): the walk is over.
+        walk = undefined;
         recheck = true;
+        queue = [];
+        return;
       }
+      queue = p.data.filter(fresh).reverse();
+      walk.lastAcked = undefined;
+      walk.last = !p.hasMore;
+      walk.pageNewest = newest;
       return;
     }
     recheck = false;
+    const cursor = position.cursor;
     const floor = cursor ? cursor.created - OVERLAP_SECONDS : (position.floor ?? 0);
     // Only what was not seen counts: the overlap window may hold a burst already delivered.
     const listed: StripeEvent[] = [];
@@ -67,16 +84,12 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
       const unseen = p.data.filter(fresh);
       count += unseen.length;
       if (count <= BACKLOG_AT) listed.push(...unseen);
-      else if (cursor) {
-        // Too many to hold: walk forward from the cursor instead.
-        backlog = true;
-        return read();
-      }
       oldest = unseen.at(-1) ?? oldest;
     }
     if (count > BACKLOG_AT && oldest) {
-      // No cursor yet (a --since start): the oldest event becomes the first, and the rest is walked forward from it.
-      backlog = true;
+      // Too many to hold: the oldest unseen event first (it may sort behind the cursor), then a
+      // walk forward from it, a page at a time.
+      anchor = oldest;
       queue = [oldest];
       return;
     }
@@ -105,7 +118,8 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
         position = { floor: Math.max(at, kept), seen: {} };
       } else {
         // From now: what is already in the list (and its overlap window) was there before the start.
-        position = { floor: now, seen: {} };
+        // The floor a little behind the local clock: a clock ahead of Stripe's must not skip what it creates meanwhile.
+        position = { floor: now - OVERLAP_SECONDS, seen: {} };
         for await (const p of descending(now - OVERLAP_SECONDS)) for (const e of p.data) position.seen[e.id] = e.created;
         const newest = Object.entries(position.seen).sort((a, b) => b[1] - a[1])[0];
         if (newest) position.cursor = { id: newest[0], created: newest[1] };
@@ -113,6 +127,15 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
       return notes;
     },
     async next(max) {
+      if (queue.length === 0 && walk?.pageNewest) {
+        // The whole page was delivered: the walk goes on after it, or ends with it.
+        walk.from = walk.pageNewest;
+        delete walk.pageNewest;
+        if (walk.last) {
+          walk = undefined;
+          recheck = true;
+        }
+      }
       if (queue.length === 0) await read();
       const events: PulledEvent[] = queue.splice(0, max).map((e) => ({
         id: e.id,
@@ -121,9 +144,13 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
         body: stripeWebhookBody(e),
         headers: { 'content-type': 'application/json; charset=utf-8' },
       }));
-      return { events, more: queue.length > 0 || backlog || recheck, gone: [] };
+      return { events, more: queue.length > 0 || walk !== undefined || anchor !== undefined || recheck, gone: [] };
     },
     advance(e) {
+      if (anchor?.id === e.id) {
+        anchor = undefined;
+        walk = { from: e.id, guard: new PageGuard('the Stripe API'), last: false };
+      } else if (walk) walk.lastAcked = e.id;
       position.seen[e.id] = e.created;
       if (!position.cursor || e.created >= position.cursor.created) position.cursor = { id: e.id, created: e.created };
       delete position.floor;
@@ -132,6 +159,13 @@ export function stripeFeed(api: StripeApiOptions, ctx: FeedContext): Feed {
     },
     rewind() {
       queue = [];
+      if (walk) {
+        // Start again just after the last event acknowledged: the failed one is the first of the next page.
+        if (walk.lastAcked) walk.from = walk.lastAcked;
+        delete walk.pageNewest;
+        walk.last = false;
+        walk.guard = new PageGuard('the Stripe API');
+      }
     },
     position: () => structuredClone(position),
     stats: () => ({ requests }),

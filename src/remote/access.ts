@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { parseDuration } from '../util/duration.js';
@@ -62,7 +63,8 @@ export function resolveAccess(o: AccessOptions, command: string): Access {
       provider: 'stripe',
       api: { apiBase: apiBase.toString(), apiKey, timeoutMs, ...(o.apiVersion ? { apiVersion: o.apiVersion } : {}) },
       apiBase: displayUrl(apiBase),
-      label: 'account',
+      // Which account, without the key: its mode and a fingerprint (a restricted key cannot always read the account's id).
+      label: `account ${apiKey.includes('_live_') ? 'live' : 'test'} key ${createHash('sha256').update(apiKey).digest('hex').slice(0, 12)}`,
     };
   }
   if (o.apiVersion) throw new UsageError('--api-version is the Stripe-Version of Stripe events: not for --provider github');
