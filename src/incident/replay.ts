@@ -5,6 +5,9 @@ import { endToEnd } from '../util/http-headers.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { Selector, StoredDelivery } from '../inbox/index.js';
 import { getProvider } from '../providers/index.js';
+import type { Provider } from '../providers/index.js';
+import type { TimingFlags } from '../delivery/signer.js';
+import type { Timing } from '../delivery/timing.js';
 import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { runDeliveries } from '../delivery/run.js';
@@ -79,7 +82,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
   }
   const providerName = o.provider ?? (sources[0] as string);
   const provider = original ? getProvider(providerName) : resolveSigner({ provider: providerName, secrets }).provider;
-  const timing = resolveTimingFlags(provider, o);
+  const timing = replayTiming(provider, o);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation('2xx');
 
@@ -128,4 +131,17 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     matched,
     skippedPruned: rows.length - sendable.length,
   };
+}
+
+/**
+ * During an incident a replay is one attempt per row, unless a schedule is asked for (--profile,
+ * --retry-delays, --time-scale): the provider's own days-long schedule would keep retrying a row
+ * the target refuses. And an answer that says the request itself is wrong — the signature, the
+ * route, the endpoint gone (REPLAY_DEFAULTS.finalStatuses) — is final on any schedule: reported,
+ * never retried.
+ */
+export function replayTiming(provider: Provider, o: TimingFlags): Timing {
+  const asked = o.profile !== undefined || o.retryDelays !== undefined || o.timeScale !== undefined;
+  const timing = resolveTimingFlags(provider, { ...o, noRetry: o.noRetry === true || !asked });
+  return { ...timing, stopStatuses: [...new Set([...timing.stopStatuses, ...REPLAY_DEFAULTS.finalStatuses])] };
 }

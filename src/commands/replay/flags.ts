@@ -37,10 +37,11 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     declareTls(cmd);
     cmd.option('--original-headers', 'send the stored headers untouched instead of re-signing');
     declareTiming(cmd, undefined, {
-      profile: "timing profile (default: the provider's own)",
-      timeout: 'per-attempt timeout',
-      retryDelays: 'delays before each retry (none: no retries)',
-      timeScale: 'multiply every timeout and delay',
+      profile: "retry on this timing profile's schedule (default: one attempt per row; 400, 401, 403, 404 and 410 are never retried)",
+      timeout: "per-attempt timeout (default: the provider's)",
+      retryDelays: 'retry on this schedule instead of one attempt per row (100ms,1s,5s)',
+      timeScale: "retry on the provider's schedule, every delay multiplied by this (0.01)",
+      retry: 'one attempt per row (the default, unless --profile, --retry-delays or --time-scale asks for a schedule)',
     });
     cmd
       .option('--concurrency <n>', `requests in flight at most (default: ${REPLAY_DEFAULTS.concurrency})`)
