@@ -147,7 +147,7 @@ test('requeue: needs a selector, previews with --dry-run, moves only finished ro
   const again = await requeue({ inbox: path, status: ['dead'], error: 'crm' });
   assert.equal(again.moved, 0, 'requeued twice in a row: nothing more moves');
   // By id: a row under lease is never touched.
-  const byId = await requeue({ inbox: path, ids: ['evt_working', 'evt_done_0'] });
+  const byId = await requeue({ inbox: path, ids: ['evt_working', 'evt_done_0'], keepAttempts: true });
   assert.equal(byId.moved, 1);
 
   const inbox = openSqliteInbox(path);

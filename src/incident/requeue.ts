@@ -13,7 +13,10 @@ export interface RequeueOptions extends SelectorFlags {
   dryRun?: boolean;
   /** Rows per second at most, e.g. 100 or 100/s. */
   rate?: string;
+  /** The default: a requeue is a fresh start, its attempts counted anew (recorded in the audit). */
   resetAttempts?: boolean;
+  /** Keep the attempts already made: the row gets only what is left of the worker's budget. */
+  keepAttempts?: boolean;
   onProgress?: (p: { moved: number; total: number }) => void;
 }
 
@@ -46,6 +49,8 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
   }
   const bad = (selector.statuses ?? []).filter((s) => s !== 'dead' && s !== 'done');
   if (bad.length) throw new UsageError(`--status ${bad.join(',')}: only finished rows (dead, done) can be requeued`);
+  if (o.keepAttempts && o.resetAttempts) throw new UsageError('--keep-attempts and --reset-attempts say opposite things: choose one');
+  const reset = o.keepAttempts !== true && o.resetAttempts !== false;
   const ratePerSec = parseRate(o.rate);
   const inbox = await openInboxForCommand(o.inbox, { readonly: o.dryRun === true });
   try {
@@ -62,7 +67,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
       inbox: inbox.location,
       selector,
       matched,
-      resetAttempts: o.resetAttempts === true,
+      resetAttempts: reset,
       sample,
       notFound,
       ok: notFound.length === 0,
@@ -76,7 +81,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     let next = performance.now();
     let progress = 0;
     const moved = await inbox.requeueWhere(selector.statuses ? selector : finished, {
-      ...(o.resetAttempts ? { resetAttempts: true } : {}),
+      ...(reset ? { resetAttempts: true } : {}),
       batchSize,
       beforeBatch: async () => {
         const wait = next - performance.now();

@@ -10,6 +10,7 @@ export interface RequeueFlags extends SelectorFlagsRaw {
   dryRun?: boolean;
   rate?: string;
   resetAttempts?: boolean;
+  keepAttempts?: boolean;
   json?: boolean;
 }
 
@@ -22,7 +23,11 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
       .option('--schema <name>', SCHEMA_HELP)
       .option('--dry-run', 'say how many rows would move, and show some; change nothing')
       .option('--rate <r>', 'rows per second at most (100, 100/s)')
-      .option('--reset-attempts', 'start the attempt count anew');
+      .option(
+        '--keep-attempts',
+        "keep the attempts already made: the row gets only what is left of the worker's budget (default: a fresh start, attempts counted anew, on record)",
+      )
+      .option('--reset-attempts', 'count the attempts anew (the default; kept for scripts that say it)');
     declareSelectors(cmd, 'dead or done (required unless --id is given)', { ids: true });
     return cmd.option('--json', 'print the result as JSON');
   },
@@ -31,7 +36,8 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
     ...selectorOptions(flags),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
     dryRun: flags.dryRun === true,
-    resetAttempts: flags.resetAttempts === true,
+    ...(flags.resetAttempts ? { resetAttempts: true } : {}),
+    ...(flags.keepAttempts ? { keepAttempts: true } : {}),
   }),
   async execute(options, flags) {
     const [{ run }, render, { createProgressBar }] = await Promise.all([
