@@ -8,7 +8,7 @@ import { resolveSigner } from '../delivery/signer.js';
 import { createReceiverServer, listen } from './server.js';
 import type { ReceiverEvent } from './index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
-import { DEFAULT_BACKOFF, Worker } from '../worker/index.js';
+import { DEFAULT_BACKOFF, Worker, deadAfter } from '../worker/index.js';
 import { WORKER_DEFAULTS } from '../worker/defaults.js';
 import { LISTEN_DEFAULTS } from './listen-defaults.js';
 import type { WorkOutcome } from '../worker/index.js';
@@ -54,6 +54,8 @@ export interface Ready {
   provider: string;
   forwardTo: string | null;
   worker: boolean;
+  /** With a worker: its retry budget, and how long a row that keeps failing takes to be dead. */
+  retries?: { maxAttempts: number; baseMs: number; maxMs: number; deadAfterMs: { minMs: number; maxMs: number } };
   pid: number;
   /** What the store says may not survive a crash (Redis without AOF): one line each, at start. */
   warnings: string[];
@@ -230,6 +232,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     provider: provider.name,
     forwardTo: forwardTo ? displayUrl(forwardTo) : null,
     worker: worker !== undefined,
+    ...(worker ? { retries: { maxAttempts, ...backoff, deadAfterMs: deadAfter(maxAttempts, backoff) } } : {}),
     pid: process.pid,
     warnings: (await inbox.durabilityWarnings?.()) ?? [],
   };

@@ -13,7 +13,10 @@ export function readyLine(r: Ready, json: boolean): string {
     : r.worker
       ? ' (no --forward-to: stored deliveries are marked done)'
       : ' (no worker: rows stay pending)';
-  return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}`;
+  const budget = r.retries
+    ? `\nworker: a delivery that keeps failing is dead after ${r.retries.maxAttempts} attempts, ${formatDuration(r.retries.deadAfterMs.minMs)}–${formatDuration(r.retries.deadAfterMs.maxMs)} of failures (${formatDuration(r.retries.baseMs)} doubling to ${formatDuration(r.retries.maxMs)}; --max-attempts, --backoff-base, --backoff-max)`
+    : '';
+  return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}${budget}`;
 }
 
 export function requestLine(e: ReceiverEvent, json: boolean): string | undefined {

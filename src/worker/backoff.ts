@@ -5,7 +5,22 @@ export interface BackoffOptions {
   maxMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 10 * 60_000 };
+/**
+ * 5 s doubling to 10 minutes: with the default 14 attempts (WORKER_DEFAULTS) a row is dead only
+ * after 35 to 71 minutes of failures, which outlives a common downstream outage — the
+ * old 1 s over 8 attempts buried every row two minutes into one.
+ */
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 5_000, maxMs: 10 * 60_000 };
+
+/**
+ * How long a row that fails every attempt takes to die: the sum of the waits between its
+ * attempts, shortest (every jitter at its half) and longest.
+ */
+export function deadAfter(maxAttempts: number, options: BackoffOptions = DEFAULT_BACKOFF): { minMs: number; maxMs: number } {
+  let full = 0;
+  for (let attempt = 1; attempt < maxAttempts; attempt++) full += Math.min(options.maxMs, options.baseMs * 2 ** Math.min(attempt - 1, 40));
+  return { minMs: Math.round(full / 2), maxMs: full };
+}
 
 /**
  * Exponential backoff with "equal jitter": half the exponential delay is kept, half is random.

@@ -4,8 +4,8 @@ export const WORKER_DEFAULTS = {
   concurrency: 4,
   /** How long a claim holds a row; a worker that dies releases it when this runs out. */
   leaseMs: 30_000,
-  /** Attempts before a row is buried as dead. */
-  maxAttempts: 8,
+  /** Attempts before a row is buried as dead: with DEFAULT_BACKOFF, about an hour of failures. */
+  maxAttempts: 14,
   /** How often an idle worker looks for due rows. */
   pollMs: 200,
 } as const;

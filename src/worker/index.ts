@@ -4,7 +4,7 @@ import type { BackoffOptions } from './backoff.js';
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { WORKER_DEFAULTS } from './defaults.js';
 
-export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+export { backoffDelay, deadAfter, DEFAULT_BACKOFF } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
 
 /** Thrown by a handler (or found by the worker) when retrying cannot help: the row goes dead at once. */

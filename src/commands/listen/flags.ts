@@ -6,7 +6,7 @@ import { formatDuration } from '../../util/duration.js';
 import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
-import { DEFAULT_BACKOFF } from '../../worker/backoff.js';
+import { DEFAULT_BACKOFF, deadAfter } from '../../worker/backoff.js';
 import { WORKER_DEFAULTS } from '../../worker/defaults.js';
 import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
 import type { ListenOptions } from '../../receiver/listen.js';
@@ -73,7 +73,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         '--concurrency <n>',
         `deliveries processed (forwarded) at once, and claimed in one statement (default: ${WORKER_DEFAULTS.concurrency}; ${LISTEN_DEFAULTS.markDoneConcurrency} without --forward-to)`,
       )
-      .option('--max-attempts <n>', `processing attempts before a delivery is dead (default: ${WORKER_DEFAULTS.maxAttempts})`)
+      .option(
+        '--max-attempts <n>',
+        `processing attempts before a delivery is dead (default: ${WORKER_DEFAULTS.maxAttempts}: with the default backoff, dead after ${ms(deadAfter(WORKER_DEFAULTS.maxAttempts).minMs)}–${ms(deadAfter(WORKER_DEFAULTS.maxAttempts).maxMs)} of failures, which outlives a common outage; the schedule is printed at start)`,
+      )
       .option(
         '--lease <duration>',
         `how long a claim holds a row; a crashed worker releases it then (default: ${ms(WORKER_DEFAULTS.leaseMs)})`,
