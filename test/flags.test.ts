@@ -391,12 +391,12 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   [
     ['requeue', '--inbox', 'postgres://ops@db.internal/app?schema=a', '--schema', 'webhooks', '--status', 'dead'],
     {},
-    { inbox: 'postgres://ops@db.internal/app?schema=webhooks', status: ['dead'], dryRun: false, resetAttempts: false },
+    { inbox: 'postgres://ops@db.internal/app?schema=webhooks', status: ['dead'], dryRun: false },
   ],
   [
-    ['requeue', '--inbox', 'x.db', '--id', 'a', '--id', 'b', '--dry-run', '--rate', '100/s'],
+    ['requeue', '--inbox', 'x.db', '--id', 'a', '--id', 'b', '--dry-run', '--rate', '100/s', '--keep-attempts'],
     {},
-    { inbox: 'x.db', ids: ['a', 'b'], rate: '100/s', dryRun: true, resetAttempts: false },
+    { inbox: 'x.db', ids: ['a', 'b'], rate: '100/s', dryRun: true, keepAttempts: true },
   ],
   [
     [
