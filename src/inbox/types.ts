@@ -106,7 +106,8 @@ export interface Overview {
   /** Deliveries received per minute over the last hour, oldest minute first (60 numbers). */
   perMinute: number[];
   /** Dead rows grouped by their last error, most first. */
-  deadByError: { error: string; count: number; exampleId: string; newestAt: number }[];
+  /** Dead rows grouped by their last error, most first: when the newest and the oldest of each died. */
+  deadByError: { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }[];
   /** How many attempts rows that are not done have had: attempts → rows. */
   attempts: Record<number, number>;
   requeues: RequeueRecord[];

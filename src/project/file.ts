@@ -50,6 +50,9 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   pull: ['provider', 'secretEnv'],
   reconcile: ['provider', 'inbox', 'stored'],
   import: ['provider', 'inbox'],
+  inspect: ['inbox'],
+  requeue: ['inbox'],
+  replay: ['inbox'],
 };
 
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */

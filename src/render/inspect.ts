@@ -3,6 +3,7 @@ import type { InspectResult, RowSummary } from '../incident/inspect.js';
 import type { RequeueResult } from '../incident/requeue.js';
 import type { Selector } from '../inbox/index.js';
 import { formatDuration } from '../util/duration.js';
+import { safe } from '../util/terminal.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -35,9 +36,16 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
     lines.push('  dead by last error:');
     for (const g of o.deadByError) {
       lines.push(
-        `    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, newest ${g.newestAt ? ago(g.newestAt, r.now) : '?'}`)}`,
+        `    ${chalk.red(n(g.count).padStart(8))}  ${safe(g.error) || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${safe(g.exampleId)}, died ${g.oldestAt ? ago(g.oldestAt, r.now) : '?'}${g.count > 1 ? ` … ${g.newestAt ? ago(g.newestAt, r.now) : '?'}` : ''}`)}`,
       );
     }
+    const oldestDead = Math.min(...o.deadByError.map((g) => g.oldestAt || Number.POSITIVE_INFINITY));
+    if (Number.isFinite(oldestDead)) lines.push(`  oldest dead: ${chalk.bold(ago(oldestDead, r.now))} (${iso(oldestDead)})`);
+    const top = o.deadByError[0] as (typeof o.deadByError)[number];
+    // The next command, with the selector of what is shown first: previewed, so nothing moves yet.
+    lines.push(
+      `  next: ${chalk.bold(`hookdrill requeue --inbox ${shellWord(r.inbox)} --status dead${top.error ? ` --error ${shellWord(top.error.slice(0, 60))}` : ''} --dry-run`)}`,
+    );
   }
   if (o.retentionMs !== undefined)
     lines.push(
@@ -53,6 +61,11 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A word a shell reads back as it is: single-quoted unless plainly safe. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${safe(text).replace(/'/g, "'\\''")}'`;
+}
+
 export function selectorText(s: Selector): string {
   const parts: string[] = [];
   if (s.ids) parts.push(s.ids.length === 1 ? `--id ${s.ids[0]}` : `${s.ids.length} ids`);
@@ -66,7 +79,7 @@ export function selectorText(s: Selector): string {
 }
 
 /** The widest each column may be; one row with a 200 KB id must not pad every row to 200 KB. */
-const COLUMN_MAX = [40, 32, 7, 5, 40, 20];
+const COLUMN_MAX = [40, 32, 7, 5, 40, 22];
 
 /** Cut to n characters, marking the cut; full values stay in --json. */
 function cut(text: string, n: number): string {
@@ -74,16 +87,24 @@ function cut(text: string, n: number): string {
 }
 
 export function rowTable(list: readonly RowSummary[], now: number, columns = process.stdout.columns || 160): string[] {
-  const header = ['id', 'type', 'status', 'att', 'received', 'next attempt', 'last error'];
-  const raw = list.map((x) => [
-    x.deliveryId,
-    x.eventType ?? '',
-    x.status,
-    String(x.attempts),
-    `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
-    x.nextAttemptAt === undefined ? '' : x.nextAttemptAt <= now ? 'due' : `in ${formatDuration(x.nextAttemptAt - now)}`,
-    x.lastError ?? '',
-  ]);
+  const header = ['id', 'type', 'status', 'att', 'received', 'next attempt / died', 'last error'];
+  const raw = list.map((x) =>
+    [
+      x.deliveryId,
+      x.eventType ?? '',
+      x.status,
+      String(x.attempts),
+      `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
+      x.nextAttemptAt !== undefined
+        ? x.nextAttemptAt <= now
+          ? 'due'
+          : `in ${formatDuration(x.nextAttemptAt - now)}`
+        : x.status === 'dead' && x.finishedAt !== undefined
+          ? `died ${ago(x.finishedAt, now)}`
+          : '',
+      x.lastError ?? '',
+    ].map(safe),
+  );
   const fixed = raw.map((c) => c.map((v, i) => (i < COLUMN_MAX.length ? cut(v, COLUMN_MAX[i] as number) : v)));
   // The last error gets what is left of the terminal's width (at least 20 characters).
   const used = header.slice(0, -1).map((h, i) => Math.max(h.length, ...fixed.map((c) => (c[i] ?? '').length)) + 2);

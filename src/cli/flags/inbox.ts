@@ -1,9 +1,18 @@
 import { UsageError } from '../../util/errors.js';
 import { displayPostgres } from '../../inbox/postgres/target.js';
+import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
 
 export interface InboxFlags {
   inbox?: string;
   schema?: string;
+}
+
+/** The incident tools' --inbox help: listen's default file, or the project file's, when absent. */
+export const INBOX_DEFAULT_HELP = `(default: the project file's inbox, else ${LISTEN_DEFAULTS.inbox}, where listen keeps it)`;
+
+/** The inbox an incident tool opens: the one given, else where listen keeps it by default. */
+export function inboxOrDefault(flags: InboxFlags): { inbox: string } {
+  return { inbox: inboxOptions(flags).inbox ?? LISTEN_DEFAULTS.inbox };
 }
 
 export const SCHEMA_HELP = 'with a postgres:// inbox: the schema holding it (default: ?schema= in the URL, else hookdrill)';

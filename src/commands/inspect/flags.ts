@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { UsageError } from '../../util/errors.js';
 import { declareSelectors, selectorOptions } from '../../cli/flags/selectors.js';
 import type { SelectorFlagsRaw } from '../../cli/flags/selectors.js';
@@ -7,7 +7,7 @@ import { INSPECT_DEFAULTS } from '../../incident/inspect-defaults.js';
 import type { InspectOptions } from '../../incident/inspect.js';
 
 export interface InspectFlags extends SelectorFlagsRaw {
-  inbox: string;
+  inbox?: string;
   schema?: string;
   body?: boolean;
   limit?: string;
@@ -20,9 +20,9 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
   declare: (cmd) => {
     cmd
       .description('see what an inbox holds: counts, the oldest pending, dead rows by error; or rows, or one delivery')
-      .requiredOption(
+      .option(
         '--inbox <file|url>',
-        'the inbox file (opened read-only: safe while listen runs); or postgres://user@host/db, redis://host:6379/QUEUE',
+        `the inbox file (opened read-only: safe while listen runs); or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`,
       )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <id>', 'one delivery in full')
@@ -38,7 +38,7 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
     const { id, ...rest } = flags;
     if (flags.body && !id) throw new UsageError('--body goes with --id');
     return {
-      ...inboxOptions(flags),
+      ...inboxOrDefault(flags),
       ...selectorOptions(rest),
       ...(typeof id === 'string' ? { id } : {}),
       ...(flags.limit !== undefined ? { limit: flags.limit } : {}),

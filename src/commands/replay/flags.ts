@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
 import type { TlsFlags } from '../../cli/flags/tls.js';
 import { pick } from '../../cli/io.js';
@@ -16,7 +16,7 @@ import type { ReplayOptions } from '../../incident/replay.js';
 
 export interface ReplayFlags extends SelectorFlagsRaw, TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
-  inbox: string;
+  inbox?: string;
   schema?: string;
   to: string;
   originalHeaders?: boolean;
@@ -30,7 +30,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
   declare: (cmd) => {
     cmd
       .description('re-send stored deliveries to a URL: re-signed (fresh timestamp, original id) or with their original headers')
-      .requiredOption('--inbox <file|url>', 'the inbox file (read-only); or postgres://user@host/db, redis://host:6379/QUEUE')
+      .option('--inbox <file|url>', `the inbox file (read-only); or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`)
       .option('--schema <name>', SCHEMA_HELP)
       .requiredOption('--to <url>', 'where to send them');
     declareSigner(cmd, { provider: "sign as this provider (default: the rows' source)", secret: 'signing secret' });
@@ -52,7 +52,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     return declareOutput(cmd, { junit: 'write a JUnit report, one test case per delivery', quiet: true });
   },
   options: ({ flags, env }) => ({
-    ...inboxOptions(flags),
+    ...inboxOrDefault(flags),
     to: flags.to,
     ...selectorOptions(flags),
     ...signerOptions(flags, env),

@@ -1,11 +1,11 @@
 import { defineCommand } from '../../cli/spec.js';
-import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
+import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { declareSelectors, selectorOptions } from '../../cli/flags/selectors.js';
 import type { SelectorFlagsRaw } from '../../cli/flags/selectors.js';
 import type { RequeueOptions } from '../../incident/requeue.js';
 
 export interface RequeueFlags extends SelectorFlagsRaw {
-  inbox: string;
+  inbox?: string;
   schema?: string;
   dryRun?: boolean;
   rate?: string;
@@ -19,7 +19,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
   declare: (cmd) => {
     cmd
       .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
-      .requiredOption('--inbox <file|url>', 'the inbox file; or postgres://user@host/db, redis://host:6379/QUEUE')
+      .option('--inbox <file|url>', `the inbox file; or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`)
       .option('--schema <name>', SCHEMA_HELP)
       .option('--dry-run', 'say how many rows would move, and show some; change nothing')
       .option('--rate <r>', 'rows per second at most (100, 100/s)')
@@ -32,7 +32,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
     return cmd.option('--json', 'print the result as JSON');
   },
   options: ({ flags }) => ({
-    ...inboxOptions(flags),
+    ...inboxOrDefault(flags),
     ...selectorOptions(flags),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
     dryRun: flags.dryRun === true,

@@ -209,15 +209,16 @@ export class JobScan {
     }
     // Dead rows by their last error; attempts of the rows that are not done.
     const dead = await this.describe(open.filter((e) => e.state === 'failed'));
-    const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number }>();
+    const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }>();
     for (const r of dead) {
       const error = r.lastError ?? '';
       const g = groups.get(error);
-      if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, newestAt: r.finishedAt ?? 0 });
+      if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, newestAt: r.finishedAt ?? 0, oldestAt: r.finishedAt ?? 0 });
       else {
         g.count++;
         if (r.deliveryId < g.exampleId) g.exampleId = r.deliveryId;
         g.newestAt = Math.max(g.newestAt, r.finishedAt ?? 0);
+        g.oldestAt = Math.min(g.oldestAt, r.finishedAt ?? 0);
       }
     }
     const deadByError = [...groups.values()]

@@ -323,7 +323,8 @@ export class PostgresInbox implements Inbox {
         [from, now],
       ),
       this.query<Overview['deadByError'][number]>(
-        `SELECT COALESCE(last_error, '') AS error, count(*)::int AS count, min(delivery_id) AS "exampleId", max(finished_at) AS "newestAt"
+        `SELECT COALESCE(last_error, '') AS error, count(*)::int AS count, min(delivery_id) AS "exampleId", max(finished_at) AS "newestAt",
+                min(finished_at) AS "oldestAt"
            FROM ${this.t} WHERE status = 'dead' GROUP BY last_error ORDER BY count DESC, error LIMIT 20`,
       ),
       this.query<{ attempts: number; n: number }>(

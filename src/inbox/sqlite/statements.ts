@@ -67,7 +67,8 @@ export const PER_MINUTE = `
 
 /** Dead rows grouped by error (served by the (status, last_error) index). */
 export const DEAD_BY_ERROR = `
-  SELECT COALESCE(last_error, '') AS error, COUNT(*) AS count, MIN(delivery_id) AS exampleId, MAX(finished_at) AS newestAt
+  SELECT COALESCE(last_error, '') AS error, COUNT(*) AS count, MIN(delivery_id) AS exampleId, MAX(finished_at) AS newestAt,
+         MIN(finished_at) AS oldestAt
     FROM deliveries WHERE status = 'dead'
    GROUP BY last_error ORDER BY count DESC, error LIMIT 20`;
 
