@@ -159,3 +159,90 @@ test("listen prints its worker's retry budget at start, and by default a failing
   child.kill('SIGTERM');
   assert.match(text, /worker: a delivery that keeps failing is dead after 14 attempts, 35m18s–1h10m of failures \(5s doubling to 10m/);
 });
+
+test("inspect, requeue and replay default to listen's inbox; inspect shows when the dead died and the next command, which runs as printed", async () => {
+  const dir = tempDir();
+  const path = join(dir, 'hookdrill-inbox.db');
+  const db = openSqliteInbox(path);
+  for (const id of ['evt_x1', 'evt_x2']) {
+    await db.put({
+      source: 'stripe',
+      deliveryId: id,
+      eventType: 'invoice.paid',
+      body: Buffer.from('{}'),
+      headers: {},
+      receivedAt: Date.now() - 600_000,
+    });
+  }
+  const claimed = await db.claim({ limit: 2, leaseMs: 60_000 });
+  await db.settle(claimed.map((r) => ({ key: r, fence: r.fence, outcome: 'dead' as const, error: "crm: 503 'unavailable'" })));
+  await db.close();
+
+  const r = await hookdrill(['inspect'], {}, [], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /oldest dead: \d+(ms|s) ago/);
+  assert.match(r.stdout, /died \d+(ms|s) ago/);
+  const next = /next: (hookdrill requeue .* --dry-run)/.exec(r.stdout)?.[1];
+  assert.ok(next, r.stdout);
+  // As a person would: pasted into a shell.
+  const pasted = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const sh = spawn('bash', ['-c', next.replace(/^hookdrill/, `"${process.execPath}" "${BIN}"`)], {
+      cwd: dir,
+      env: { ...process.env, CI: 'true' },
+    });
+    let out = '';
+    sh.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    sh.on('close', (code) => resolve({ code, out }));
+  });
+  assert.equal(pasted.code, 0, pasted.out);
+  assert.match(pasted.out, /\b2\b.*rows? would move|would move 2|2 rows/);
+
+  const rows = await hookdrill(['inspect', '--status', 'dead'], {}, [], dir);
+  assert.match(rows.stdout, /evt_x1 .* died \d+(ms|s) ago/);
+  const requeued = await hookdrill(['requeue', '--status', 'dead', '--dry-run'], {}, [], dir);
+  assert.equal(requeued.code, 0, requeued.stderr);
+  const missing = await hookdrill(['inspect'], {}, [], tempDir());
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /hookdrill-inbox\.db/);
+});
+
+test('listen --json: every line carries the time it was written; a sender-controlled id reaches the terminal with its control characters escaped', async () => {
+  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'i.db')]);
+  try {
+    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
+    assert.ok(!Number.isNaN(Date.parse(String(ready.at))), 'ready has its time');
+    await fetch(String(ready.url), { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const request = await p.waitFor((l) => l.event === 'request');
+    assert.ok(Math.abs(Date.parse(String(request.at)) - Date.now()) < 60_000, 'a request line has its time');
+  } finally {
+    p.child.kill('SIGTERM');
+    await p.exit;
+  }
+  const { providers } = await import('../src/providers/index.js');
+  const child = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--log', 'requests', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'k.db')], {
+    env: { ...process.env, CI: 'true' },
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  try {
+    const url = await new Promise<string>((resolve) => {
+      const look = () => {
+        const m = /listening on (?:\u001b\[\d+m)?(http:\/\/\S+?)(?:\u001b\[\d+m)? /.exec(out);
+        if (m?.[1]) resolve(m[1]);
+        else setTimeout(look, 20);
+      };
+      look();
+    });
+    const id = 'evt_\u001b]0;owned\u0007\u001b[2J';
+    const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid' }));
+    const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
+    const res = await fetch(url, { method: 'POST', body, headers });
+    assert.equal(res.status, 200);
+    const deadline = Date.now() + 10_000;
+    while (!out.includes('owned') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.match(out, /evt_\\x1b\]0;owned\\x07\\x1b\[2J/);
+    assert.ok(!out.includes('\u0007'), 'no raw BEL reached the terminal');
+  } finally {
+    child.kill('SIGTERM');
+  }
+});

@@ -3,11 +3,15 @@ import type { ListenCounts, ListenSummary, Ready } from '../receiver/listen.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { formatDuration } from '../util/duration.js';
+import { safe } from '../util/terminal.js';
 
 /** Each function gives one line: JSON for --json (one object per line), text otherwise. */
 
+/** When a line was written: every --json line carries it, so a log can be read against others. */
+const now = () => new Date().toISOString();
+
 export function readyLine(r: Ready, json: boolean): string {
-  if (json) return JSON.stringify(r);
+  if (json) return JSON.stringify({ at: now(), ...r });
   const forward = r.forwardTo
     ? ` → forwarding to ${r.forwardTo}`
     : r.worker
@@ -21,30 +25,39 @@ export function readyLine(r: Ready, json: boolean): string {
 
 export function requestLine(e: ReceiverEvent, json: boolean): string | undefined {
   if (e.result === 'health') return undefined;
-  if (json) return JSON.stringify({ event: 'request', ...e });
+  if (json) return JSON.stringify({ event: 'request', at: now(), ...e });
   const status =
     e.status < 300 ? chalk.green(String(e.status)) : e.status < 500 ? chalk.yellow(String(e.status)) : chalk.red(String(e.status));
-  const what = [e.result, e.deliveryId, e.eventType && chalk.cyan(e.eventType), e.reason && chalk.dim(e.reason)].filter(Boolean).join(' ');
+  // The id, the type and a signature's reason come from the sender: shown with control characters escaped.
+  const what = [
+    e.result,
+    e.deliveryId && safe(e.deliveryId),
+    e.eventType && chalk.cyan(safe(e.eventType)),
+    e.reason && chalk.dim(safe(e.reason)),
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `${status} ${what}`;
 }
 
 export function outcomeLine(o: WorkOutcome, json: boolean): string {
-  if (json) return JSON.stringify({ event: 'processed', ...o, key: undefined, source: o.key.source, deliveryId: o.key.deliveryId });
-  const id = `${o.key.deliveryId}${o.eventType ? ` ${chalk.cyan(o.eventType)}` : ''} (attempt ${o.attempt}, ${formatDuration(o.ms)})`;
+  if (json)
+    return JSON.stringify({ event: 'processed', at: now(), ...o, key: undefined, source: o.key.source, deliveryId: o.key.deliveryId });
+  const id = `${safe(o.key.deliveryId)}${o.eventType ? ` ${chalk.cyan(safe(o.eventType))}` : ''} (attempt ${o.attempt}, ${formatDuration(o.ms)})`;
   switch (o.outcome) {
     case 'done':
       return `${chalk.green('done')} ${id}`;
     case 'retry':
-      return `${chalk.yellow('retry')} ${id} in ${formatDuration(o.retryInMs)}: ${o.error}`;
+      return `${chalk.yellow('retry')} ${id} in ${formatDuration(o.retryInMs)}: ${safe(o.error)}`;
     case 'dead':
-      return `${chalk.red('dead')} ${id}: ${o.error}`;
+      return `${chalk.red('dead')} ${id}: ${safe(o.error)}`;
     case 'fenced':
       return `${chalk.dim('fenced')} ${id}: lease lost, another worker took it over`;
   }
 }
 
 export function summaryLine(s: ListenSummary, json: boolean): string {
-  if (json) return JSON.stringify({ event: 'stopped', ...s });
+  if (json) return JSON.stringify({ event: 'stopped', at: now(), ...s });
   const c = s.inbox.counts;
   return `stopped · ${s.requests} request${s.requests === 1 ? '' : 's'}: ${s.stored} stored, ${s.duplicates} duplicates, ${s.rejected} rejected · processed ${s.processed.done} done, ${s.processed.retried} retried, ${s.processed.dead} dead · inbox: ${c.pending} pending, ${c.working} working, ${c.done} done, ${c.dead} dead`;
 }
