@@ -207,7 +207,18 @@ test("inspect, requeue and replay default to listen's inbox; inspect shows when 
 });
 
 test('listen --json: every line carries the time it was written; a sender-controlled id reaches the terminal with its control characters escaped', async () => {
-  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'i.db')]);
+  const p = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+    '--inbox',
+    join(tempDir(), 'i.db'),
+  ]);
   try {
     const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
     assert.ok(!Number.isNaN(Date.parse(String(ready.at))), 'ready has its time');
@@ -219,9 +230,13 @@ test('listen --json: every line carries the time it was written; a sender-contro
     await p.exit;
   }
   const { providers } = await import('../src/providers/index.js');
-  const child = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--log', 'requests', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'k.db')], {
-    env: { ...process.env, CI: 'true' },
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'listen', '--port', '0', '--log', 'requests', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'k.db')],
+    {
+      env: { ...process.env, CI: 'true' },
+    },
+  );
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   try {
@@ -244,5 +259,73 @@ test('listen --json: every line carries the time it was written; a sender-contro
     assert.ok(!out.includes('\u0007'), 'no raw BEL reached the terminal');
   } finally {
     child.kill('SIGTERM');
+  }
+});
+
+test('--delay-scale compresses only the waits between attempts: a slow receiver keeps the real timeout; --timeout given is never scaled', async () => {
+  // A receiver that takes 1.5 s: inside Stripe's 20 s timeout, outside a time-scaled one (1 s floor).
+  const slow = await startServer(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 1_500));
+    reply(res, 200);
+  });
+  try {
+    const scaled = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      slow.url,
+      '--secret',
+      SECRET,
+      '--time-scale',
+      '0.001',
+      '--retry-delays',
+      'none',
+    ]);
+    assert.equal(scaled.code, 1, 'a scaled timeout (1 s) gives up on it');
+    const delays = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      slow.url,
+      '--secret',
+      SECRET,
+      '--delay-scale',
+      '0.001',
+      '--json',
+    ]);
+    assert.equal(delays.code, 0, delays.stdout.slice(0, 400));
+    const t = (JSON.parse(delays.stdout) as { timing: { timeoutMs: number; retryDelaysMs: number[]; delaysOnly?: boolean } }).timing;
+    assert.equal(t.timeoutMs, 20_000, "Stripe's own timeout");
+    assert.equal(t.retryDelaysMs[0], 60, "Stripe's 1-minute first retry, ×0.001");
+    const given = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      slow.url,
+      '--secret',
+      SECRET,
+      '--timeout',
+      '20s',
+      '--time-scale',
+      '0.01',
+    ]);
+    assert.equal(given.code, 0);
+    assert.match(given.stdout, /timeout 20s/);
+    const both = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      slow.url,
+      '--secret',
+      SECRET,
+      '--time-scale',
+      '0.1',
+      '--delay-scale',
+      '0.1',
+    ]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--time-scale scales the waits and the timeout, --delay-scale the waits only: choose one/);
+  } finally {
+    await slow.close();
   }
 });

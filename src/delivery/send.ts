@@ -27,6 +27,8 @@ export interface SendOptions extends DeliveryHookOptions {
   timeout?: string;
   retryDelays?: string;
   timeScale?: string | number;
+  /** Scales only the waits between attempts, never the timeout. */
+  delayScale?: string | number;
   noRetry?: boolean;
   count?: string | number;
   concurrency?: string | number;

@@ -34,12 +34,14 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: stri
   return { provider, secrets };
 }
 
-/** The timing flags shared by send and replay: --profile, --timeout, --retry-delays, --time-scale, --no-retry. */
+/** The timing flags shared by send and replay: --profile, --timeout, --retry-delays, --time-scale, --delay-scale, --no-retry. */
 export interface TimingFlags {
   profile?: string | undefined;
   timeout?: string | undefined;
   retryDelays?: string | undefined;
   timeScale?: string | number | undefined;
+  /** Scales only the waits between attempts, never the timeout. */
+  delayScale?: string | number | undefined;
   noRetry?: boolean | undefined;
 }
 
@@ -48,8 +50,11 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
   const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : undefined;
   if (timeoutMs !== undefined && timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
+  if (o.timeScale !== undefined && o.delayScale !== undefined)
+    throw new UsageError('--time-scale scales the waits and the timeout, --delay-scale the waits only: choose one');
   const timing = resolveTiming(profile, {
     timeScale: parsePositiveNumber(o.timeScale, '--time-scale', defaultScale),
+    ...(o.delayScale !== undefined ? { delayScale: parsePositiveNumber(o.delayScale, '--delay-scale', 1) } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(retryDelaysMs ? { retryDelaysMs } : {}),
     noRetry: o.noRetry === true,

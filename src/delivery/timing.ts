@@ -3,7 +3,10 @@ import type { TimingProfile } from '../providers/index.js';
 /** The numbers one run delivers with: a profile after the user's overrides and the time scale. */
 export interface Timing {
   profile: string;
+  /** The factor on every wait between attempts (and on the profile's timeout, unless delaysOnly). */
   timeScale: number;
+  /** --delay-scale: only the waits are scaled; the timeout stays the profile's (or the one given). */
+  delaysOnly?: true;
   timeoutMs: number;
   retryDelaysMs: number[];
   maxRedirects: number;
@@ -14,6 +17,8 @@ export interface Timing {
 
 export interface TimingOverrides {
   timeScale?: number;
+  /** Scales the waits between attempts only: "retry fast, but give my slow receiver its real timeout". */
+  delayScale?: number;
   /** Replaces the profile's, and is never scaled: the user said how long. */
   timeoutMs?: number;
   /** Unscaled; replaces the profile's schedule. */
@@ -36,12 +41,16 @@ export const SCALED_TIMEOUT_FLOOR_MS = 1_000;
  * too, but never below SCALED_TIMEOUT_FLOOR_MS; a timeout the user gave is taken as it is.
  */
 export function resolveTiming(profile: TimingProfile, o: TimingOverrides = {}): Timing {
-  const scale = o.timeScale ?? 1;
+  const delaysOnly = o.delayScale !== undefined;
+  const scale = o.delayScale ?? o.timeScale ?? 1;
   const delays = o.noRetry ? [] : (o.retryDelaysMs ?? [...profile.retryDelaysMs]);
-  const scaledTimeout = Math.max(profile.timeoutMs * scale, Math.min(SCALED_TIMEOUT_FLOOR_MS, profile.timeoutMs));
+  const scaledTimeout = delaysOnly
+    ? profile.timeoutMs
+    : Math.max(profile.timeoutMs * scale, Math.min(SCALED_TIMEOUT_FLOOR_MS, profile.timeoutMs));
   return {
     profile: profile.name,
     timeScale: scale,
+    ...(delaysOnly ? { delaysOnly: true as const } : {}),
     timeoutMs: o.timeoutMs ?? scaledTimeout,
     retryDelaysMs: delays.map((d) => d * scale),
     maxRedirects: profile.maxRedirects,

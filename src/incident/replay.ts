@@ -29,6 +29,8 @@ export interface ReplayOptions extends SelectorFlags, DeliveryHookOptions {
   timeout?: string;
   retryDelays?: string;
   timeScale?: string | number;
+  /** Scales only the waits between attempts, never the timeout. */
+  delayScale?: string | number;
   noRetry?: boolean;
   concurrency?: string | number;
   rate?: string;
@@ -141,7 +143,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
  * never retried.
  */
 export function replayTiming(provider: Provider, o: TimingFlags): Timing {
-  const asked = o.profile !== undefined || o.retryDelays !== undefined || o.timeScale !== undefined;
+  const asked = o.profile !== undefined || o.retryDelays !== undefined || o.timeScale !== undefined || o.delayScale !== undefined;
   const timing = resolveTimingFlags(provider, { ...o, noRetry: o.noRetry === true || !asked });
   return { ...timing, stopStatuses: [...new Set([...timing.stopStatuses, ...REPLAY_DEFAULTS.finalStatuses])] };
 }

@@ -304,6 +304,7 @@ function validate(o: PullOptions): Plan {
       ['--timeout', o.timeout],
       ['--retry-delays', o.retryDelays],
       ['--time-scale', o.timeScale],
+      ['--delay-scale', o.delayScale],
       ['--concurrency', o.concurrency],
     ] as const)
       if (given !== undefined)

@@ -81,7 +81,7 @@ function outcomeText(d: DeliveryRecord): string {
 
 function timingLine(r: Omit<SendResult, 'command'>): string {
   const t = r.timing;
-  const scale = t.timeScale !== 1 ? ` ×${t.timeScale}` : '';
+  const scale = t.timeScale !== 1 ? ` ×${t.timeScale}${t.delaysOnly ? ' (waits only)' : ''}` : '';
   const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
   return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
 }
