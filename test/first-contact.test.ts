@@ -242,7 +242,7 @@ test('listen --json: every line carries the time it was written; a sender-contro
   try {
     const url = await new Promise<string>((resolve) => {
       const look = () => {
-        const m = /listening on (?:\u001b\[\d+m)?(http:\/\/\S+?)(?:\u001b\[\d+m)? /.exec(out);
+        const m = /listening on (http:\/\/\S+) /.exec(out); // not a terminal: no colours
         if (m?.[1]) resolve(m[1]);
         else setTimeout(look, 20);
       };
