@@ -39,6 +39,8 @@ test('--version prints the package version', async () => {
 
 test('bad input: one clear line and exit 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookdrill-bad-'));
+  const BLOCKER = join(dir, 'a-file');
+  writeFileSync(BLOCKER, '');
   const broken = join(dir, 'broken.json');
   writeFileSync(broken, '{"id": "evt_1",');
   const url = 'http://127.0.0.1:9/';
@@ -60,7 +62,8 @@ test('bad input: one clear line and exit 2', async () => {
   );
   assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--bogus']), /unknown option/);
   assertUsageError(
-    await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--junit', join(dir, 'no/such/dir/r.xml')]),
+    // A folder that cannot be made (a file stands where it would go); a missing one is made.
+    await hookdrill(['send', '--url', url, '--provider', 'stripe', '--secret', 's', '--junit', join(BLOCKER, 'sub/r.xml')]),
     /cannot write/,
   );
 });

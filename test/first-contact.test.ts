@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { spawn } from 'node:child_process';
@@ -327,5 +328,38 @@ test('--delay-scale compresses only the waits between attempts: a slow receiver 
     assert.match(both.stderr, /--time-scale scales the waits and the timeout, --delay-scale the waits only: choose one/);
   } finally {
     await slow.close();
+  }
+});
+
+test('send --junit into a folder that does not exist yet makes it; cases are named by fixture and place, so CI can track them run after run', async () => {
+  const target = await startServer((req, res) => reply(res, JSON.parse(req.rawBody.toString()).type === 'invoice.paid' ? 200 : 500));
+  const dir = tempDir();
+  const report = join(dir, 'reports', 'sub', 'send.xml');
+  try {
+    const runs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await hookdrill([
+        'send',
+        'stripe/invoice.paid',
+        'stripe/customer.created',
+        '--count',
+        '3',
+        '--url',
+        target.url,
+        '--secret',
+        SECRET,
+        '--no-retry',
+        '--junit',
+        report,
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      runs.push(readFileSync(report, 'utf8'));
+    }
+    const names = (xmlText: string) => [...xmlText.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(names(runs[0] as string), ['invoice.paid #1', 'customer.created #2', 'invoice.paid #3']);
+    assert.deepEqual(names(runs[0] as string), names(runs[1] as string), 'the same names in every run');
+    assert.match(runs[0] as string, /delivery evt_\w+ \(customer\.created\)/, 'the id is in the failure, where a person reads it');
+  } finally {
+    await target.close();
   }
 });

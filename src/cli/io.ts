@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EXIT, UsageError } from '../util/errors.js';
 
@@ -9,9 +9,10 @@ export function pick<T extends object, K extends keyof T>(obj: T, keys: readonly
   return out;
 }
 
-/** Fail before sending anything, not after a long run, when a report cannot be written. */
+/** Fail before sending anything, not after a long run, when a report cannot be written; its folder is made if missing. */
 export function checkWritable(file: string): void {
   try {
+    mkdirSync(dirname(file), { recursive: true });
     accessSync(dirname(file), constants.W_OK);
     if (existsSync(file) && statSync(file).isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
   } catch (err) {

@@ -10,11 +10,13 @@ export function renderJunit(result: Omit<SendResult, 'command'>, suiteName = 'ho
 }
 
 function testCase(d: DeliveryRecord, r: Omit<SendResult, 'command'>): string {
-  const name = `${d.eventType} ${d.deliveryId}${r.duplicates > 1 ? ` copy ${d.copy}` : ''}`;
+  // Named by fixture and place, not by the random id: CI tracks a case's history by its name.
+  const name = `${d.fixture} #${d.seq + 1}${r.duplicates > 1 ? ` copy ${d.copy}` : ''}`;
   const time = (d.attempts.reduce((s, a) => s + a.latencyMs, 0) / 1000).toFixed(3);
-  const trail = d.attempts
-    .map((a) => `attempt ${a.n}: ${a.status ?? a.error}${a.detail ? ` (${a.detail})` : ''} in ${Math.round(a.latencyMs)}ms`)
-    .join('\n');
+  const trail = [
+    `delivery ${d.deliveryId} (${d.eventType})`,
+    ...d.attempts.map((a) => `attempt ${a.n}: ${a.status ?? a.error}${a.detail ? ` (${a.detail})` : ''} in ${Math.round(a.latencyMs)}ms`),
+  ].join('\n');
   const open = `    <testcase classname="${xml(`${r.provider}.${d.fixture}`)}" name="${xml(name)}" time="${time}"`;
   if (d.met) return `${open}/>`;
   const message = `expected ${r.expect}, got ${d.finalStatus ?? d.attempts.at(-1)?.error ?? 'nothing'} (${d.outcome})`;
