@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { spawn } from 'node:child_process';
@@ -361,5 +361,61 @@ test('send --junit into a folder that does not exist yet makes it; cases are nam
     assert.match(runs[0] as string, /delivery evt_\w+ \(customer\.created\)/, 'the id is in the failure, where a person reads it');
   } finally {
     await target.close();
+  }
+});
+
+test('send takes a form-encoded fixture file (.form, .txt) — a slash command, an interaction — and listen verifies and stores each', async () => {
+  const dir = tempDir();
+  const slash = join(dir, 'deploy.form');
+  writeFileSync(
+    slash,
+    'token=gIkuvaNzQIHg97ATvDxqgjtO&team_id=T0001&channel_id=C2147483705&user_id=U2147483697&command=%2Fdeploy&text=api+v2&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2F1234%2F5678&trigger_id=13345224609.738474920.8088930838d88f008e0\n',
+  );
+  const action = join(dir, 'block_actions.txt');
+  writeFileSync(
+    action,
+    `payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', user: { id: 'U1' }, actions: [{ action_id: 'approve' }], trigger_id: '1.2.3' }))}`,
+  );
+  const notForm = join(dir, 'broken.form');
+  writeFileSync(notForm, '{"type": "not a form"}');
+  const p = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'slack',
+    '--secret',
+    'slack-signing-secret',
+    '--inbox',
+    join(dir, 'i.db'),
+  ]);
+  try {
+    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
+    const r = await hookdrill([
+      'send',
+      slash,
+      action,
+      '--provider',
+      'slack',
+      '--url',
+      String(ready.url),
+      '--secret',
+      'slack-signing-secret',
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stdout.slice(0, 500) + r.stderr);
+    await p.waitFor((l) => l.event === 'request' && l.result === 'stored' && p.lines.filter((x) => x.result === 'stored').length === 2);
+    assert.equal(
+      p.lines.filter((l) => l.event === 'request' && l.result === 'rejected').length,
+      0,
+      'each signature verified over the bytes sent',
+    );
+    const bad = await hookdrill(['send', notForm, '--provider', 'slack', '--url', String(ready.url), '--secret', 'slack-signing-secret']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /is not form-encoded \(name=value&…\)/);
+  } finally {
+    p.child.kill('SIGTERM');
+    await p.exit;
   }
 });
