@@ -28,7 +28,7 @@ test('lost = acknowledged and not stored; stored-but-unacknowledged is not lost'
   assert.deepEqual(r.totals.lost, ['b']);
   assert.equal(r.rounds[0]?.acknowledgedAfterRestart, 1);
   assert.deepEqual(r.rounds[0]?.answers, { '200': 3, reset: 1 });
-  assert.deepEqual(r.problems, ['1 acknowledged deliveries were lost']);
+  assert.deepEqual(r.problems, ['1 acknowledged delivery was lost']);
 });
 
 test('never acknowledged after the retries is a finding, and says whether the receiver held them', () => {

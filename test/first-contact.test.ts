@@ -419,3 +419,22 @@ test('send takes a form-encoded fixture file (.form, .txt) — a slash command, 
     await p.exit;
   }
 });
+
+test('words: "1 attempt", not "1 attempts"; times to a tenth of a millisecond; the README’s placeholder key is named as one', async () => {
+  const target = await startServer((_req, res) => reply(res, 200));
+  try {
+    const r = await hookdrill(['send', 'stripe/invoice.paid', '--url', target.url, '--secret', SECRET]);
+    assert.match(r.stdout, /1 event · 1 delivered · 0 failed · 1 attempt \(0 retries\)/);
+    const json = await hookdrill(['send', 'stripe/invoice.paid', '--url', target.url, '--secret', SECRET, '--json']);
+    const at = (JSON.parse(json.stdout) as { deliveries: { attempts: { atMs: number; latencyMs: number }[] }[] }).deliveries[0]
+      ?.attempts[0];
+    for (const v of [at?.atMs, at?.latencyMs]) assert.ok(Number.isInteger((v as number) * 10), `${v}: a tenth of a ms at most`);
+  } finally {
+    await target.close();
+  }
+  const placeholder = await hookdrill(['reconcile', '--provider', 'stripe', '--since', '1d', '--stored', 'true'], {
+    STRIPE_API_KEY: 'rk_live_…',
+  });
+  assert.equal(placeholder.code, 2);
+  assert.match(placeholder.stderr, /STRIPE_API_KEY=rk_live_…: that is the README's placeholder/);
+});

@@ -4,6 +4,8 @@
  * process, a socket or a clock, so every rule of the verdict has a plain unit test.
  */
 
+import { count } from '../util/words.js';
+
 /** One delivery as chaos followed it: each attempt's answer, and whether any was a 2xx. */
 export interface TrackedDelivery {
   id: string;
@@ -204,7 +206,8 @@ export function account(input: AccountInput): Account {
       'no round killed the receiver right after an acknowledgement (each had fewer than --kill-after acks): nothing was tested',
     );
   }
-  if (totals.lost.length > 0) problems.push(`${totals.lost.length} acknowledged deliveries were lost`);
+  if (totals.lost.length > 0)
+    problems.push(`${count(totals.lost.length, 'acknowledged delivery was', 'acknowledged deliveries were')} lost`);
   if (totals.storedTwice.length > 0)
     problems.push(
       `${totals.storedTwice.length} deliveries are stored more than once: the receiver stored a duplicate again (it dedupes in memory, forgotten at a restart, or on something other than the delivery id)`,

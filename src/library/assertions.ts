@@ -1,4 +1,5 @@
 import type { ChaosResult } from '../chaos/run.js';
+import { count } from '../util/words.js';
 import type { CheckResult } from '../check/run.js';
 import type { SendResult } from '../delivery/send.js';
 
@@ -39,7 +40,9 @@ export function assertCheckPassed(result: CheckResult): void {
 export function assertChaosPassed(result: ChaosResult): void {
   if (result.ok) return;
   const t = result.totals;
-  const lines = [`hookdrill chaos: ${result.problems.length} problem(s) over ${result.rounds.length} round(s) against ${result.url}`];
+  const lines = [
+    `hookdrill chaos: ${count(result.problems.length, 'problem')} over ${count(result.rounds.length, 'round')} against ${result.url}`,
+  ];
   for (const p of result.problems) lines.push(`  ✗ ${p}`);
   if (t.lost.length) lines.push(`  lost (acknowledged, then not held): ${some(t.lost)}`);
   if (t.notProcessed?.length) lines.push(`  never processed: ${some(t.notProcessed)}`);

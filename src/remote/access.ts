@@ -123,6 +123,8 @@ function githubHook(o: AccessOptions): { hook: GithubHook; label: string } {
 function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string, tokenHint: string | undefined): string {
   const value = env[name];
   if (!value) throw new UsageError(`${name} is not set: it must hold ${what} (--api-key-env names another variable)`);
+  // The README's examples write keys as rk_live_…: copied as they are, no API would take them.
+  if (value.includes('…')) throw new UsageError(`${name}=${value.slice(0, 8)}…: that is the README's placeholder; give your own ${what}`);
   if (tokenHint !== undefined) checkCredential(value, name, tokenHint);
   return value;
 }

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { safe } from '../util/terminal.js';
 import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
 import { formatDuration } from '../util/duration.js';
@@ -42,15 +43,25 @@ export function renderChaos(r: ChaosResult): string {
       ),
     );
   if (r.durability === 'power-cut') lines.push(chalk.dim('each kill was a power cut: only what reached the disk survived'));
-  if (t.lost.length) lines.push(chalk.red(`lost (acknowledged, then not stored): ${t.lost.join(' ')}`));
-  if (t.refused.length) lines.push(chalk.red(`never acknowledged (the sender gives up): ${t.refused.join(' ')}`));
-  if (t.notProcessed?.length) lines.push(chalk.red(`acknowledged but never processed: ${t.notProcessed.join(' ')}`));
-  if (t.processedTwice?.length) lines.push(chalk.red(`processed twice: ${t.processedTwice.join(' ')}`));
-  if (t.storedTwice.length) lines.push(chalk.red(`stored twice: ${t.storedTwice.join(' ')}`));
-  if (t.duplicatesRefused.length) lines.push(chalk.red(`duplicates refused: ${t.duplicatesRefused.join(' ')}`));
+  idList(lines, 'lost (acknowledged, then not stored)', t.lost);
+  idList(lines, 'never acknowledged (the sender gives up)', t.refused);
+  idList(lines, 'acknowledged but never processed', t.notProcessed ?? []);
+  idList(lines, 'processed twice', t.processedTwice ?? []);
+  idList(lines, 'stored twice', t.storedTwice);
+  idList(lines, 'duplicates refused', t.duplicatesRefused);
   for (const p of r.problems) lines.push(chalk.red(p));
   return `${lines.join('\n')}\n`;
 }
+
+/** Ids one per line, the first 20 and then how many more (--json has them all). */
+function idList(lines: string[], title: string, ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  lines.push(chalk.red(`${title}: ${ids.length}`));
+  for (const id of ids.slice(0, SHOWN_IDS)) lines.push(`  ${safe(id)}`);
+  if (ids.length > SHOWN_IDS) lines.push(`  … and ${ids.length - SHOWN_IDS} more (--json lists them all)`);
+}
+
+const SHOWN_IDS = 20;
 
 function roundLine(round: ChaosRound, r: ChaosResult): string {
   const kill = !round.killed

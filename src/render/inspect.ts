@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { count } from '../util/words.js';
 import type { InspectResult, RowSummary } from '../incident/inspect.js';
 import type { RequeueResult } from '../incident/requeue.js';
 import type { Selector } from '../inbox/index.js';
@@ -55,7 +56,9 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
   lines.push(`  attempts of rows not done: ${attempts.length ? attempts.join(' · ') : 'none'}`);
   for (const q of o.requeues) {
     lines.push(
-      chalk.dim(`  requeued ${iso(q.at)}: ${n(q.moved)} rows (${selectorText(q.selector)}${q.resetAttempts ? ', attempts reset' : ''})`),
+      chalk.dim(
+        `  requeued ${iso(q.at)}: ${count(q.moved, 'row')} (${selectorText(q.selector)}${q.resetAttempts ? ', attempts reset' : ''})`,
+      ),
     );
   }
   return `${lines.join('\n')}\n`;
@@ -153,7 +156,7 @@ export function renderRequeue(r: RequeueResult): string {
   else
     lines.push(
       r.dryRun
-        ? `dry run: ${n(r.matched)} finished rows would move to pending (${what}); nothing changed`
+        ? `dry run: ${count(r.matched, 'finished row')} would move to pending (${what}); nothing changed`
         : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
     );
   return `${lines.join('\n')}\n`;

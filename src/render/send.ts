@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { count } from '../util/words.js';
 import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
 import type { SendResult } from '../delivery/send.js';
 import { formatDuration } from '../util/duration.js';
@@ -89,12 +90,12 @@ function timingLine(r: Omit<SendResult, 'command'>): string {
 function summaryLine(r: Omit<SendResult, 'command'>): string {
   const s = r.summary;
   const parts = [
-    `${s.events} event${s.events === 1 ? '' : 's'}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
+    `${count(s.events, 'event')}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
     `${s.delivered} delivered`,
     s.failed > 0 ? chalk.red(`${s.failed} failed`) : `${s.failed} failed`,
-    `${s.attempts} attempts (${s.retries} retries)`,
+    `${count(s.attempts, 'attempt')} (${count(s.retries, 'retry', 'retries')})`,
   ];
-  if (s.transportErrors > 0) parts.push(`${s.transportErrors} transport errors`);
+  if (s.transportErrors > 0) parts.push(count(s.transportErrors, 'transport error'));
   if (s.latencyMs.p50 !== undefined) {
     parts.push(`latency p50 ${formatDuration(s.latencyMs.p50)} p99 ${formatDuration(s.latencyMs.p99 ?? 0)}`);
   }
