@@ -438,3 +438,20 @@ test('words: "1 attempt", not "1 attempts"; times to a tenth of a millisecond; t
   assert.equal(placeholder.code, 2);
   assert.match(placeholder.stderr, /STRIPE_API_KEY=rk_live_…: that is the README's placeholder/);
 });
+
+test('the package holds the LICENSE its package.json names, and source maps that carry their sources (src/ is not in the package)', async () => {
+  const root = join(BIN, '..', '..');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license: string };
+  assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), new RegExp(`^${pkg.license} License`));
+  const map = JSON.parse(readFileSync(join(root, 'dist', 'src', 'index.js.map'), 'utf8')) as { sourcesContent?: string[] };
+  assert.ok(map.sourcesContent?.[0]?.includes('export'), 'the TypeScript source is inside the map');
+  const packed = await new Promise<string>((resolve) => {
+    const npm = spawn('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
+    let out = '';
+    npm.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    npm.on('close', () => resolve(out));
+  });
+  const files = (JSON.parse(packed) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
+  assert.ok(files.includes('LICENSE'), 'LICENSE is packed');
+  assert.ok(!files.some((f) => f.startsWith('src/')), 'src/ is not');
+});
