@@ -455,3 +455,30 @@ test('the package holds the LICENSE its package.json names, and source maps that
   assert.ok(files.includes('LICENSE'), 'LICENSE is packed');
   assert.ok(!files.some((f) => f.startsWith('src/')), 'src/ is not');
 });
+
+test('a receiver that fails to start is shown by the line that names its error, not only its last lines (Node and Python)', async () => {
+  for (const [receiver, said] of [
+    [
+      `"${process.execPath}" -e "require('no-such-module-here')"`,
+      /its stderr says: Error: Cannot find module 'no-such-module-here' \(and ended with: .*Node\.js v/,
+    ],
+    [
+      `python3 -c "import json; import no_such_module_here"`,
+      /its stderr ended with: .*ModuleNotFoundError: No module named 'no_such_module_here'/,
+    ],
+  ] as const) {
+    const r = await hookdrill([
+      'check',
+      '--receiver',
+      receiver,
+      '--url',
+      'http://127.0.0.1:3999/',
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, said);
+  }
+});

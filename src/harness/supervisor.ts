@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { safe } from '../util/terminal.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { UsageError } from '../util/errors.js';
@@ -43,6 +44,8 @@ export class Supervisor {
   private exited: Promise<void> = Promise.resolve();
   private gone = true;
   private stderr = '';
+  /** The first of it too: the line that names the error is often near the start (Node's `Error: …`). */
+  private stderrHead = '';
   private watchdog: Watchdog | undefined;
   starts = 0;
 
@@ -69,6 +72,7 @@ export class Supervisor {
       );
     }
     this.stderr = '';
+    this.stderrHead = '';
     this.watchdog ??= new Watchdog();
     const watchdog = this.watchdog;
     // The shell tells the watchdog its group (fd 3) before the receiver runs: however hookdrill
@@ -83,6 +87,7 @@ export class Supervisor {
     this.starts++;
     live.add(child);
     child.stderr?.on('data', (c: Buffer) => {
+      if (this.stderrHead.length < 4_000) this.stderrHead = (this.stderrHead + c.toString()).slice(0, 4_000);
       this.stderr = (this.stderr + c.toString()).slice(-4_000);
     });
     const shellExited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -172,9 +177,33 @@ export class Supervisor {
   }
 
   private tail(): string {
-    const lines = this.stderr.trim().split('\n').filter(Boolean).slice(-3);
-    return lines.length ? `; its stderr ended with: ${lines.join(' | ')}` : '; it printed nothing on stderr';
+    return describeStderr(this.stderrHead, this.stderr);
   }
+}
+
+/**
+ * What a receiver that failed to start said, for a person: the line that names the error (Node's
+ * `Error: Cannot find module …`, Python's `ModuleNotFoundError: …`, a `fatal:`) and the last lines,
+ * not only the last three — which for Node are a stack frame and its version.
+ */
+export function describeStderr(head: string, tail: string): string {
+  const text = head.length < 4_000 ? head : `${head}\n${tail}`;
+  const lines = text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter(Boolean);
+  if (lines.length === 0) return '; it printed nothing on stderr';
+  const named = lines.find(
+    (l) => !/^\s+at\s|^\s*File "|^Traceback|^Node\.js v/.test(l) && /\b(\w*Error|\w*Exception|error|fatal|panic)\b/i.test(l),
+  );
+  const last = tail
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter(Boolean)
+    .slice(-3);
+  const shown = last.map((l) => safe(l.slice(0, 300))).join(' | ');
+  if (!named || last.includes(named)) return `; its stderr ended with: ${shown}`;
+  return `; its stderr says: ${safe(named.trim().slice(0, 300))} (and ended with: ${shown})`;
 }
 
 function describeHolders(holders: PortHolder[] | undefined): string {
