@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { spawn } from 'node:child_process';
 import { BIN, hookdrill } from './helpers/cli.js';
+import { freePort } from './helpers/ports.js';
 import { reply, startServer } from './helpers/server.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
@@ -481,4 +482,45 @@ test('a receiver that fails to start is shown by the line that names its error, 
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, said);
   }
+});
+
+test("check shows the receiver's own words under a failed case (the first line of its answer), and --quiet prints only what needs a look", async () => {
+  // A Python receiver whose database refuses a duplicate with a 500 and says why.
+  const script = join(tempDir(), 'dupe500.py');
+  writeFileSync(
+    script,
+    [
+      'import http.server, json, sys',
+      'seen = set()',
+      'class H(http.server.BaseHTTPRequestHandler):',
+      '    def do_POST(self):',
+      "        body = self.rfile.read(int(self.headers.get('content-length') or 0))",
+      "        i = json.loads(body).get('id') if body.startswith(b'{') else None",
+      '        if i in seen:',
+      `            msg = b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\\nDETAIL: Key (id) already exists.'`,
+      "            self.send_response(500); self.send_header('content-length', str(len(msg))); self.end_headers(); self.wfile.write(msg); return",
+      '        seen.add(i)',
+      "        self.send_response(200); self.send_header('content-length', '2'); self.end_headers(); self.wfile.write(b'ok')",
+      '    def log_message(self, *a): pass',
+      "http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()",
+    ].join('\n'),
+  );
+  const port = await freePort();
+  const args = [
+    'check',
+    '--receiver',
+    `python3 ${script} ${port}`,
+    '--url',
+    `http://127.0.0.1:${port}/`,
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET,
+  ];
+  const r = await hookdrill([...args, '--only', 'valid,duplicate']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /FAIL duplicate[\s\S]*the receiver said: ERROR: duplicate key value violates unique constraint "deliveries_pkey"/);
+  const quiet = await hookdrill([...args, '--only', 'valid,duplicate', '--quiet']);
+  assert.doesNotMatch(quiet.stdout, /PASS valid/);
+  assert.match(quiet.stdout, /FAIL duplicate/);
 });

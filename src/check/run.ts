@@ -44,6 +44,8 @@ export interface CaseReport {
   observed: string;
   /** With a fail or a warning: the defect as a developer fixes it. */
   diagnosis?: string;
+  /** With a fail or a warning: the first line of the receiver's last answer body that was not a 2xx (its own words). */
+  answer?: string;
   ms: number;
 }
 
@@ -159,8 +161,22 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
         if (reason !== undefined) {
           report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
         } else {
-          const outcome = await c.run(ctx);
-          report = { name: c.name, summary: c.summary, ...outcome, ms: Math.round(performance.now() - t) };
+          let said: string | undefined;
+          const outcome = await c.run({
+            ...ctx,
+            onAnswer: (a) => {
+              const first =
+                a.status !== undefined && (a.status < 200 || a.status >= 300) ? a.bodySnippet?.trim().split('\n')[0] : undefined;
+              if (first) said = first.slice(0, 200);
+            },
+          });
+          report = {
+            name: c.name,
+            summary: c.summary,
+            ...outcome,
+            ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
+            ms: Math.round(performance.now() - t),
+          };
         }
         reports.push(report);
         o.onCase?.(report);

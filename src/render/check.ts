@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import { junitReport, xml } from './xml.js';
 import type { CaseReport, CheckResult } from '../check/run.js';
 import { CASE_NAMES } from '../check/cases/index.js';
+import { safe } from '../util/terminal.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
 
@@ -16,7 +17,11 @@ export function renderCaseLine(c: CaseReport): string {
     c.diagnosis && (c.status === 'fail' || c.status === 'warn')
       ? `${' '.repeat(WIDTH + 7)}${c.status === 'fail' ? chalk.red('→') : chalk.yellow('→')} ${c.diagnosis}\n`
       : '';
-  return line + why;
+  const said =
+    c.answer !== undefined && (c.status === 'fail' || c.status === 'warn')
+      ? `${' '.repeat(WIDTH + 7)}${chalk.dim(`the receiver said: ${safe(c.answer)}`)}\n`
+      : '';
+  return line + why + said;
 }
 
 /** `check --list`: every case and what it proves, and the providers it does not apply to. */

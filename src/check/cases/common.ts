@@ -32,6 +32,8 @@ export interface CheckContext {
   dispatcher: TargetDispatcher;
   /** How many times the receiver holds each id; undefined when no store was given. */
   storedCounts(ids: readonly string[]): Promise<number[] | undefined>;
+  /** Hears every answer the case gets: a failed case shows the receiver's own words. */
+  onAnswer?(o: AttemptOutcome): void;
 }
 
 export interface CheckCase {
@@ -93,6 +95,7 @@ export function storedText(n: number | undefined): string {
 
 export async function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
   const res = await attempt({ url: ctx.url, headers, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+  ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
   // have given up on it, so for the verdict it is a timeout.
   if (res.status !== undefined && res.latencyMs > ctx.providerTimeoutMs) {

@@ -48,7 +48,10 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--skip <cases>', 'skip these cases (comma list)')
       .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
       .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`);
-    return declareOutput(cmd, { junit: 'write a JUnit report, one test case per case' });
+    return declareOutput(cmd, {
+      junit: 'write a JUnit report, one test case per case',
+      quiet: 'print only failed and warning cases, then the verdict',
+    });
   },
   options: ({ flags, env }) => ({
     ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout']),
@@ -69,7 +72,12 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     }
     if (flags.junit) io.checkWritable(flags.junit);
     // Each case's line as it finishes: a receiver that hangs shows where, not minutes of nothing.
-    const result = await run({ ...options, ...(flags.json ? {} : { onCase: (c) => process.stdout.write(renderCaseLine(c)) }) });
+    // --quiet: only what needs a look (failures and warnings), then the verdict.
+    const shown = (c: { status: string }) => !flags.quiet || c.status === 'fail' || c.status === 'warn';
+    const result = await run({
+      ...options,
+      ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(renderCaseLine(c)) }),
+    });
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
     io.printResult(result, flags.json, renderCheckEnd);
   },
