@@ -37,7 +37,7 @@ export interface ChaosOptions {
   killAfter?: string | number;
   killPoint?: string;
   signal?: string;
-  readyTimeout?: string;
+  readyTimeout?: string | number;
   settle?: string;
   /** With --inbox and --processed: how long to wait for rows still leased or pending after --settle. */
   settleMax?: string;

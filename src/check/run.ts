@@ -27,7 +27,7 @@ export interface CheckOptions {
   skip?: string;
   maxBytes?: string | number;
   /** Per attempt (default: the provider's timeout, at most 5 s). */
-  timeout?: string;
+  timeout?: string | number;
   ca?: string;
   insecure?: boolean;
   /** Start the receiver with this shell command (PORT from the URL), check it, stop it. */

@@ -24,7 +24,7 @@ export interface SendOptions extends DeliveryHookOptions {
   /** From --secret (repeatable); the CLI falls back to HOOKDRILL_SECRET. */
   secrets?: string[];
   profile?: string;
-  timeout?: string;
+  timeout?: string | number;
   retryDelays?: string;
   timeScale?: string | number;
   /** Scales only the waits between attempts, never the timeout. */

@@ -37,7 +37,7 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: stri
 /** The timing flags shared by send and replay: --profile, --timeout, --retry-delays, --time-scale, --delay-scale, --no-retry. */
 export interface TimingFlags {
   profile?: string | undefined;
-  timeout?: string | undefined;
+  timeout?: string | number | undefined;
   retryDelays?: string | undefined;
   timeScale?: string | number | undefined;
   /** Scales only the waits between attempts, never the timeout. */

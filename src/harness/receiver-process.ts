@@ -86,5 +86,5 @@ export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHa
 /** A duration flag or option given as text or milliseconds. */
 export function durationMs(value: string | number | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  return typeof value === 'number' ? value : parseDuration(value, flag);
+  return parseDuration(value, flag); // a number is milliseconds, a string a duration
 }

@@ -26,7 +26,7 @@ export interface ReplayOptions extends SelectorFlags, DeliveryHookOptions {
   /** Send the stored headers untouched instead of re-signing. */
   originalHeaders?: boolean;
   profile?: string;
-  timeout?: string;
+  timeout?: string | number;
   retryDelays?: string;
   timeScale?: string | number;
   /** Scales only the waits between attempts, never the timeout. */

@@ -22,13 +22,13 @@ export interface ListenOptions {
   secrets?: string[];
   inbox?: string;
   forwardTo?: string;
-  forwardTimeout?: string;
+  forwardTimeout?: string | number;
   /** Deliveries committed in one transaction at most (group commit); 1 commits each alone. */
   commitBatch?: string | number;
   /** How long a batch waits for more deliveries before it commits. */
   commitWait?: string;
   /** A delivery not committed within this is answered 503. */
-  storeDeadline?: string;
+  storeDeadline?: string | number;
   /** Sign forwards with this secret instead of the one deliveries are verified with. */
   forwardSecret?: string;
   /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
@@ -37,9 +37,9 @@ export interface ListenOptions {
   tolerance?: string;
   concurrency?: string | number;
   maxAttempts?: string | number;
-  lease?: string;
-  backoffBase?: string;
-  backoffMax?: string;
+  lease?: string | number;
+  backoffBase?: string | number;
+  backoffMax?: string | number;
   /** Store only; leave rows pending for another worker (or for inspection). */
   noWorker?: boolean;
   onRequest?: (e: ReceiverEvent) => void;
@@ -99,7 +99,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
   const host = o.host ?? LISTEN_DEFAULTS.host;
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
-  const duration = (text: string | undefined, flag: string, fallback: number) =>
+  const duration = (text: string | number | undefined, flag: string, fallback: number) =>
     text !== undefined ? parseDuration(text, flag) : fallback;
   const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);

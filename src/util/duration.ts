@@ -9,10 +9,18 @@ const UNIT_MS: Record<string, number> = {
 };
 
 /**
- * Parse a human duration: `250ms`, `3s`, `1.5m`, `2h`, `3d`. A bare number is seconds, because
- * every provider documents its timeouts and retry intervals in seconds or larger.
+ * Parse a human duration: `250ms`, `3s`, `1.5m`, `2h`, `3d`. On the command line a bare number is
+ * seconds, because every provider documents its timeouts and retry intervals in seconds or larger.
+ * From the library a number is milliseconds, as everywhere in JavaScript: `{ timeout: 500 }` is
+ * half a second — one rule for every duration option, whatever its name.
  */
-export function parseDuration(text: string, what: string): number {
+export function parseDuration(text: string | number, what: string): number {
+  if (typeof text === 'number') {
+    if (!Number.isFinite(text) || text < 0) throw new UsageError(`${what}: ${text} is not a duration in milliseconds (0 or more)`);
+    return text;
+  }
+  if (typeof text !== 'string')
+    throw new UsageError(`${what}: expected milliseconds (a number) or a duration string ('3s'), not ${typeof text}`);
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!match) {
     throw new UsageError(`${what}: "${text}" is not a duration (examples: 500ms, 3s, 1m, 2h)`);
