@@ -53,3 +53,51 @@ test('the incident engines from the library: inspect, requeue, replay on an inbo
   assert.equal(moved.moved, 1);
   assert.equal(moved.resetAttempts, true, 'a fresh start by default');
 });
+
+test('a test that forgets receiver.stop() does not hang its runner, and the receiver dies with it', async () => {
+  const { spawn } = await import('node:child_process');
+  const { writeFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const { freePort } = await import('./helpers/ports.js');
+  const index = fileURLToPath(new URL('../src/index.js', import.meta.url));
+  const port = await freePort();
+  const script = join(tempDir(), 'forgets-stop.mjs');
+  writeFileSync(
+    script,
+    [
+      `import { startReceiver } from ${JSON.stringify(index)};`,
+      `const r = await startReceiver({ command: 'python3 -m http.server ${port} --bind 127.0.0.1', url: 'http://127.0.0.1:${port}/' });`,
+      'console.log(r.url);',
+      '// no r.stop(): the script ends here',
+    ].join('\n'),
+  );
+  const started = Date.now();
+  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the script hung: the receiver kept its event loop alive'));
+    }, 20_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve({ code: c, out });
+    });
+  });
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 20_000);
+  assert.match(out, /127\.0\.0\.1/);
+  // Once the script is gone, nothing answers on the receiver's port.
+  const deadline = Date.now() + 5_000;
+  let alive = true;
+  while (alive && Date.now() < deadline) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1_000) });
+      await new Promise((r) => setTimeout(r, 50));
+    } catch {
+      alive = false;
+    }
+  }
+  assert.equal(alive, false, 'the receiver died with the process that started it');
+});

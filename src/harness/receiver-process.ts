@@ -49,6 +49,7 @@ export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHa
     port,
     env: { PORT: String(port), ...o.env },
     readyTimeoutMs: o.readyTimeoutMs ?? RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs,
+    unref: true,
   });
   try {
     await supervisor.start();

@@ -22,6 +22,12 @@ export interface SupervisorOptions {
   port: number;
   env: Record<string, string>;
   readyTimeoutMs: number;
+  /**
+   * The receiver's process and pipe do not keep the event loop alive (the library: a test that
+   * forgets stop() must not hang its runner). It still dies with this process: the exit hook and
+   * the watchdog kill its group.
+   */
+  unref?: boolean;
 }
 
 export type { KillSignal } from './process-group.js';
@@ -86,6 +92,10 @@ export class Supervisor {
     this.gone = false;
     this.starts++;
     live.add(child);
+    if (this.o.unref) {
+      child.unref();
+      (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+    }
     child.stderr?.on('data', (c: Buffer) => {
       if (this.stderrHead.length < 4_000) this.stderrHead = (this.stderrHead + c.toString()).slice(0, 4_000);
       this.stderr = (this.stderr + c.toString()).slice(-4_000);
@@ -101,13 +111,13 @@ export class Supervisor {
     const deadline = Date.now() + this.o.readyTimeoutMs;
     for (;;) {
       if (!this.running) {
-        await this.exited;
+        await this.held(this.exited);
         throw new ReceiverStartError(`the receiver exited (${describeExit(child)}) before accepting connections${this.tail()}`);
       }
       if (await portAnswers(host, port)) break;
       if (Date.now() > deadline) {
         this.kill('SIGKILL');
-        await this.exited;
+        await this.held(this.exited);
         throw new ReceiverStartError(
           `the receiver did not accept connections on ${host}:${port} within ${this.o.readyTimeoutMs} ms${this.tail()}`,
         );
@@ -118,7 +128,7 @@ export class Supervisor {
     const holders = portHolders(port);
     if (holders && child.pid !== undefined && !holders.some((h) => h.pgid === child.pid)) {
       this.kill('SIGKILL');
-      await this.exited;
+      await this.held(this.exited);
       throw new ReceiverStartError(
         `${host}:${port} is answered by${describeHolders(holders)}, outside the receiver's process group: the receiver put its listener in another process group (daemonized?), so chaos cannot kill it${this.tail()}`,
       );
@@ -140,20 +150,30 @@ export class Supervisor {
 
   /** Resolves when the current process group is gone. */
   waitExit(): Promise<void> {
-    return this.exited;
+    return this.held(this.exited);
+  }
+
+  /**
+   * With `unref`, the receiver's process does not keep the event loop alive, so a wait for its
+   * exit must: a timer is held while someone waits (and only then).
+   */
+  private held<T>(p: Promise<T>): Promise<T> {
+    if (!this.o.unref) return p;
+    const keep = setInterval(() => undefined, 1 << 30);
+    return p.finally(() => clearInterval(keep));
   }
 
   /** After a signal: wait up to graceMs for the group to go, then SIGKILL it; says whether that was needed. */
   async awaitGone(graceMs: number): Promise<{ escalated: boolean }> {
     let timer: NodeJS.Timeout | undefined;
     const gone = await Promise.race([
-      this.exited.then(() => true),
+      this.held(this.exited).then(() => true),
       new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
     ]);
     clearTimeout(timer); // a pending timer would hold hookdrill open for graceMs after its report
     if (gone) return { escalated: false };
     this.kill('SIGKILL');
-    await this.exited;
+    await this.held(this.exited);
     return { escalated: true };
   }
 
