@@ -10,6 +10,7 @@ import type { Spawned } from './helpers/spawned.js';
 import { startGithubApi } from './helpers/github-api.js';
 import type { GithubDelivery } from './helpers/github-api.js';
 import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
 
 const TOKEN = 'ghp_PullTest0000000000000000000000000000';
 const SECRET = 'github-pull-secret';
@@ -34,14 +35,6 @@ async function listenGithub(inbox: string): Promise<{ p: Spawned; url: string }>
 
 const stored = (listen: Spawned) =>
   listen.lines.filter((l) => l.event === 'request' && l.result === 'stored').map((l) => String(l.deliveryId));
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function pullArgs(api: string, state: string, ...more: string[]): string[] {
   return ['pull', '--provider', 'github', '--api-base', api, '--repo', 'acme/shop', '--hook-id', '7', '--state', state, '--json', ...more];

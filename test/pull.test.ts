@@ -15,6 +15,7 @@ import { startStripeApi } from './helpers/stripe-api.js';
 import type { StripeEvent } from './helpers/stripe-api.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
 
 const KEY = 'sk_test_51Pull000000000000000000000wxyz';
 const SECRET = `whsec_${Buffer.from('pull-test-secret-0123456789').toString('base64')}`;
@@ -36,14 +37,6 @@ function received(listen: Spawned): { stored: string[]; duplicates: string[] } {
     stored: requests.filter((l) => l.result === 'stored').map((l) => String(l.deliveryId)),
     duplicates: requests.filter((l) => l.result === 'duplicate').map((l) => String(l.deliveryId)),
   };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 function pullArgs(api: string, to: string, state: string, ...more: string[]): string[] {
