@@ -4,10 +4,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { spawn } from 'node:child_process';
+import { providers } from '../src/providers/index.js';
 import { BIN, hookdrill } from './helpers/cli.js';
+import { startListen, startListenFor, stopAll } from './helpers/listen.js';
+import { live } from './helpers/live.js';
 import { freePort } from './helpers/ports.js';
+import { SECRET as PY_SECRET, python } from './helpers/verdicts.js';
 import { reply, startServer } from './helpers/server.js';
-import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
 
 /** What a new user hits in the first hour (issue 25), each as the user met it. */
@@ -121,45 +124,26 @@ test('requeue is a fresh start by default: a dead row gets the whole budget agai
 });
 
 test("listen prints its worker's retry budget at start, and by default a failing delivery outlives a common outage (over half an hour)", async () => {
-  const p = spawnHookdrill([
-    'listen',
-    '--json',
-    '--port',
-    '0',
-    '--provider',
-    'stripe',
-    '--secret',
-    SECRET,
-    '--inbox',
-    join(tempDir(), 'i.db'),
-  ]);
+  const { p, ready } = await startListen(join(tempDir(), 'i.db'), SECRET);
   try {
-    const ready = (await p.waitFor((l) => l.event === 'ready', 15_000)) as {
-      retries?: { maxAttempts: number; deadAfterMs: { minMs: number } };
-    };
-    assert.ok(ready.retries, 'the budget is in the ready line');
-    assert.ok(ready.retries.deadAfterMs.minMs >= 30 * 60_000, `dead after ${ready.retries.deadAfterMs.minMs} ms at the soonest`);
+    const retries = ready.retries as { maxAttempts: number; deadAfterMs: { minMs: number } } | undefined;
+    assert.ok(retries, 'the budget is in the ready line');
+    assert.ok(retries.deadAfterMs.minMs >= 30 * 60_000, `dead after ${retries.deadAfterMs.minMs} ms at the soonest`);
   } finally {
-    p.child.kill('SIGTERM');
-    await p.exit;
+    await stopAll(p);
   }
-  // At a terminal's width, as a person reads it: the same budget, in words.
-  const child = spawn(
-    process.execPath,
-    [BIN, 'listen', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'j.db')],
-    {
-      env: { ...process.env, CI: 'true' },
-    },
-  );
-  const text = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('worker:')) resolve(out);
-    });
-  });
-  child.kill('SIGTERM');
-  assert.match(text, /worker: a delivery that keeps failing is dead after 14 attempts, 35m18s–1h10m of failures \(5s doubling to 10m/);
+  // As a person reads it: the same budget, in words.
+  const text = live(['listen', '--port', '0', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'j.db')], SECRET);
+  try {
+    await text.waitFor('out', /worker:/);
+    assert.match(
+      text.out(),
+      /worker: a delivery that keeps failing is dead after 14 attempts, 35m18s–1h10m of failures \(5s doubling to 10m/,
+    );
+  } finally {
+    text.child.kill('SIGTERM');
+    await text.exit;
+  }
 });
 
 test("inspect, requeue and replay default to listen's inbox; inspect shows when the dead died and the next command, which runs as printed", async () => {
@@ -197,7 +181,10 @@ test("inspect, requeue and replay default to listen's inbox; inspect shows when 
     sh.on('close', (code) => resolve({ code, out }));
   });
   assert.equal(pasted.code, 0, pasted.out);
-  assert.match(pasted.out, /\b2\b.*rows? would move|would move 2|2 rows/);
+  assert.match(
+    pasted.out,
+    /dry run: 2 finished rows would move to pending \(--status dead --error "crm: 503 'unavailable'", attempts reset\)/,
+  );
 
   const rows = await hookdrill(['inspect', '--status', 'dead'], {}, [], dir);
   assert.match(rows.stdout, /evt_x1 .* died \d+(ms|s) ago/);
@@ -209,58 +196,33 @@ test("inspect, requeue and replay default to listen's inbox; inspect shows when 
 });
 
 test('listen --json: every line carries the time it was written; a sender-controlled id reaches the terminal with its control characters escaped', async () => {
-  const p = spawnHookdrill([
-    'listen',
-    '--json',
-    '--port',
-    '0',
-    '--provider',
-    'stripe',
-    '--secret',
-    SECRET,
-    '--inbox',
-    join(tempDir(), 'i.db'),
-  ]);
+  const { p, url, ready } = await startListen(join(tempDir(), 'i.db'), SECRET);
   try {
-    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
     assert.ok(!Number.isNaN(Date.parse(String(ready.at))), 'ready has its time');
-    await fetch(String(ready.url), { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     const request = await p.waitFor((l) => l.event === 'request');
     assert.ok(Math.abs(Date.parse(String(request.at)) - Date.now()) < 60_000, 'a request line has its time');
   } finally {
-    p.child.kill('SIGTERM');
-    await p.exit;
+    await stopAll(p);
   }
-  const { providers } = await import('../src/providers/index.js');
-  const child = spawn(
-    process.execPath,
-    [BIN, 'listen', '--port', '0', '--log', 'requests', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'k.db')],
-    {
-      env: { ...process.env, CI: 'true' },
-    },
+  const text = live(
+    ['listen', '--port', '0', '--log', 'requests', '--provider', 'stripe', '--secret', SECRET, '--inbox', join(tempDir(), 'k.db')],
+    SECRET,
   );
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   try {
-    const url = await new Promise<string>((resolve) => {
-      const look = () => {
-        const m = /listening on (http:\/\/\S+) /.exec(out); // not a terminal: no colours
-        if (m?.[1]) resolve(m[1]);
-        else setTimeout(look, 20);
-      };
-      look();
-    });
+    await text.waitFor('out', /listening on http:\/\/\S+ /); // not a terminal: no colours
+    const textUrl = (/listening on (http:\/\/\S+) /.exec(text.out()) as RegExpExecArray)[1] as string;
     const id = 'evt_\u001b]0;owned\u0007\u001b[2J';
     const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid' }));
     const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
-    const res = await fetch(url, { method: 'POST', body, headers });
+    const res = await fetch(textUrl, { method: 'POST', body, headers });
     assert.equal(res.status, 200);
-    const deadline = Date.now() + 10_000;
-    while (!out.includes('owned') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.match(out, /evt_\\x1b\]0;owned\\x07\\x1b\[2J/);
-    assert.ok(!out.includes('\u0007'), 'no raw BEL reached the terminal');
+    await text.waitFor('out', /owned/);
+    assert.match(text.out(), /evt_\\x1b\]0;owned\\x07\\x1b\[2J/);
+    assert.ok(!text.out().includes('\u0007'), 'no raw BEL reached the terminal');
   } finally {
-    child.kill('SIGTERM');
+    text.child.kill('SIGTERM');
+    await text.exit;
   }
 });
 
@@ -379,32 +341,9 @@ test('send takes a form-encoded fixture file (.form, .txt) — a slash command, 
   );
   const notForm = join(dir, 'broken.form');
   writeFileSync(notForm, '{"type": "not a form"}');
-  const p = spawnHookdrill([
-    'listen',
-    '--json',
-    '--port',
-    '0',
-    '--provider',
-    'slack',
-    '--secret',
-    'slack-signing-secret',
-    '--inbox',
-    join(dir, 'i.db'),
-  ]);
+  const { p, url } = await startListenFor('slack', join(dir, 'i.db'), 'slack-signing-secret');
   try {
-    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
-    const r = await hookdrill([
-      'send',
-      slash,
-      action,
-      '--provider',
-      'slack',
-      '--url',
-      String(ready.url),
-      '--secret',
-      'slack-signing-secret',
-      '--json',
-    ]);
+    const r = await hookdrill(['send', slash, action, '--provider', 'slack', '--url', url, '--secret', 'slack-signing-secret', '--json']);
     assert.equal(r.code, 0, r.stdout.slice(0, 500) + r.stderr);
     await p.waitFor((l) => l.event === 'request' && l.result === 'stored' && p.lines.filter((x) => x.result === 'stored').length === 2);
     assert.equal(
@@ -412,12 +351,11 @@ test('send takes a form-encoded fixture file (.form, .txt) — a slash command, 
       0,
       'each signature verified over the bytes sent',
     );
-    const bad = await hookdrill(['send', notForm, '--provider', 'slack', '--url', String(ready.url), '--secret', 'slack-signing-secret']);
+    const bad = await hookdrill(['send', notForm, '--provider', 'slack', '--url', url, '--secret', 'slack-signing-secret']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /is not form-encoded \(name=value&…\)/);
   } finally {
-    p.child.kill('SIGTERM');
-    await p.exit;
+    await stopAll(p);
   }
 });
 
@@ -485,37 +423,19 @@ test('a receiver that fails to start is shown by the line that names its error, 
 });
 
 test("check shows the receiver's own words under a failed case (the first line of its answer), and --quiet prints only what needs a look", async () => {
-  // A Python receiver whose database refuses a duplicate with a 500 and says why.
-  const script = join(tempDir(), 'dupe500.py');
-  writeFileSync(
-    script,
-    [
-      'import http.server, json, sys',
-      'seen = set()',
-      'class H(http.server.BaseHTTPRequestHandler):',
-      '    def do_POST(self):',
-      "        body = self.rfile.read(int(self.headers.get('content-length') or 0))",
-      "        i = json.loads(body).get('id') if body.startswith(b'{') else None",
-      '        if i in seen:',
-      `            msg = b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\\nDETAIL: Key (id) already exists.'`,
-      "            self.send_response(500); self.send_header('content-length', str(len(msg))); self.end_headers(); self.wfile.write(msg); return",
-      '        seen.add(i)',
-      "        self.send_response(200); self.send_header('content-length', '2'); self.end_headers(); self.wfile.write(b'ok')",
-      '    def log_message(self, *a): pass',
-      "http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()",
-    ].join('\n'),
-  );
+  // The Python receiver whose database refuses a duplicate with a 500 and says why.
+  const receiver = python('stripe', 'duplicate-500');
   const port = await freePort();
   const args = [
     'check',
     '--receiver',
-    `python3 ${script} ${port}`,
+    receiver.command,
     '--url',
     `http://127.0.0.1:${port}/`,
     '--provider',
     'stripe',
     '--secret',
-    SECRET,
+    PY_SECRET.stripe as string,
   ];
   const r = await hookdrill([...args, '--only', 'valid,duplicate']);
   assert.equal(r.code, 1, r.stderr);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { hookdrill } from './helpers/cli.js';
-import { stopAll } from './helpers/listen.js';
+import { startListenFor, stopAll } from './helpers/listen.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import type { Spawned } from './helpers/spawned.js';
 import { startGithubApi } from './helpers/github-api.js';
@@ -27,12 +27,6 @@ const delivery = (event: string, action: string | null, at = Math.floor(Date.now
   payload: { action, number: Math.floor(Math.random() * 1000), repository: { full_name: 'acme/shop' } },
 });
 
-async function listenGithub(inbox: string): Promise<{ p: Spawned; url: string }> {
-  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'github', '--secret', SECRET, '--inbox', inbox]);
-  const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
-  return { p, url: String(ready.url) };
-}
-
 const stored = (listen: Spawned) =>
   listen.lines.filter((l) => l.event === 'request' && l.result === 'stored').map((l) => String(l.deliveryId));
 
@@ -44,7 +38,7 @@ test("pull --follow (GitHub): a hook's new deliveries reach a real listen once e
   const before = [delivery('issues', 'opened'), delivery('push', null)];
   const api = await startGithubApi({ token: TOKEN, hookPath: HOOK, deliveries: before });
   const dir = tempDir();
-  const { p: listen, url } = await listenGithub(join(dir, 'inbox.db'));
+  const { p: listen, url } = await startListenFor('github', join(dir, 'inbox.db'), SECRET);
   const pull = spawnHookdrill(
     pullArgs(api.url, join(dir, 's.json'), '--to', url, '--secret', SECRET, '--follow', '--interval', '200ms'),
     ENV,

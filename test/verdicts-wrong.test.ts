@@ -35,6 +35,12 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
   { provider: 'slack', flaw: 'no-challenge', fails: ['url-verification'], says: /Slack will not enable the endpoint/ },
   { provider: 'slack', flaw: 'parse-form-first', fails: ['form-encoded'], says: /verify the raw form bytes before parsing them/ },
   { provider: 'slack', flaw: 'ignore-retries', fails: ['first-seen-retry'], says: /answers 2xx to a retry it has never seen and drops it/ },
+  {
+    provider: 'stripe',
+    flaw: 'duplicate-500',
+    fails: ['duplicate', 'retry', 'concurrent-duplicates'],
+    says: /your receiver refuses a copy of a delivery it already holds/,
+  },
   { provider: 'stripe', flaw: 'accepts-stale', fails: ['stale-timestamp'], says: /accepts a signature 6 minutes old/ },
   { provider: 'standard', flaw: 'accepts-stale', fails: ['stale-timestamp', 'future-timestamp'], says: /refuses it \("too new"\)/ },
 ];

@@ -1,7 +1,6 @@
-import { ApiInterrupted, PageGuard } from '../remote/client.js';
+import { ApiError, PageGuard } from '../remote/client.js';
 import { GITHUB_RETENTION_SECONDS, deliveryType, githubDeliveriesPage, githubDeliveryRequest, rateBudget } from '../remote/github.js';
 import type { GithubApiOptions, HookDelivery } from '../remote/github.js';
-import { UsageError } from '../util/errors.js';
 import { OVERLAP_SECONDS } from './feed.js';
 import type { Feed, FeedContext, FeedStart, FeedStats, GithubPosition, PulledEvent } from './feed.js';
 
@@ -117,7 +116,7 @@ export function githubFeed(api: GithubApiOptions, ctx: FeedContext): Feed {
         } catch (err) {
           // One delivery GitHub will no longer give (past its retention since it was listed) does
           // not hold the others; an interruption or a refused credential does.
-          if (err instanceof ApiInterrupted || !(err instanceof UsageError) || !/ 404:/.test(err.message)) throw err;
+          if (!(err instanceof ApiError) || err.status !== 404) throw err;
           stats.requests++;
           gone.push({ id: d.guid, type: deliveryType(d), error: err.message });
           position.seen[d.guid] = at(d);

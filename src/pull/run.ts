@@ -154,8 +154,8 @@ export async function run(o: PullOptions): Promise<PullResult> {
   const nowMs = o.now ?? Date.now();
   let start: FeedStart;
   let startKind: PullResult['start'];
-  if (o.since !== undefined) {
-    start = { from: 'time', at: parseTime(o.since, '--since', nowMs) };
+  if (plan.sinceMs !== undefined) {
+    start = { from: 'time', at: plan.sinceMs };
     startKind = 'since';
   } else if (saved && !o.fromNow) {
     start = { from: 'position', position: saved.position };
@@ -281,6 +281,8 @@ interface Plan {
   intervalMs: number;
   stateFile: string;
   skipFailed: boolean;
+  /** --since, parsed once: where a run starts instead of the saved cursor. */
+  sinceMs?: number;
 }
 
 function validate(o: PullOptions): Plan {
@@ -289,7 +291,7 @@ function validate(o: PullOptions): Plan {
   if (o.since !== undefined && o.fromNow) throw new UsageError('--since and --from-now both say where to start: choose one');
   if (access.provider === 'stripe' && (o.types?.length ?? 0) > 20)
     throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
-  if (o.since !== undefined) parseTime(o.since, '--since', Date.now());
+  const sinceMs = o.since !== undefined ? parseTime(o.since, '--since', o.now ?? Date.now()) : undefined;
   let target: Target;
   if (o.to) {
     const url = parseUrl(o.to, '--to');
@@ -314,12 +316,7 @@ function validate(o: PullOptions): Plan {
   if (o.interval !== undefined && !o.follow) throw new UsageError('--interval is the wait between polls of --follow: give --follow too');
   const intervalMs = resolveInterval(o.interval, access.provider);
   const cwd = o.cwd ?? process.cwd();
-  const stateFile =
-    o.state ??
-    defaultStateFile(cwd, access.provider, access.api.apiBase, {
-      label: access.label,
-      ...(access.provider === 'stripe' ? { key: access.api.apiKey } : {}),
-    });
+  const stateFile = o.state ?? defaultStateFile(cwd, access.provider, access.api.apiBase, access.label);
   return {
     access,
     apiName: access.provider === 'stripe' ? 'the Stripe API' : 'the GitHub API',
@@ -328,6 +325,7 @@ function validate(o: PullOptions): Plan {
     intervalMs,
     stateFile,
     skipFailed: o.skipFailed === true,
+    ...(sinceMs !== undefined ? { sinceMs } : {}),
   };
 }
 

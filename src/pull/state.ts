@@ -1,5 +1,4 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import type { FeedPosition } from './feed.js';
@@ -18,27 +17,13 @@ export interface PullState {
 export const STATE_DIR = join('.hookdrill', 'pull');
 
 /**
- * The default state file of one provider's account or hook: `.hookdrill/pull/<provider>-<who>.json`.
- * A Stripe account is named by a fingerprint of the API base and key (never the key itself): a
- * restricted key cannot always read the account's id.
+ * The default state file of one provider's account or hook: `.hookdrill/pull/<provider>-<host>-<who>.json`,
+ * `who` being the label access gives it (a Stripe account by its mode and key fingerprint, never
+ * the key; a GitHub hook by repository or organization and id).
  */
-export function defaultStateFile(
-  cwd: string,
-  provider: 'stripe' | 'github',
-  apiBase: string,
-  who: { key?: string; label: string },
-): string {
-  const host = new URL(apiBase).host;
+export function defaultStateFile(cwd: string, provider: 'stripe' | 'github', apiBase: string, label: string): string {
   const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
-  const name =
-    provider === 'stripe'
-      ? `stripe-${slug(host)}-${who.key?.includes('_live_') ? 'live' : 'test'}-${fingerprint(`${apiBase}\n${who.key ?? ''}`)}`
-      : `github-${slug(host)}-${slug(who.label)}`;
-  return join(cwd, STATE_DIR, `${name}.json`);
-}
-
-function fingerprint(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+  return join(cwd, STATE_DIR, `${provider}-${slug(new URL(apiBase).host)}-${slug(label)}.json`);
 }
 
 /** The saved state, or undefined when there is none; a file that is not one is refused by name. */

@@ -12,7 +12,7 @@ import type { FetchedEvent, SenderRecord, SentEvent } from '../remote/types.js';
 import { parseTime } from '../inbox/selector.js';
 import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
 import { runIdsCommand } from '../harness/store-probe.js';
-import { ACCESS_DEFAULTS, resolveAccess } from '../remote/access.js';
+import { ACCESS_DEFAULTS, apiProvider, resolveAccess } from '../remote/access.js';
 import type { AccessOptions } from '../remote/access.js';
 
 export type { SentEvent } from '../remote/types.js';
@@ -173,8 +173,7 @@ interface Plan {
 }
 
 function validate(o: ReconcileOptions): Plan {
-  if (o.provider !== 'stripe' && o.provider !== 'github') resolveAccess(o, 'reconcile'); // says which providers have an API
-  const provider = o.provider as 'stripe' | 'github';
+  const provider = apiProvider(o.provider, 'reconcile');
   if (!o.since) throw new UsageError('--since is required (3d, or an ISO time): how far back to compare');
   if (!!o.inbox === !!o.stored)
     throw new UsageError('say where the receiver keeps deliveries: --inbox FILE|URL or --stored "<command>" (one)');

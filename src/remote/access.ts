@@ -43,18 +43,12 @@ export type Access =
  * an app key that can sign. `command` names the command in messages.
  */
 export function resolveAccess(o: AccessOptions, command: string): Access {
-  if (o.provider !== 'stripe' && o.provider !== 'github') {
-    throw new UsageError(
-      o.provider === undefined
-        ? '--provider is required (stripe or github)'
-        : `${command} --provider ${o.provider}: only stripe and github have an API that lists what they sent`,
-    );
-  }
+  const provider = apiProvider(o.provider, command);
   const env = o.env ?? process.env;
-  const defaults = ACCESS_DEFAULTS[o.provider];
+  const defaults = ACCESS_DEFAULTS[provider];
   const apiBase = parseUrl(o.apiBase ?? defaults.apiBase, '--api-base');
   const timeoutMs = apiTimeoutMs(o.apiTimeout);
-  if (o.provider === 'stripe') {
+  if (provider === 'stripe') {
     if (o.repo || o.org || o.hookId !== undefined || o.app || o.appId)
       throw new UsageError('--repo, --org, --hook-id, --app and --app-id name a GitHub hook: not for --provider stripe');
     const keyEnv = o.apiKeyEnv ?? defaults.apiKeyEnv;
@@ -91,6 +85,16 @@ export function resolveAccess(o: AccessOptions, command: string): Access {
     hook: label,
     label,
   };
+}
+
+/** The provider, if it is one whose API lists what it sent (stripe, github); else one line naming the command. */
+export function apiProvider(provider: string | undefined, command: string): 'stripe' | 'github' {
+  if (provider === 'stripe' || provider === 'github') return provider;
+  throw new UsageError(
+    provider === undefined
+      ? '--provider is required (stripe or github)'
+      : `${command} --provider ${provider}: only stripe and github have an API that lists what they sent`,
+  );
 }
 
 /** --api-timeout as milliseconds: above 0, the default when absent. */

@@ -84,7 +84,8 @@ export async function apiGet(url: URL, o: ApiRequest): Promise<ApiResponse> {
     } catch {
       body = undefined;
     }
-    if (!res.ok) throw new UsageError(`${o.name} answered ${res.status}: ${mask(apiMessage(body) ?? text, o.secret).slice(0, 300)}`);
+    if (!res.ok)
+      throw new ApiError(res.status, `${o.name} answered ${res.status}: ${mask(apiMessage(body) ?? text, o.secret).slice(0, 300)}`);
     if (body === undefined) throw new UsageError(`${o.name} at ${url.origin} answered something that is not JSON`);
     return { body, headers: res.headers };
   }
@@ -181,6 +182,16 @@ export function mask(text: string, secret: string): string {
   if (!secret) return text;
   const masked = text.split(secret).join('***');
   return secret.length > 8 ? masked.split(`****${secret.slice(-4)}`).join('****') : masked;
+}
+
+/** The API refused the request (a 4xx past the rate limits): one line for the user, and the status for callers that tell them apart. */
+export class ApiError extends UsageError {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The run was interrupted (Ctrl-C, SIGTERM) while it read the sender's API. */

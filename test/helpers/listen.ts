@@ -10,10 +10,24 @@ export function postSignedStripe(url: string, id: string, secret: string): Promi
 }
 
 /** `hookdrill listen --json` for Stripe on a free port, once it says it is ready. */
-export async function startListen(inbox: string, secret: string, ...more: string[]): Promise<{ p: Spawned; url: string }> {
-  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'stripe', '--secret', secret, '--inbox', inbox, ...more]);
+export function startListen(
+  inbox: string,
+  secret: string,
+  ...more: string[]
+): Promise<{ p: Spawned; url: string; ready: Record<string, unknown> }> {
+  return startListenFor('stripe', inbox, secret, ...more);
+}
+
+/** `hookdrill listen --json` for any provider on a free port, once it says it is ready (the ready line too). */
+export async function startListenFor(
+  provider: string,
+  inbox: string,
+  secret: string,
+  ...more: string[]
+): Promise<{ p: Spawned; url: string; ready: Record<string, unknown> }> {
+  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', provider, '--secret', secret, '--inbox', inbox, ...more]);
   const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
-  return { p, url: String(ready.url) };
+  return { p, url: String(ready.url), ready };
 }
 
 /** SIGTERM each, and wait until all have exited. */

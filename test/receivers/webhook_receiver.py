@@ -26,6 +26,7 @@ Flaws, one at a time:
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
   parse-form-first      verifies a form-encoded body as its parsed fields serialised again, not the raw bytes
+  duplicate-500         answers a delivery it already holds 500, with its database's unique-key error
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -203,7 +204,9 @@ def serve(args):
                 return self.answer(400, f'no handler for {event_type}'.encode())
             if not delivery_id:
                 delivery_id = hashlib.sha256(body).hexdigest()
-            store.put(delivery_id, body)
+            if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
+                # An INSERT without ON CONFLICT: the database's own words reach the sender.
+                return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')
             self.answer(200, b'ok')
 
     server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
