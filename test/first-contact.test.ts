@@ -375,7 +375,17 @@ test('words: "1 attempt", not "1 attempts"; times to a tenth of a millisecond; t
     STRIPE_API_KEY: 'rk_live_…',
   });
   assert.equal(placeholder.code, 2);
-  assert.match(placeholder.stderr, /STRIPE_API_KEY=rk_live_…: that is the README's placeholder/);
+  assert.equal(
+    placeholder.stderr,
+    "hookdrill: STRIPE_API_KEY=rk_live_…: that is the README's placeholder; set it to a Stripe API key with read access to events\n",
+  );
+  // The placeholder shown as it was given: one ellipsis, not "ghp_……".
+  const token = await hookdrill(['pull', '--provider', 'github', '--repo', 'acme/shop', '--hook-id', '1', '--to-inbox', 'x.db'], {
+    GITHUB_TOKEN: 'ghp_…',
+  });
+  assert.match(token.stderr, /^hookdrill: GITHUB_TOKEN=ghp_…: that is the README's placeholder; set it to a GitHub token/);
+  const secret = await hookdrill(['send', 'stripe/invoice.paid', '--url', 'http://127.0.0.1:9/', '--secret', 'whsec_…']);
+  assert.equal(secret.stderr, "hookdrill: --secret whsec_…: that is the README's placeholder; give your endpoint's signing secret\n");
 });
 
 test('the package holds the LICENSE its package.json names, and source maps that carry their sources (src/ is not in the package)', async () => {

@@ -1,4 +1,5 @@
 import { UsageError } from '../util/errors.js';
+import { readmePlaceholder } from '../util/secrets.js';
 import { getProfile, getProvider } from '../providers/index.js';
 import { PROVIDER_NAMES } from '../providers/names.js';
 import type { Provider } from '../providers/index.js';
@@ -27,8 +28,8 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: stri
   }
   for (const s of secrets) {
     // The README's examples write secrets as whsec_…: copied as they are, nothing would verify.
-    if (s.includes('…'))
-      throw new UsageError(`--secret ${s.slice(0, 8)}…: that is the README's placeholder; give your endpoint's signing secret`);
+    const placeholder = readmePlaceholder(s);
+    if (placeholder) throw new UsageError(`--secret ${placeholder}: that is the README's placeholder; give your endpoint's signing secret`);
     provider.checkSecret(s);
   }
   return { provider, secrets };

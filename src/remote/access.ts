@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
+import { readmePlaceholder } from '../util/secrets.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { parseDuration } from '../util/duration.js';
 import { checkCredential } from './client.js';
@@ -128,7 +129,8 @@ function secretFrom(env: NodeJS.ProcessEnv, name: string, what: string, tokenHin
   const value = env[name];
   if (!value) throw new UsageError(`${name} is not set: it must hold ${what} (--api-key-env names another variable)`);
   // The README's examples write keys as rk_live_…: copied as they are, no API would take them.
-  if (value.includes('…')) throw new UsageError(`${name}=${value.slice(0, 8)}…: that is the README's placeholder; give your own ${what}`);
+  const placeholder = readmePlaceholder(value);
+  if (placeholder) throw new UsageError(`${name}=${placeholder}: that is the README's placeholder; set it to ${what}`);
   if (tokenHint !== undefined) checkCredential(value, name, tokenHint);
   return value;
 }
