@@ -19,24 +19,30 @@ import type { ChaosDelivery } from './sender.js';
 import { waitForRows } from './settle.js';
 import { CHAOS_DEFAULTS } from './defaults.js';
 import { sleep } from '../util/wait.js';
+import { envOption, stringOption, stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
+import type { ProviderName } from '../providers/index.js';
 import type { SettleWait } from './settle.js';
 
 export interface ChaosOptions {
   receiver?: string;
   url?: string;
-  provider?: string;
-  secrets?: string[];
+  provider?: ProviderName | (string & {});
+  secrets?: Strings;
   inbox?: string;
   stored?: string;
   processed?: string;
-  fixtures?: string[];
+  fixtures?: Strings;
+  /** More environment for the receiver (PORT, and DATA_DIR with powerCut, are chaos's own). */
+  env?: Readonly<Record<string, string>>;
   profile?: string;
   events?: string | number;
   concurrency?: string | number;
   rounds?: string | number;
   killAfter?: string | number;
   killPoint?: string;
-  signal?: string;
+  /** How the receiver is killed: 'KILL' (the default), or 'TERM' (then KILL after 2 s if ignored). The CLI's --signal. */
+  killSignal?: 'KILL' | 'TERM' | 'SIGKILL' | 'SIGTERM';
   readyTimeout?: string | number;
   settle?: string;
   /** With --inbox and --processed: how long to wait for rows still leased or pending after --settle. */
@@ -55,8 +61,8 @@ export interface ChaosOptions {
   onRound?: (round: ChaosRound) => void;
   /** Told when chaos waits for rows still leased by a killed worker (the CLI says so on stderr). */
   onSettleWait?: (wait: SettleWait) => void;
-  /** Stops the run after the round in hand (its receiver killed) and reports what was done. */
-  abort?: AbortSignal;
+  /** Aborting it stops the run after the round in hand (its receiver killed) and reports what was done. */
+  signal?: AbortSignal;
 }
 
 export type { ChaosRound, ChaosTotals } from './accounting.js';
@@ -97,7 +103,7 @@ const MAX_RETRIES = 3;
 export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const started = performance.now();
   if (!o.receiver) throw new UsageError('--receiver is required: the shell command that starts your receiver');
-  const url = parseUrl(o.url, '--url');
+  const url = parseUrl(stringOption(o.url, 'url'), '--url');
   const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
@@ -111,8 +117,10 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const killAfter = parseIntFlag(o.killAfter, '--kill-after', 1, events, d.killAfter);
   const killPoint = o.killPoint ?? d.killPoint;
   if (killPoint !== 'after-ack' && killPoint !== 'random') throw new UsageError(`--kill-point ${killPoint}: expected after-ack or random`);
-  const signalName = (o.signal ?? d.signal).toUpperCase().replace(/^SIG/, '');
-  if (signalName !== 'KILL' && signalName !== 'TERM') throw new UsageError(`--signal ${o.signal}: expected KILL or TERM`);
+  const signalName = String(stringOption(o.killSignal, 'killSignal') ?? d.signal)
+    .toUpperCase()
+    .replace(/^SIG/, '');
+  if (signalName !== 'KILL' && signalName !== 'TERM') throw new UsageError(`--signal ${o.killSignal}: expected KILL or TERM`);
   const signal: KillSignal = signalName === 'KILL' ? 'SIGKILL' : 'SIGTERM';
   const duplicates = parseIntFlag(o.duplicates, '--duplicates', 0, 10_000, d.duplicates);
   if (o.powerCut !== undefined && o.inbox && /^(postgres(ql)?|rediss?):\/\//.test(o.inbox))
@@ -127,17 +135,17 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   // the restart, as a person would press Redeliver: what the kill cut off is still put to the test.
   const retries = scaled.retryDelaysMs.slice(0, MAX_RETRIES);
   const timing: Timing = { ...scaled, retryDelaysMs: retries.length > 0 ? retries : [0] };
-  const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
+  const fixtures = resolveFixtures(stringsOption(o.fixtures, 'fixtures') ?? [], provider.name);
   const factories = fixtures.map((f) => compileFixture(provider, f, []));
   const random = o.random ?? Math.random;
   const { host, port } = hostAndPort(url);
   const disk = o.powerCut !== undefined ? await PowerCutDisk.create(o.powerCut) : undefined;
-  const env: Record<string, string> = { PORT: String(port), ...(disk ? { DATA_DIR: disk.dir } : {}) };
+  const env: Record<string, string> = { ...envOption(o.env), PORT: String(port), ...(disk ? { DATA_DIR: disk.dir } : {}) };
   const mask = (text: string) => maskSecrets(text, secrets);
 
   const supervisor = new Supervisor({ command: o.receiver, host, port, env, readyTimeoutMs });
-  const sender = new ChaosSender({ provider, secrets, url, timing, concurrency, ...(o.abort ? { signal: o.abort } : {}) });
-  const interrupted = () => o.abort?.aborted === true;
+  const sender = new ChaosSender({ provider, secrets, url, timing, concurrency, ...(o.signal ? { signal: o.signal } : {}) });
+  const interrupted = () => o.signal?.aborted === true;
   const tracked: ChaosDelivery[] = [];
   const copies: { round: number; id: string; answer: string }[] = [];
   /** After a restart: copies of what the round before had acknowledged, as a provider re-sends. */
@@ -247,7 +255,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
         await supervisor.start();
         await sender.retryUnacknowledged(tracked);
         await resendAcknowledged(kills.length);
-        await sleep(settleMs, o.abort);
+        await sleep(settleMs, o.signal);
       }
       if (probe.kind === 'inbox' && o.processed && !interrupted()) {
         const waited = await waitForRows(
@@ -256,7 +264,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           tracked.map((t) => t.id),
           {
             maxMs: settleMaxMs,
-            ...(o.abort ? { signal: o.abort } : {}),
+            ...(o.signal ? { signal: o.signal } : {}),
             ...(o.onSettleWait ? { onWait: o.onSettleWait } : {}),
           },
         );

@@ -16,15 +16,20 @@ import { CASES, CASE_NAMES } from './cases/index.js';
 import type { CaseStatus, CheckContext } from './cases/index.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { providers } from '../providers/index.js';
+import type { ProviderName } from '../providers/index.js';
+import { listOption, stringOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 
 export interface CheckOptions {
   url?: string;
-  provider?: string;
-  secrets?: string[];
+  provider?: ProviderName | (string & {});
+  secrets?: Strings;
   inbox?: string;
   stored?: string;
-  only?: string;
-  skip?: string;
+  /** Case names: `['duplicate', 'retry']` or `'duplicate,retry'`. */
+  only?: Strings;
+  /** Case names: `['duplicate', 'retry']` or `'duplicate,retry'`. */
+  skip?: Strings;
   maxBytes?: string | number;
   /** Per attempt (default: the provider's timeout, at most 5 s). */
   timeout?: string | number;
@@ -62,12 +67,10 @@ export interface CheckResult {
   elapsedMs: number;
 }
 
-function caseList(text: string | undefined, flag: string): string[] | undefined {
-  if (text === undefined) return undefined;
-  const names = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+function caseList(value: unknown, option: 'only' | 'skip'): string[] | undefined {
+  const flag = `--${option}`;
+  const names = listOption(value, option);
+  if (names === undefined) return undefined;
   if (names.length === 0) throw new UsageError(`${flag} names no case (cases: ${CASE_NAMES.join(', ')})`);
   const unknown = names.filter((n) => !CASE_NAMES.includes(n));
   if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
@@ -88,11 +91,11 @@ export function listCases(): { name: string; summary: string; notFor: string[] }
 /** Run the conformance battery against a receiver: each case passes, fails, warns, or is skipped with a reason. */
 export async function run(o: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
-  const url = parseUrl(o.url, '--url');
+  const url = parseUrl(stringOption(o.url, 'url'), '--url');
   const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
-  const only = caseList(o.only, '--only');
-  const skip = caseList(o.skip, '--skip') ?? [];
+  const only = caseList(o.only, 'only');
+  const skip = caseList(o.skip, 'skip') ?? [];
   const providerTimeoutMs = (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : Math.min(providerTimeoutMs, CHECK_DEFAULTS.timeoutMs);
   if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
@@ -117,7 +120,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   // check starts the receiver itself: in a group of its own, ready when its port answers from that
   // group, stopped (and never left behind) when the battery is done.
   const receiver = o.receiver
-    ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeoutMs }).catch((err: unknown) => {
+    ? await startReceiver({ command: o.receiver, url: url.toString(), readyTimeout: readyTimeoutMs }).catch((err: unknown) => {
         // Its stderr is quoted in the message, and a receiver may print its own secret there.
         if (err instanceof ReceiverStartError) throw new ReceiverStartError(maskSecrets(err.message, secrets));
         throw err;

@@ -2,8 +2,10 @@ import { UsageError } from '../util/errors.js';
 import { deliveryHooks } from './hooks.js';
 import type { DeliveryHookOptions } from './hooks.js';
 import { existsSync } from 'node:fs';
-import { applyOverrides, compileFixture, looksLikeAPath, parseOverride, resolveFixtures } from '../fixtures/index.js';
-import type { EventFactory, Fixture } from '../fixtures/index.js';
+import { applyOverrides, compileFixture, looksLikeAPath, overridesOption, resolveFixtures } from '../fixtures/index.js';
+import type { EventFactory, FieldOverride, FieldSets, Fixture } from '../fixtures/index.js';
+import { headersOption, stringOption, stringsOption } from '../util/shapes.js';
+import type { Delays, HeaderSet, Strings } from '../util/shapes.js';
 import { isProviderName } from '../providers/index.js';
 import { resolveSigner, resolveTimingFlags } from './signer.js';
 import type { ProviderName } from '../providers/index.js';
@@ -11,21 +13,23 @@ import { parseExpectation } from './expect.js';
 import type { Timing } from './timing.js';
 import { runDeliveries } from './run.js';
 import type { DeliveryRecord } from './deliver.js';
-import { displayUrl, parseHeader, parseIntFlag, parseRate, parseUrl } from '../util/options.js';
+import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../util/options.js';
 import { summarizeDeliveries } from './summary.js';
 import type { SendSummary } from './summary.js';
 import { SEND_DEFAULTS } from './send-defaults.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
 export interface SendOptions extends DeliveryHookOptions {
-  fixtures?: string[];
+  /** Fixture names (`stripe/invoice.paid`) or files. */
+  fixtures?: Strings;
   url?: string;
-  provider?: string;
+  provider?: ProviderName | (string & {});
   /** From --secret (repeatable); the CLI falls back to HOOKDRILL_SECRET. */
-  secrets?: string[];
+  secrets?: Strings;
   profile?: string;
   timeout?: string | number;
-  retryDelays?: string;
+  /** `[0, 100, '1s']` (a number is milliseconds) or `'0,100ms,1s'`; `[]` or `'none'`: no retries. */
+  retryDelays?: Delays;
   timeScale?: string | number;
   /** Scales only the waits between attempts, never the timeout. */
   delayScale?: string | number;
@@ -36,9 +40,11 @@ export interface SendOptions extends DeliveryHookOptions {
   duplicates?: string | number;
   shuffle?: boolean;
   seed?: string | number;
-  headers?: string[];
+  /** `{ 'X-Env': 'ci' }`, `[['X-Env', 'ci']]` or `['X-Env: ci']`. */
+  headers?: HeaderSet;
   expect?: string;
-  sets?: string[];
+  /** Fixture fields to set: `{ 'data.object.amount_paid': 5000 }` or `['data.object.amount_paid=5000']`. */
+  sets?: FieldSets;
   event?: string;
   signal?: AbortSignal;
 }
@@ -66,12 +72,13 @@ export interface SendResult {
 const MAX_COUNT = 10_000_000;
 
 export async function run(o: SendOptions): Promise<SendResult> {
-  const url = parseUrl(o.url, '--url');
-  const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(o.fixtures ?? []), secrets: o.secrets });
+  const url = parseUrl(stringOption(o.url, 'url'), '--url');
+  const fixtureNames = stringsOption(o.fixtures, 'fixtures') ?? [];
+  const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(fixtureNames), secrets: o.secrets });
   const timing = resolveTimingFlags(provider, o);
 
-  const fixtures = resolveFixtures(o.fixtures ?? [], provider.name);
-  const overrides = (o.sets ?? []).map(parseOverride);
+  const fixtures = resolveFixtures(fixtureNames, provider.name);
+  const overrides = overridesOption(o.sets);
   checkOverrides(fixtures, overrides);
 
   const count = parseIntFlag(o.count, '--count', 1, MAX_COUNT, fixtures.length);
@@ -79,7 +86,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const duplicates = parseIntFlag(o.duplicates, '--duplicates', 1, 1_000, SEND_DEFAULTS.duplicates);
   const ratePerSec = parseRate(o.rate);
   const expectation = parseExpectation(o.expect ?? SEND_DEFAULTS.expect);
-  const extraHeaders = (o.headers ?? []).map(parseHeader);
+  const extraHeaders = headersOption(o.headers, 'headers');
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
@@ -130,7 +137,7 @@ function inferProvider(fixtures: readonly string[]): ProviderName | undefined {
 }
 
 /** Try every --set on every fixture before anything is sent: a typo fails the run up front. */
-function checkOverrides(fixtures: readonly Fixture[], overrides: ReturnType<typeof parseOverride>[]): void {
+function checkOverrides(fixtures: readonly Fixture[], overrides: readonly FieldOverride[]): void {
   if (overrides.length === 0) return;
   for (const f of fixtures) applyOverrides(structuredClone(f.body), overrides, f.path);
 }

@@ -6,20 +6,23 @@ import type { Provider } from '../providers/index.js';
 import { parseDuration } from '../util/duration.js';
 import { resolveTiming } from './timing.js';
 import type { Timing } from './timing.js';
-import { parseDelays, parsePositiveNumber } from '../util/options.js';
+import { parsePositiveNumber } from '../util/options.js';
+import { delaysOption, stringOption, stringsOption } from '../util/shapes.js';
+import type { Delays, Strings } from '../util/shapes.js';
 
 /**
  * The provider and secrets a command signs with, checked once, the same way everywhere: a known
  * provider, at least one secret (flag, or HOOKDRILL_SECRET via the CLI), several only where the
  * provider signs with several at once (rotation), each of the provider's shape.
  */
-export function resolveSigner(o: { provider?: string | undefined; secrets?: string[] | undefined; verifying?: boolean }): {
+export function resolveSigner(o: { provider?: string | undefined; secrets?: Strings | undefined; verifying?: boolean }): {
   provider: Provider;
   secrets: string[];
 } {
-  if (!o.provider) throw new UsageError(`--provider is required (${PROVIDER_NAMES.join(', ')})`);
-  const provider = getProvider(o.provider);
-  const secrets = o.secrets ?? [];
+  const name = stringOption(o.provider, 'provider');
+  if (!name) throw new UsageError(`--provider is required (${PROVIDER_NAMES.join(', ')})`);
+  const provider = getProvider(name);
+  const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
   // A verifier may hold several secrets of any provider (it tries each); a sender signs with several
   // only where the provider itself does (rotation).
@@ -39,7 +42,8 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: stri
 export interface TimingFlags {
   profile?: string | undefined;
   timeout?: string | number | undefined;
-  retryDelays?: string | undefined;
+  /** `[0, 100, '1s']` (a number is milliseconds) or `'0,100ms,1s'`; `[]` or `'none'`: no retries. */
+  retryDelays?: Delays | undefined;
   timeScale?: string | number | undefined;
   /** Scales only the waits between attempts, never the timeout. */
   delayScale?: string | number | undefined;
@@ -48,7 +52,7 @@ export interface TimingFlags {
 
 export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultScale = 1): Timing {
   const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
-  const retryDelaysMs = parseDelays(o.retryDelays, '--retry-delays');
+  const retryDelaysMs = delaysOption(o.retryDelays, 'retryDelays', '--retry-delays');
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : undefined;
   if (timeoutMs !== undefined && timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   if (o.timeScale !== undefined && o.delayScale !== undefined)

@@ -3,6 +3,8 @@ import { Supervisor } from './supervisor.js';
 import type { KillSignal } from './supervisor.js';
 import { hostAndPort, parseUrl } from '../util/options.js';
 import { RECEIVER_PROCESS_DEFAULTS } from './defaults.js';
+import { envOption, stringOption } from '../util/shapes.js';
+import { UsageError } from '../util/errors.js';
 
 export { RECEIVER_PROCESS_DEFAULTS } from './defaults.js';
 
@@ -12,11 +14,11 @@ export interface StartReceiverOptions {
   /** Where it listens; PORT is set from it. */
   url: string;
   /** More environment for the receiver. */
-  env?: Record<string, string>;
-  /** How long it may take to accept connections (default 10 s). */
-  readyTimeoutMs?: number;
-  /** How long stop() waits after SIGTERM before SIGKILL (default 5 s). */
-  stopGraceMs?: number;
+  env?: Readonly<Record<string, string>>;
+  /** How long it may take to accept connections: milliseconds, or a duration such as '10s' (default 10 s). */
+  readyTimeout?: number | string;
+  /** How long stop() waits after SIGTERM before SIGKILL: milliseconds, or a duration (default 5 s). */
+  stopGrace?: number | string;
 }
 
 export interface ReceiverHandle {
@@ -40,15 +42,18 @@ export interface ReceiverHandle {
  * Throws a UsageError (a ReceiverStartError) if it exits or never accepts connections.
  */
 export async function startReceiver(o: StartReceiverOptions): Promise<ReceiverHandle> {
-  const url = parseUrl(o.url, 'url');
+  const command = stringOption(o.command, 'command');
+  if (!command) throw new UsageError('option command is required: the shell command that starts the receiver');
+  const url = parseUrl(stringOption(o.url, 'url'), 'url');
   const { host, port } = hostAndPort(url);
-  const grace = o.stopGraceMs ?? RECEIVER_PROCESS_DEFAULTS.stopGraceMs;
+  const grace = durationMs(o.stopGrace, 'stopGrace', RECEIVER_PROCESS_DEFAULTS.stopGraceMs);
+  const readyTimeoutMs = durationMs(o.readyTimeout, 'readyTimeout', RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs);
   const supervisor = new Supervisor({
-    command: o.command,
+    command,
     host,
     port,
-    env: { PORT: String(port), ...o.env },
-    readyTimeoutMs: o.readyTimeoutMs ?? RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs,
+    env: { ...envOption(o.env), PORT: String(port) },
+    readyTimeoutMs,
     unref: true,
   });
   try {

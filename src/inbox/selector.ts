@@ -2,12 +2,16 @@ import { UsageError } from '../util/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { PROVIDER_NAMES } from '../providers/names.js';
 import { STATUSES } from './types.js';
+import { stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 import type { DeliveryStatus, Selector } from './types.js';
 
 /** The row-selecting flags shared by inspect, requeue and replay. */
 export interface SelectorFlags {
-  ids?: string[];
-  status?: string[];
+  /** Delivery ids: `['evt_1', 'evt_2']`, or one id. */
+  ids?: Strings;
+  /** `['dead', 'failed']`, `'dead'` or `'dead,failed'`. */
+  status?: Strings;
   type?: string;
   since?: string;
   until?: string;
@@ -17,9 +21,11 @@ export interface SelectorFlags {
 
 export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector {
   const sel: Selector = {};
-  if (flags.ids && flags.ids.length > 0) sel.ids = flags.ids;
-  if (flags.status && flags.status.length > 0) {
-    const statuses = flags.status.flatMap((s) => s.split(',')).map((s) => s.trim());
+  const ids = stringsOption(flags.ids, 'ids');
+  if (ids && ids.length > 0) sel.ids = ids;
+  const status = stringsOption(flags.status, 'status');
+  if (status && status.length > 0) {
+    const statuses = status.flatMap((s) => s.split(',')).map((s) => s.trim());
     for (const s of statuses) {
       if (!(STATUSES as readonly string[]).includes(s)) throw new UsageError(`--status ${s}: expected one of ${STATUSES.join(', ')}`);
     }

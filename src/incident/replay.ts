@@ -1,4 +1,6 @@
 import { UsageError } from '../util/errors.js';
+import { stringsOption } from '../util/shapes.js';
+import type { Delays, Strings } from '../util/shapes.js';
 import { deliveryHooks } from '../delivery/hooks.js';
 import type { DeliveryHookOptions } from '../delivery/hooks.js';
 import { endToEnd } from '../util/http-headers.js';
@@ -22,12 +24,13 @@ export interface ReplayOptions extends SelectorFlags, DeliveryHookOptions {
   inbox?: string;
   to?: string;
   provider?: string;
-  secrets?: string[];
+  secrets?: Strings;
   /** Send the stored headers untouched instead of re-signing. */
   originalHeaders?: boolean;
   profile?: string;
   timeout?: string | number;
-  retryDelays?: string;
+  /** `[0, 100, '1s']` (a number is milliseconds) or `'0,100ms,1s'`. */
+  retryDelays?: Delays;
   timeScale?: string | number;
   /** Scales only the waits between attempts, never the timeout. */
   delayScale?: string | number;
@@ -58,7 +61,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
   }
   const url = parseUrl(o.to, '--to');
   const original = o.originalHeaders === true;
-  const secrets = o.secrets ?? [];
+  const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   if (!original && secrets.length === 0) {
     throw new UsageError('a secret is required to re-sign: --secret S, or HOOKDRILL_SECRET (or use --original-headers)');
   }

@@ -1,4 +1,6 @@
 import { UsageError } from '../util/errors.js';
+import { stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 import { parseDuration } from '../util/duration.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { sleep } from '../util/wait.js';
@@ -27,13 +29,13 @@ export interface PullOptions extends AccessOptions, TimingFlags {
   /** … or put it straight into this inbox (a file, postgres:// or redis:// URL). */
   toInbox?: string;
   /** The receiver's signing secret (the local one: not the provider's). */
-  secrets?: string[];
+  secrets?: Strings;
   /** Keep polling for new events until interrupted. */
   follow?: boolean;
   /** Between polls (default: Stripe 2 s, GitHub 10 s): '5s', or milliseconds. */
   interval?: string | number;
   /** Only these event types (Stripe: `invoice.*` too, at most 20; GitHub: `issues` or `issues.opened`). */
-  types?: string[];
+  types?: Strings;
   /** Start this far back ('2h', an ISO time) instead of at the saved position. */
   since?: string;
   /** Start from now: skip what happened since the saved position. */
@@ -145,7 +147,7 @@ export async function run(o: PullOptions): Promise<PullResult> {
     follow: plan.follow,
     onWait: (w: ApiWait) => waits.waiting(w),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.types?.length ? { types: o.types } : {}),
+    ...(typesOf(o)?.length ? { types: typesOf(o) } : {}),
   };
   const feed: Feed = plan.access.provider === 'stripe' ? stripeFeed(plan.access.api, ctx) : githubFeed(plan.access.api, ctx);
   checkStateWritable(plan.stateFile);
@@ -289,18 +291,19 @@ function validate(o: PullOptions): Plan {
   const access = resolveAccess(o, 'pull');
   if (!!o.to === !!o.toInbox) throw new UsageError('say where the events go: --to URL (a receiver) or --to-inbox FILE|URL (one)');
   if (o.since !== undefined && o.fromNow) throw new UsageError('--since and --from-now both say where to start: choose one');
-  if (access.provider === 'stripe' && (o.types?.length ?? 0) > 20)
-    throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  if (access.provider === 'stripe' && (typesOf(o)?.length ?? 0) > 20)
+    throw new UsageError(`--type was given ${typesOf(o)?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
   const sinceMs = o.since !== undefined ? parseTime(o.since, '--since', o.now ?? Date.now()) : undefined;
   let target: Target;
   if (o.to) {
     const url = parseUrl(o.to, '--to');
-    const { provider, secrets } = resolveSigner({ provider: access.provider, secrets: o.secrets ?? [] });
+    const { provider, secrets } = resolveSigner({ provider: access.provider, secrets: stringsOption(o.secrets, 'secrets') ?? [] });
     const timing = resolveTimingFlags(provider, o);
     const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 100, PULL_DEFAULTS.concurrency);
     target = { kind: 'url', url, provider, secrets, timing, concurrency };
   } else {
-    if (o.secrets?.length) throw new UsageError('--secret signs what --to delivers: --to-inbox stores the events unsigned');
+    if (stringsOption(o.secrets, 'secrets')?.length)
+      throw new UsageError('--secret signs what --to delivers: --to-inbox stores the events unsigned');
     for (const [flag, given] of [
       ['--profile', o.profile],
       ['--timeout', o.timeout],
@@ -476,4 +479,9 @@ class WaitNotes {
     this.current = undefined;
     this.note(`${this.api} answers again`);
   }
+}
+
+/** The types option in either shape: `['invoice.paid']` or one type. */
+function typesOf(o: { types?: Strings | undefined }): string[] | undefined {
+  return stringsOption(o.types, 'types');
 }

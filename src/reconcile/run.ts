@@ -1,4 +1,6 @@
 import { UsageError } from '../util/errors.js';
+import { stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 import { runDeliveries } from '../delivery/run.js';
 import { summarizeDeliveries } from '../delivery/summary.js';
 import type { SendSummary } from '../delivery/summary.js';
@@ -25,12 +27,12 @@ export interface ReconcileOptions extends AccessOptions {
   /** Only what the sender itself saw fail to deliver. */
   onlyFailed?: boolean;
   /** Only these event types (Stripe: `invoice.*` allowed, at most 20; GitHub: `issues` or `issues.opened`). */
-  types?: string[];
+  types?: Strings;
   /** Put the missing events into the inbox as pending, for its worker to process. */
   fix?: boolean;
   /** Sign the missing events with `secrets` and deliver them here, once each. */
   redeliverTo?: string;
-  secrets?: string[];
+  secrets?: Strings;
   /** With fix or redeliverTo: say what would happen, change nothing. */
   dryRun?: boolean;
   /** Fetch each missing event's payload and headers into the result. */
@@ -183,9 +185,10 @@ function validate(o: ReconcileOptions): Plan {
   let redeliver: Plan['redeliver'];
   if (o.redeliverTo) {
     const url = parseUrl(o.redeliverTo, '--redeliver-to');
-    const secrets = resolveSigner({ provider, secrets: o.secrets ?? [] }).secrets;
+    const secrets = resolveSigner({ provider, secrets: stringsOption(o.secrets, 'secrets') ?? [] }).secrets;
     redeliver = { url, secrets };
-  } else if (o.secrets?.length) throw new UsageError('--secret signs what --redeliver-to delivers: give --redeliver-to');
+  } else if (stringsOption(o.secrets, 'secrets')?.length)
+    throw new UsageError('--secret signs what --redeliver-to delivers: give --redeliver-to');
   const now = o.now ?? Date.now();
   const since = parseTime(o.since, '--since', now);
   const until = o.until !== undefined ? parseTime(o.until, '--until', now) : now;
@@ -194,10 +197,10 @@ function validate(o: ReconcileOptions): Plan {
     since: Math.floor(since / 1000),
     until: Math.floor(until / 1000),
     ...(o.onlyFailed ? { onlyFailed: true } : {}),
-    ...(o.types?.length ? { types: o.types } : {}),
+    ...(typesOf(o)?.length ? { types: typesOf(o) } : {}),
   };
-  if (provider === 'stripe' && (o.types?.length ?? 0) > 20)
-    throw new UsageError(`--type was given ${o.types?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  if (provider === 'stripe' && (typesOf(o)?.length ?? 0) > 20)
+    throw new UsageError(`--type was given ${typesOf(o)?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
   const access = resolveAccess(o, 'reconcile');
   const signal = o.signal ? { signal: o.signal } : {};
   const common = { apiBase: access.apiBase, since, until, ...(redeliver ? { redeliver } : {}) };
@@ -314,4 +317,9 @@ async function redeliver(
     ],
     interrupted: out.interrupted,
   };
+}
+
+/** The types option in either shape: `['invoice.paid']` or one type. */
+function typesOf(o: { types?: Strings | undefined }): string[] | undefined {
+  return stringsOption(o.types, 'types');
 }

@@ -1,4 +1,6 @@
 import { exec } from 'node:child_process';
+import { stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 import { isDeepStrictEqual } from 'node:util';
 import { parseDuration } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
@@ -19,9 +21,9 @@ export type Order = (typeof ORDERS)[number];
 export interface ScenarioOptions {
   scenario: string;
   url?: string;
-  secrets?: string[];
+  secrets?: Strings;
   /** Which orderings to play (default all four). */
-  orders?: readonly string[];
+  orders?: Strings;
   /** A shell command printing the receiver's state as JSON (HOOKDRILL_VAR_<NAME> names the run's ids). */
   state?: string;
   /** How long after the last delivery the state is read (default 2 s): a worker may apply events after the 200. */
@@ -64,9 +66,9 @@ export async function run(o: ScenarioOptions): Promise<ScenarioResult> {
   const started = performance.now();
   const scenario = loadScenario(o.scenario);
   const url = parseUrl(o.url, '--url');
-  const { provider, secrets } = resolveSigner({ provider: scenario.provider, secrets: o.secrets ?? [] });
+  const { provider, secrets } = resolveSigner({ provider: scenario.provider, secrets: stringsOption(o.secrets, 'secrets') ?? [] });
   if (!o.state) throw new UsageError("--state is required: a command that prints the receiver's state as JSON");
-  const orders = (o.orders ?? ORDERS).map((x) => {
+  const orders = (stringsOption(o.orders, 'orders') ?? ORDERS).map((x) => {
     if (!(ORDERS as readonly string[]).includes(x)) throw new UsageError(`--orders ${x}: expected some of ${ORDERS.join(', ')}`);
     return x as Order;
   });

@@ -1,5 +1,4 @@
 import { UsageError } from './errors.js';
-import { parseDuration } from './duration.js';
 
 /** Flag-value parsers shared by commands: each throws a UsageError that names the flag. */
 
@@ -27,13 +26,6 @@ export function parseRate(text: string | undefined): number | undefined {
   const value = match ? Number(match[1]) / per[(match[2] ?? 's') as keyof typeof per] : NaN;
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--rate ${text}: expected a rate such as 50/s or 600/m`);
   return value;
-}
-
-/** `0,1m,5m` → milliseconds; `none` or an empty list → no retries. */
-export function parseDelays(text: string | undefined, flag: string): number[] | undefined {
-  if (text === undefined) return undefined;
-  if (text.trim() === '' || text.trim() === 'none') return [];
-  return text.split(',').map((part) => parseDuration(part, flag));
 }
 
 export function parseUrl(text: string | undefined, flag: string): URL {
@@ -80,9 +72,14 @@ const OWNED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'c
 export function parseHeader(text: string): [string, string] {
   const match = /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*[:=]\s?(.*)$/.exec(text);
   if (!match) throw new UsageError(`--header ${text}: expected "Name: value"`);
-  const name = match[1] as string;
+  return [headerName(match[1] as string), (match[2] as string).trim()];
+}
+
+/** A header name a user may set: an HTTP token, and not one the client must set itself. */
+export function headerName(name: string): string {
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw new UsageError(`header "${name}": not a valid header name`);
   if (OWNED_HEADERS.has(name.toLowerCase())) {
     throw new UsageError(`--header ${name}: hookdrill sets ${name} itself for each request (it follows from the body and the URL)`);
   }
-  return [name, (match[2] as string).trim()];
+  return name;
 }

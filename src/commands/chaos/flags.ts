@@ -102,7 +102,6 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       'rounds',
       'killAfter',
       'killPoint',
-      'signal',
       'readyTimeout',
       'settle',
       'settleMax',
@@ -111,6 +110,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       'allowReprocess',
       'powerCut',
     ]),
+    ...(flags.signal !== undefined ? { killSignal: flags.signal as 'KILL' | 'TERM' } : {}),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
   }),
@@ -126,7 +126,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     // done is reported; a second signal kills the receiver and leaves at once. No receiver
     // outlives hookdrill either way.
     const stop = io.interruptOnSignals(killAllReceivers);
-    const result = await run({ ...options, abort: stop.signal, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(
+    const result = await run({ ...options, signal: stop.signal, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(
       () => stop.dispose(),
     );
     if (flags.junit) io.writeAtomically(flags.junit, renderChaosJunit(result));
