@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HookdrillAssertionError, ReceiverStartError, assertCheckPassed, check, startReceiver } from '../src/index.js';
@@ -36,6 +36,32 @@ function userProject(): string {
   return dir;
 }
 
+/** Run a test file as a user runs it, with Vitest or node:test: not as a child of this test run (node:test would skip its files). */
+function runSuite(dir: string, runner: 'node:test' | 'vitest', file: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    let out = '';
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const args = runner === 'vitest' ? [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file] : ['--test', file];
+    const child = spawn(process.execPath, args, { cwd: dir, env: { ...env, CI: 'true', NO_COLOR: '1' } });
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+test('a Vitest suite that uses only the package, with options in JavaScript shapes (test/vitest/library.test.mjs), passes', async () => {
+  const dir = userProject();
+  try {
+    const file = join(dir, 'library.test.mjs');
+    copyFileSync(join(ROOT, 'test', 'vitest', 'library.test.mjs'), file);
+    const r = await runSuite(dir, 'vitest', file);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /Tests\s+4 passed \(4\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the README's and the library page's node:test and Vitest examples run as written in a user's project, and pass against hookdrill listen", async () => {
   const examples = readmeExamples();
   assert.deepEqual(
@@ -52,16 +78,7 @@ test("the README's and the library page's node:test and Vitest examples run as w
       // Vitest and node:test examples both use inbox.db: each starts from none.
       rmSync(join(dir, 'inbox.db'), { force: true });
       writeFileSync(file, source.replaceAll('3999', port));
-      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        let out = '';
-        // As a user runs it: not as a child of this test run (node:test would skip its files).
-        const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-        const args = runner === 'vitest' ? [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file] : ['--test', file];
-        const child = spawn(process.execPath, args, { cwd: dir, env: { ...env, CI: 'true', NO_COLOR: '1' } });
-        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-        child.on('close', (code) => resolve({ code, out }));
-      });
+      const r = await runSuite(dir, runner, file);
       assert.equal(r.code, 0, r.out);
       if (runner === 'vitest') assert.match(r.out, /Tests\s+\d+ passed/);
       else {
@@ -115,7 +132,7 @@ test('startReceiver: ready when its port answers, restart and kill, a receiver t
     await r.stop();
   }
   await assert.rejects(
-    startReceiver({ command: `node ${SIMPLE} never-listens ${stored}`, url: `http://127.0.0.1:${await freePort()}/`, readyTimeoutMs: 500 }),
+    startReceiver({ command: `node ${SIMPLE} never-listens ${stored}`, url: `http://127.0.0.1:${await freePort()}/`, readyTimeout: 500 }),
     (err: unknown) =>
       err instanceof ReceiverStartError && err.name === 'ReceiverStartError' && /did not accept connections/.test(err.message),
   );

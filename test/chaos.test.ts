@@ -118,7 +118,7 @@ test('a receiver that crashes at startup, or never listens: a clear error with i
 });
 
 test('--signal TERM on a receiver that ignores it: escalates to SIGKILL and says so', async () => {
-  const { file, result } = await chaosOnSimple('ignore-term', { events: 4, signal: 'TERM', settle: '50ms' });
+  const { file, result } = await chaosOnSimple('ignore-term', { events: 4, killSignal: 'TERM', settle: '50ms' });
   assert.equal(result.ok, true);
   assert.equal(result.rounds[0]?.escalated, true);
   assert.ok(!alive(`simple.js ignore-term ${file}`));

@@ -375,7 +375,7 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
       stored: 'cat ids',
       rounds: '5',
       killPoint: 'random',
-      signal: 'TERM',
+      killSignal: 'TERM',
       settleMax: '10s',
       timeScale: '0.1',
       provider: 'stripe',
