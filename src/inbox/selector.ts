@@ -17,6 +17,8 @@ export interface SelectorFlags {
   until?: string;
   error?: string;
   source?: string;
+  /** Rows `hookdrill check` sent (marked X-Hookdrill-Check): `false` leaves them out, `true` only them, a run id only that run's. */
+  check?: boolean | string;
 }
 
 export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector {
@@ -40,6 +42,11 @@ export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector 
       throw new UsageError(`--source ${flags.source}: no such provider (one of: ${PROVIDER_NAMES.join(', ')})`);
     }
     sel.source = flags.source;
+  }
+  if (flags.check !== undefined) {
+    if (typeof flags.check !== 'boolean' && (typeof flags.check !== 'string' || flags.check.trim() === ''))
+      throw new UsageError('option check: expected true, false or a check run id');
+    sel.check = typeof flags.check === 'string' ? flags.check.trim() : flags.check;
   }
   if (sel.since !== undefined && sel.until !== undefined && sel.until <= sel.since) {
     throw new UsageError(`--until ${flags.until} is not after --since ${flags.since}: no row can be in between`);

@@ -99,13 +99,20 @@ export interface Selector {
   until?: number;
   /** last_error contains this text. */
   error?: string;
+  /**
+   * Rows `hookdrill check` sent, by the X-Hookdrill-Check header it marks them with: `true` only
+   * those, `false` none of them, a run id only that run's.
+   */
+  check?: boolean | string;
 }
+
+/** The header `hookdrill check` marks every request with (its value: the run id), as stored. */
+export const CHECK_HEADER = 'x-hookdrill-check';
 
 export interface Overview {
   stats: InboxStats;
   /** Deliveries received per minute over the last hour, oldest minute first (60 numbers). */
   perMinute: number[];
-  /** Dead rows grouped by their last error, most first. */
   /** Dead rows grouped by their last error, most first: when the newest and the oldest of each died. */
   deadByError: { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }[];
   /** How many attempts rows that are not done have had: attempts → rows. */

@@ -78,6 +78,8 @@ export function selectorText(s: Selector): string {
   if (s.since !== undefined) parts.push(`--since ${iso(s.since)}`);
   if (s.until !== undefined) parts.push(`--until ${iso(s.until)}`);
   if (s.source) parts.push(`--source ${s.source}`);
+  if (s.check === false) parts.push('--exclude-check');
+  if (typeof s.check === 'string') parts.push(`--check-run ${shellWord(s.check)}`);
   return parts.join(' ') || 'everything';
 }
 

@@ -190,6 +190,33 @@ export function inboxContract(b: Backend): void {
     );
   });
 
+  it("rows hookdrill check sent, told by X-Hookdrill-Check: left out, only them, or one run's", async (inbox) => {
+    const marked = (id: string, run: string, at: number): NewDelivery => ({
+      ...delivery(id, at),
+      headers: { ...delivery(id).headers, 'x-hookdrill-check': run },
+    });
+    await inbox.put(delivery('evt_real', 1_000));
+    await inbox.put(marked('evt_check_a1', 'chk-a', 2_000));
+    await inbox.put(marked('evt_check_a2', 'chk-a', 3_000));
+    await inbox.put(marked('evt_check_b', 'chk-b', 4_000));
+    const ids = async (check: boolean | string) => (await inbox.select({ check }, { limit: 10 })).map((r) => r.deliveryId);
+    assert.deepEqual(await ids(false), ['evt_real']);
+    assert.deepEqual(await ids(true), ['evt_check_a1', 'evt_check_a2', 'evt_check_b']);
+    assert.deepEqual(await ids('chk-a'), ['evt_check_a1', 'evt_check_a2']);
+    assert.equal(await inbox.count({ check: false }), 1);
+    assert.equal(await inbox.count({ check: 'chk-b' }), 1);
+    assert.equal(await inbox.count({ check: 'chk-none' }), 0);
+    // Settled dead, then requeued by run: only that run's rows move.
+    const claimed = await inbox.claim({ limit: 4, leaseMs: 600_000, ...at(10_000) });
+    await inbox.settle(
+      claimed.map((c) => ({ key: c, fence: c.fence, outcome: 'dead' as const, error: 'crm down' })),
+      settledAt(10_100),
+    );
+    assert.equal(await inbox.requeueWhere({ statuses: ['dead'], check: false }, { resetAttempts: true, ...at(20_000) }), 1);
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_real' }))?.status, 'pending');
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_check_a1' }))?.status, 'dead');
+  });
+
   it('a NUL in an error, an event type or a header is stored without failing the batch around it', async (inbox) => {
     await Promise.all([
       inbox.put({ ...delivery('evt_nul'), eventType: 'a\u0000b', headers: { 'x-odd': 'c\u0000d' } }),

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import type { SelectorFlags } from '../../inbox/selector.js';
 import { collect } from './signer.js';
+import { UsageError } from '../../util/errors.js';
 
 /** The row-selecting flags as commander gives them: --id arrives as `id`. */
-export interface SelectorFlagsRaw extends Omit<SelectorFlags, 'ids'> {
+export interface SelectorFlagsRaw extends Omit<SelectorFlags, 'ids' | 'check'> {
   id?: string[] | string;
+  excludeCheck?: boolean;
+  checkRun?: string;
 }
 
 /** --status (repeatable), --type, --since, --until, --error, --source; and --id where the command takes several. */
@@ -16,7 +19,9 @@ export function declareSelectors(cmd: Command, statusHelp: string, options: { id
     .option('--since <time>', 'received at or after: ISO time or a time ago (2h)')
     .option('--until <time>', 'received before: ISO time or a time ago')
     .option('--error <text>', 'only rows whose last error contains this text')
-    .option('--source <provider>', 'only deliveries from this provider');
+    .option('--source <provider>', 'only deliveries from this provider')
+    .option('--exclude-check', 'leave out the rows hookdrill check sent (marked X-Hookdrill-Check)')
+    .option('--check-run <id>', 'only the rows one hookdrill check run sent (the run id check prints)');
 }
 
 export function selectorOptions(flags: SelectorFlagsRaw): SelectorFlags {
@@ -24,5 +29,8 @@ export function selectorOptions(flags: SelectorFlagsRaw): SelectorFlags {
   if (Array.isArray(flags.id)) out.ids = flags.id;
   if (flags.status) out.status = flags.status;
   for (const key of ['type', 'since', 'until', 'error', 'source'] as const) if (flags[key] !== undefined) out[key] = flags[key];
+  if (flags.excludeCheck && flags.checkRun !== undefined) throw new UsageError('give one of --exclude-check and --check-run, not both');
+  if (flags.excludeCheck) out.check = false;
+  if (flags.checkRun !== undefined) out.check = flags.checkRun;
   return out;
 }

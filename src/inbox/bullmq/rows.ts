@@ -1,4 +1,5 @@
 import type { DeliveryStatus, Selector, StoredDelivery } from '../types.js';
+import { CHECK_HEADER } from '../types.js';
 
 /*
  * How a delivery is kept in a BullMQ job, and how a job (its fields, its state) reads back as a
@@ -88,6 +89,10 @@ export function matches(r: Row, sel: Selector): boolean {
   if (sel.type && r.eventType !== sel.type) return false;
   if (!inWindow(r.receivedAt, sel)) return false;
   if (sel.error && !(r.lastError?.includes(sel.error) ?? false)) return false;
+  if (sel.check !== undefined) {
+    const mark = r.headers[CHECK_HEADER];
+    if (typeof sel.check === 'string' ? mark !== sel.check : sel.check !== (mark !== undefined)) return false;
+  }
   return true;
 }
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
-import { InboxOpenError, InboxUnavailableError } from '../types.js';
+import { CHECK_HEADER, InboxOpenError, InboxUnavailableError } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
 import { WriteWatch } from '../write-watch.js';
 import type { DeliveryRow } from '../row.js';
@@ -477,5 +477,10 @@ function where(sel: Selector): { clause: string; params: unknown[] } {
   if (sel.since !== undefined) parts.push(`received_at >= ${p(sel.since)}`);
   if (sel.until !== undefined) parts.push(`received_at < ${p(sel.until)}`);
   if (sel.error) parts.push(`strpos(last_error, ${p(sel.error)}) > 0`);
+  if (sel.check !== undefined) {
+    const mark = `(headers::jsonb ->> '${CHECK_HEADER}')`;
+    if (typeof sel.check === 'string') parts.push(`${mark} = ${p(sel.check)}`);
+    else parts.push(sel.check ? `${mark} IS NOT NULL` : `${mark} IS NULL`);
+  }
   return { clause: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }

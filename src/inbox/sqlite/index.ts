@@ -18,7 +18,7 @@ import type {
 } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
 import type { DeliveryRow } from '../row.js';
-import { InboxOpenError } from '../types.js';
+import { CHECK_HEADER, InboxOpenError } from '../types.js';
 import { describeSqliteError } from './errors.js';
 
 export { describeSqliteError } from './errors.js';
@@ -495,6 +495,13 @@ function where(sel: Selector): { clause: string; params: Record<string, string |
   if (sel.error) {
     parts.push('instr(last_error, @error) > 0');
     params.error = sel.error;
+  }
+  if (sel.check !== undefined) {
+    const mark = `json_extract(headers, '$."${CHECK_HEADER}"')`;
+    if (typeof sel.check === 'string') {
+      parts.push(`${mark} = @checkRun`);
+      params.checkRun = sel.check;
+    } else parts.push(sel.check ? `${mark} IS NOT NULL` : `${mark} IS NULL`);
   }
   return { clause: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
