@@ -454,3 +454,43 @@ test("check shows the receiver's own words under a failed case (the first line o
   assert.doesNotMatch(quiet.stdout, /PASS valid/);
   assert.match(quiet.stdout, /FAIL duplicate/);
 });
+
+test("check marks every request with X-Hookdrill-Check: <run id>, and inspect and requeue can leave a run's rows out or pick them", async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const { p, url } = await startListen(path, SECRET);
+  try {
+    // Something real first: a delivery check did not send.
+    assert.equal((await hookdrill(['send', 'stripe/invoice.paid', '--url', url, '--secret', SECRET])).code, 0);
+    const r = await hookdrill(['check', '--url', url, '--provider', 'stripe', '--secret', SECRET, '--inbox', path, '--run-id', 'ci-4711']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /run ci-4711 \(on every request as X-Hookdrill-Check\) · what it left in an inbox: hookdrill inspect --check-run ci-4711/,
+    );
+    const mine = JSON.parse(
+      (await hookdrill(['inspect', '--inbox', path, '--check-run', 'ci-4711', '--json', '--limit', '1000'])).stdout,
+    ) as {
+      total: number;
+    };
+    const all = JSON.parse((await hookdrill(['inspect', '--inbox', path, '--limit', '1000', '--json'])).stdout) as { total: number };
+    assert.ok(mine.total > 10, `check's rows are found by its run id (${mine.total})`);
+    assert.equal(all.total, mine.total + 1, 'every row but the real one is marked');
+    const rest = JSON.parse((await hookdrill(['inspect', '--inbox', path, '--exclude-check', '--json'])).stdout) as {
+      rows: { deliveryId: string; eventType: string }[];
+    };
+    assert.deepEqual(
+      rest.rows.map((x) => x.eventType),
+      ['invoice.paid'],
+      'only the real delivery is left',
+    );
+    // The dead row check leaves (a body the worker cannot parse) is check's, and a requeue can leave it be.
+    const dry = await hookdrill(['requeue', '--inbox', path, '--status', 'dead', '--exclude-check', '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout + dry.stderr, /no finished row matched|0 finished rows/);
+    const both = await hookdrill(['inspect', '--inbox', path, '--exclude-check', '--check-run', 'x']);
+    assert.equal(both.code, 2);
+    assert.equal(both.stderr.trim(), 'hookdrill: give one of --exclude-check and --check-run, not both');
+  } finally {
+    await stopAll(p);
+  }
+});

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { resolveTarget } from '../inbox/open.js';
 import { durationMs, RECEIVER_PROCESS_DEFAULTS, startReceiver } from '../harness/receiver-process.js';
 import { ReceiverStartError } from '../harness/supervisor.js';
@@ -39,6 +40,8 @@ export interface CheckOptions {
   receiver?: string;
   /** With receiver: how long it may take to accept connections. */
   readyTimeout?: string | number;
+  /** The id every request carries as X-Hookdrill-Check (default: chk-<UTC time>-<random>), e.g. a CI job's id. */
+  runId?: string;
   onCase?: (c: CaseReport) => void;
 }
 
@@ -57,6 +60,8 @@ export interface CaseReport {
 export interface CheckResult {
   command: 'check';
   ok: boolean;
+  /** Every request carried it as X-Hookdrill-Check: `inspect --check-run ID` shows what the run left in an inbox. */
+  runId: string;
   provider: string;
   url: string;
   store: 'inbox' | 'command' | 'none';
@@ -75,6 +80,20 @@ function caseList(value: unknown, option: 'only' | 'skip'): string[] | undefined
   const unknown = names.filter((n) => !CASE_NAMES.includes(n));
   if (unknown.length) throw new UsageError(`${flag} ${unknown.join(',')}: no such case (cases: ${CASE_NAMES.join(', ')})`);
   return names;
+}
+
+/** A run id as given (a header value: printable, no spaces), or a new one that sorts by time. */
+function checkRunId(given: string | undefined): string {
+  if (given !== undefined) {
+    if (!/^[\x21-\x7e]{1,100}$/.test(given))
+      throw new UsageError(`--run-id ${JSON.stringify(given)}: expected 1 to 100 printable characters, no spaces`);
+    return given;
+  }
+  const at = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `chk-${at}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Every case, what it proves, and the providers it cannot apply to (check --list). */
@@ -101,6 +120,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
+  const runId = checkRunId(stringOption(o.runId, 'runId'));
 
   const probe: StoreProbe | undefined = inboxPath
     ? { kind: 'inbox', target: inboxPath, source: provider.name }
@@ -146,6 +166,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       factory: compileFixture(provider, fixture!, []),
       dispatcher,
       storedCounts,
+      runId,
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.
@@ -192,6 +213,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     return {
       command: 'check',
       ok: counts.fail === 0,
+      runId,
       provider: provider.name,
       url: displayUrl(url),
       store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',

@@ -35,6 +35,11 @@ export function renderCheckEnd(r: CheckResult): string {
   lines.push(
     chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`),
   );
+  lines.push(
+    chalk.dim(
+      `run ${safe(r.runId)} (on every request as X-Hookdrill-Check) · what it left in an inbox: hookdrill inspect --check-run ${safe(r.runId)}`,
+    ),
+  );
   const c = r.counts;
   lines.push(
     `${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skipped} skipped · ${(r.elapsedMs / 1000).toFixed(1)}s`,

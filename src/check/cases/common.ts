@@ -5,6 +5,7 @@ import type { OutgoingHeaders, Provider, RetryReason } from '../../providers/ind
 import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher } from '../../delivery/dispatcher.js';
+import { CHECK_HEADER } from '../../inbox/types.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -34,6 +35,8 @@ export interface CheckContext {
   storedCounts(ids: readonly string[]): Promise<number[] | undefined>;
   /** Hears every answer the case gets: a failed case shows the receiver's own words. */
   onAnswer?(o: AttemptOutcome): void;
+  /** The run's id: every request carries it as X-Hookdrill-Check, so its rows can be told apart in an inbox. */
+  runId: string;
 }
 
 export interface CheckCase {
@@ -94,7 +97,9 @@ export function storedText(n: number | undefined): string {
 }
 
 export async function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
-  const res = await attempt({ url: ctx.url, headers, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+  // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
+  const marked = { ...headers, [CHECK_HEADER]: ctx.runId };
+  const res = await attempt({ url: ctx.url, headers: marked, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
   // have given up on it, so for the verdict it is a timeout.

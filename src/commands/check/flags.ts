@@ -23,6 +23,7 @@ export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   timeout?: string;
   receiver?: string;
   readyTimeout?: string;
+  runId?: string;
   list?: boolean;
 }
 
@@ -47,14 +48,18 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--only <cases>', 'run only these cases (comma list)')
       .option('--skip <cases>', 'skip these cases (comma list)')
       .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
-      .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`);
+      .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
+      .option(
+        '--run-id <id>',
+        'mark every request with X-Hookdrill-Check: ID (default: chk-<UTC time>-<random>); inspect --check-run ID finds the rows it left',
+      );
     return declareOutput(cmd, {
       junit: 'write a JUnit report, one test case per case',
       quiet: 'print only failed and warning cases, then the verdict',
     });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout']),
+    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout', 'runId']),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
