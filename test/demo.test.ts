@@ -31,3 +31,15 @@ test('demo --json: the figures measured in the run show each contrast', async ()
   const after = readdirSync(tmpdir()).filter((f) => f.startsWith('hookdrill-demo-') && !before.has(f));
   assert.deepEqual(after, []);
 });
+
+test('demo as a person reads it: every row of the third section says what it shows, and the end points at check and chaos', async () => {
+  const r = await hookdrill(['demo'], { NO_COLOR: '1' });
+  assert.equal(r.code, 0, r.stderr);
+  const third = r.stdout.slice(r.stdout.indexOf('3. Store-then-verify'));
+  assert.match(third, /store-then-verify +200 +[\d.]+ KiB +refused every one, and kept them: anyone can fill your inbox/);
+  assert.match(third, /verify-then-store +0 +0 B +refused every one before a byte was written/);
+  assert.doesNotMatch(third, /answered 2xx/, 'no column that reads 0 on both sides');
+  assert.match(r.stdout, /\n {2}hookdrill check --receiver "node server\.js" --url \S+ --provider stripe --secret whsec_… +# 1 and 3/);
+  assert.match(r.stdout, /\n {2}hookdrill chaos --receiver "node server\.js" .* --stored "<prints stored ids>" +# 2\n$/);
+  assert.doesNotMatch(r.stdout, /send --help/);
+});
