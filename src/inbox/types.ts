@@ -181,7 +181,10 @@ export interface Inbox {
    * AOF: an acknowledged job lives only in memory). Absent or empty: nothing to say.
    */
   durabilityWarnings?(): Promise<string[]>;
-  /** Whether what is written now will be kept (the receiver's /healthz says so); absent means always. */
-  health?(): Promise<{ ok: boolean; problem?: string }>;
+  /**
+   * Whether what is written now will be kept (the receiver's /healthz says so); absent means
+   * always. Warnings: what happened that a person must know although writes work (data lost).
+   */
+  health?(): Promise<{ ok: boolean; problem?: string; warnings?: string[] }>;
   close(): Promise<void>;
 }

@@ -1,17 +1,24 @@
 /**
- * Writes in flight and when each began, for health(): a store whose oldest write has waited
- * longer than a receiver's patience is stuck, and /healthz says so while it still answers.
+ * Writes in flight and when each began, and how the last one ended, for health(): a store whose
+ * oldest write has waited longer than a receiver's patience is stuck, and one whose last write
+ * failed (a read-only database, a full disk, Redis at maxmemory) refuses what it is given —
+ * /healthz says so while it still answers, whatever a read or a PING would say.
  * (Keyed by a sequence number: two writes begun in the same millisecond are two writes.)
  */
 export class WriteWatch {
   private next = 0;
   private readonly began = new Map<number, number>();
+  private failure: { at: number; message: string } | undefined;
 
-  /** A write begins; call the returned function when it has ended, however it ended. */
-  begin(): () => void {
+  /** A write begins; call the returned function when it has ended, with its error if it failed. */
+  begin(): (error?: unknown) => void {
     const id = this.next++;
     this.began.set(id, Date.now());
-    return () => this.began.delete(id);
+    return (error?: unknown) => {
+      this.began.delete(id);
+      if (error === undefined) this.failure = undefined;
+      else this.failure = { at: Date.now(), message: error instanceof Error ? error.message : String(error) };
+    };
   }
 
   /** Why the store is stuck (its oldest write has waited at least afterMs), or undefined. */
@@ -23,4 +30,18 @@ export class WriteWatch {
     if (waited < afterMs) return undefined;
     return `inbox ${location}: a write has waited ${(waited / 1000).toFixed(1)} s (${likely}); deliveries are answered 503 until it goes through`;
   }
+
+  /**
+   * Why the store refuses writes: its last write failed within the last `withinMs` and none has
+   * succeeded since. Forgotten after withinMs, so a store that recovered while nothing was sent
+   * (a load balancer that took the receiver out sends nothing) is not held unhealthy for ever.
+   */
+  failing(location: string, withinMs: number): string | undefined {
+    const f = this.failure;
+    if (!f || Date.now() - f.at > withinMs) return undefined;
+    return `inbox ${location}: the last write failed ${((Date.now() - f.at) / 1000).toFixed(1)} s ago (${f.message}); deliveries are answered 503 until one goes through`;
+  }
 }
+
+/** How long a failed write keeps health() unhealthy when nothing has been written since. */
+export const FAILED_WRITE_MEMORY_MS = 30_000;

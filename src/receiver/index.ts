@@ -59,10 +59,21 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
       // Healthy means deliveries can be kept: a store that cannot keep them is a 503 here too.
-      void (inbox.health?.() ?? Promise.resolve({ ok: true, problem: undefined })).then(
-        (h) => answer(res, { status: h.ok ? 200 : 503, result: 'health' }, h.ok ? { ok: true } : { ok: false, problem: h.problem }),
-        (err: unknown) =>
-          answer(res, { status: 503, result: 'health' }, { ok: false, problem: err instanceof Error ? err.message : String(err) }),
+      void (inbox.health?.() ?? Promise.resolve<{ ok: boolean; problem?: string; warnings?: string[] }>({ ok: true })).then(
+        (h) =>
+          answer(
+            res,
+            { status: h.ok ? 200 : 503, result: 'health', ...(h.problem ? { reason: h.problem } : {}) },
+            {
+              ok: h.ok,
+              ...(h.ok ? {} : { problem: publicProblem(h.problem ?? 'the inbox cannot store deliveries', inbox.location) }),
+              ...(h.warnings?.length ? { warnings: h.warnings.map((w) => publicProblem(w, inbox.location)) } : {}),
+            },
+          ),
+        (err: unknown) => {
+          const reason = err instanceof Error ? err.message : String(err);
+          answer(res, { status: 503, result: 'health', reason }, { ok: false, problem: publicProblem(reason, inbox.location) });
+        },
       );
       return;
     }
@@ -145,7 +156,7 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
 function withinDeadline<T>(write: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`the inbox did not commit within ${ms / 1000} s (locked by another process, or a stalled disk)`)),
+      () => reject(new Error(`the inbox did not commit within ${ms / 1000} s (the store is locked, stalled or unreachable)`)),
       ms,
     );
     write.then(
@@ -193,4 +204,17 @@ function keptHeaders(req: IncomingMessage): Record<string, string> {
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
+}
+
+/**
+ * A health problem as anyone who can reach the port may read it: what is wrong, without where
+ * the inbox is — its path, or its URL's user, host, database and schema (listen's log has those).
+ */
+export function publicProblem(problem: string, location: string): string {
+  return problem
+    .replaceAll(`inbox ${location}`, 'the inbox')
+    .replaceAll(location, 'the inbox')
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
+    .replace(/\b[\w.-]+@[\w.-]+(:\d+)?/g, '<host>')
+    .replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, '<host>');
 }

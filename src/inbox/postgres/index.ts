@@ -3,7 +3,7 @@ import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
 import { CHECK_HEADER, InboxOpenError, InboxUnavailableError } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
-import { WriteWatch } from '../write-watch.js';
+import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
 import type { DeliveryRow } from '../row.js';
 import type {
   Claimed,
@@ -141,7 +141,7 @@ export function describePgError(err: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the Postgres host name does not resolve';
   if (code === '28P01' || code === '28000') return `Postgres refused the login: ${maskPassword(e.message ?? '')}`;
   if (code === '3D000') return maskPassword(e.message ?? 'no such database');
-  if (code === '25006') return 'the transaction is read-only (inspect opens the inbox read-only)';
+  if (code === '25006') return 'Postgres refused the write: the database is read-only (default_transaction_read_only, or a standby)';
   if (code === '57P01' || code === '57P02' || code === '57P03') return 'Postgres is shutting down or restarting';
   if (/timeout/i.test(e.message ?? '')) return `Postgres did not answer in time (${maskPassword(e.message ?? '')})`;
   return maskPassword(e.message ?? String(err));
@@ -183,6 +183,7 @@ export class PostgresInbox implements Inbox {
    */
   async putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
     const done = this.watch.begin();
+    let failure: unknown;
     try {
       const inserted = await this.query<{ source: string; delivery_id: string }>(
         `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
@@ -211,8 +212,11 @@ export class PostgresInbox implements Inbox {
         const first = fresh.delete(key);
         return { inserted: first };
       });
+    } catch (err) {
+      failure = err;
+      throw err;
     } finally {
-      done();
+      done(failure);
     }
   }
 
@@ -396,14 +400,24 @@ export class PostgresInbox implements Inbox {
   async health(): Promise<{ ok: boolean; problem?: string }> {
     const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another transaction, or the database slow');
     if (stuck) return { ok: false, problem: stuck };
+    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
+    if (failing) return { ok: false, problem: failing };
     try {
-      // Bounded: /healthz must answer even when the database does not.
-      const probe = this.query('SELECT 1');
+      // Bounded: /healthz must answer even when the database does not. Not only "does it answer":
+      // a read-only database (a standby, default_transaction_read_only) answers every read and
+      // refuses every delivery.
+      const probe = this.query<{ standby: boolean; ro: string }>(
+        "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS ro",
+      );
       probe.catch(() => undefined);
-      await Promise.race([
+      const [row] = (await Promise.race([
         probe,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('Postgres did not answer SELECT 1 within 1 s')), 1_000).unref()),
-      ]);
+        new Promise((_, reject) => setTimeout(() => reject(new Error('Postgres did not answer within 1 s')), 1_000).unref()),
+      ])) as { standby: boolean; ro: string }[];
+      if (row?.standby)
+        return { ok: false, problem: 'Postgres is a standby (in recovery): it refuses every write, so no delivery can be stored' };
+      if (row?.ro === 'on')
+        return { ok: false, problem: 'Postgres is read-only (default_transaction_read_only): no delivery can be stored' };
       return { ok: true };
     } catch (err) {
       return { ok: false, problem: (err as Error).message };

@@ -17,7 +17,7 @@ import type {
 } from '../types.js';
 import { InboxFileGoneError, InboxOpenError, openSqliteInbox } from './index.js';
 import type { SqliteInbox } from './index.js';
-import { WriteWatch } from '../write-watch.js';
+import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
 import { pack } from './packing.js';
 import type { WriterReply, WriterRequest } from './writer.js';
 
@@ -38,7 +38,10 @@ export interface ThreadedOptions {
  */
 export class ThreadedSqliteInbox implements Inbox {
   private nextId = 1;
-  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; done: () => void }>();
+  private readonly calls = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void; done: (error?: unknown) => void }
+  >();
   private readonly watch = new WriteWatch();
   private readonly group: GroupCommit | undefined;
   private closed = false;
@@ -54,7 +57,7 @@ export class ThreadedSqliteInbox implements Inbox {
       const call = this.calls.get(m.id);
       if (!call) return;
       this.calls.delete(m.id);
-      call.done();
+      call.done(m.ok ? undefined : m.error.message);
       if (m.ok) call.resolve(m.result);
       else call.reject(rebuild(m.error));
     });
@@ -119,6 +122,8 @@ export class ThreadedSqliteInbox implements Inbox {
     if (this.dead) return { ok: false, problem: this.dead.message };
     const file = await this.reader.health();
     if (!file.ok) return file;
+    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
+    if (failing) return { ok: false, problem: failing };
     if (this.calls.size === 0) return { ok: true };
     const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another process, or a stalled disk');
     if (stuck) return { ok: false, problem: stuck };
@@ -181,7 +186,7 @@ export class ThreadedSqliteInbox implements Inbox {
   private failAll(err: unknown): void {
     for (const [id, call] of this.calls) {
       this.calls.delete(id);
-      call.done();
+      call.done(err);
       call.reject(err);
     }
   }
