@@ -21,7 +21,7 @@ export interface OpenInboxOptions {
    * For a receiver: group commit of puts, and "stuck" in health() after this long. On SQLite this
    * also moves every write to a writer thread, so the event loop never waits on the disk.
    */
-  receiver?: { groupCommit?: GroupCommitOptions; stuckAfterMs?: number };
+  receiver?: { groupCommit?: GroupCommitOptions; stuckAfterMs?: number; onWarning?: (text: string) => void };
 }
 
 /** A target as given on the command line: a file made absolute, a URL as it is. */
@@ -62,6 +62,7 @@ export async function openInbox(target: string, o: OpenInboxOptions = {}): Promi
       ...(o.readonly !== undefined ? { readonly: o.readonly } : {}),
       ...(o.receiver?.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
       ...(o.receiver?.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
+      ...(o.receiver?.onWarning ? { onWarning: o.receiver.onWarning } : {}),
     });
   }
   if (o.schema !== undefined) throw new UsageError('--schema is for a postgres:// inbox, not a file');

@@ -45,6 +45,8 @@ export interface ListenOptions {
   onRequest?: (e: ReceiverEvent) => void;
   onOutcome?: (o: WorkOutcome) => void;
   onError?: (err: unknown) => void;
+  /** What the store found that a person must know now, though deliveries are still stored (Redis lost the queue's data). */
+  onWarning?: (text: string) => void;
 }
 
 export interface Ready {
@@ -158,6 +160,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     receiver: {
       // /healthz says "stuck" well before the deadline turns deliveries away.
       stuckAfterMs: storeDeadlineMs / 2,
+      ...(o.onWarning ? { onWarning: o.onWarning } : {}),
       ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
     },
   });

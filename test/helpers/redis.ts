@@ -146,3 +146,52 @@ export async function redisProxy(): Promise<RedisProxy> {
     close: () => (server.listening ? stop() : Promise.resolve()),
   };
 }
+
+/**
+ * A Redis of the test's own (redis-server on a free port, no persistence): one the test can
+ * restart empty, or fill to its maxmemory, without touching the machine's Redis other suites use.
+ */
+export async function ownRedis(args: string[] = []): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void> }> {
+  const { spawn } = await import('node:child_process');
+  const { freePort } = await import('./ports.js');
+  const port = await freePort();
+  let child: import('node:child_process').ChildProcess | undefined;
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], {
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      r.on('error', () => undefined);
+      try {
+        await r.connect();
+        await r.ping();
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+        await new Promise((res) => setTimeout(res, 50));
+      } finally {
+        r.disconnect();
+      }
+    }
+  };
+  const stop = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((res) => {
+      c.once('exit', () => res());
+      c.kill('SIGKILL');
+    });
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    // As a Redis without AOF comes back after a crash: on the same port, with nothing in it.
+    restart: async () => {
+      await stop();
+      await start();
+    },
+    stop,
+  };
+}

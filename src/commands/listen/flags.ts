@@ -1,3 +1,4 @@
+import { safe } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
@@ -144,7 +145,12 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       },
       onError: (err) => {
         status?.clear();
-        process.stderr.write(`hookdrill: inbox error: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.stderr.write(`hookdrill: inbox error: ${safe(err instanceof Error ? err.message : String(err))}\n`);
+      },
+      // Said on stderr as it is found, whatever --log and --json say: it needs a person.
+      onWarning: (text) => {
+        status?.clear();
+        process.stderr.write(`hookdrill: warning: ${safe(text)}\n`);
       },
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));

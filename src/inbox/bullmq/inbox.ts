@@ -18,13 +18,14 @@ import type {
   Settlement,
   StoredDelivery,
 } from '../types.js';
-import { WriteWatch } from '../write-watch.js';
+import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
 import { durabilityOf, durabilityUnknown } from './durability.js';
 import type { RedisDurability } from './durability.js';
 import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
 import { KEEP_ERROR_LUA, MINE_LUA, UPDATE_RECORD_LUA } from './lua.js';
 import type { HookdrillCommands } from './lua.js';
 import { STATES_OF, inWindow, rawState, statesFor, stored } from './rows.js';
+import { count } from '../../util/words.js';
 import type { JobData } from './rows.js';
 import { jobIdFor, newFence, newNonce } from './ids.js';
 import { JobScan } from './scan.js';
@@ -64,6 +65,11 @@ export class BullmqInbox implements Inbox {
   private readonly calls: RedisCalls;
   /** How many jobs the next claim asks for in its first round trip (see claim). */
   private firstWave = 1;
+  /** Jobs in the queue when it was opened, and put since: what a loss of Redis's data can take. */
+  private jobsAtOpen = 0;
+  private putSinceOpen = 0;
+  /** Each time Redis was found to have lost the queue's data, in words, for health() and stderr. */
+  private readonly losses: string[] = [];
 
   constructor(
     private readonly redis: Redis,
@@ -138,6 +144,37 @@ export class BullmqInbox implements Inbox {
     queue.on('error', () => undefined);
     this.q = queue;
     await this.op(() => queue.waitUntilReady());
+    if (!this.o.readonly) {
+      const counts = await this.op(() => this.scan.rawCounts(statesFor(undefined)));
+      this.jobsAtOpen = Object.values(counts).reduce((n, c) => n + (c ?? 0), 0);
+    }
+  }
+
+  /**
+   * The marker was gone while the queue was in use: Redis lost its data (restarted without
+   * persistence, flushed, or evicted) and took every job with it. The marker is put back at once,
+   * so what arrives now is reachable by inspect and a restarted listen; the loss is said on stderr
+   * and in health() from now on, with the most it can have taken.
+   */
+  private noticeLoss(): void {
+    const upTo = this.jobsAtOpen + this.putSinceOpen;
+    this.jobsAtOpen = 0;
+    this.putSinceOpen = 0;
+    const text = `Redis lost the data of BullMQ queue ${this.queueName} at ${this.location} (found ${new Date().toISOString()}: restarted without persistence, or flushed): up to ${count(upTo, 'job')} it held — deliveries already acknowledged — are gone, and the queue's history with them; what arrives from now on is stored again. Keep them next time: appendonly yes with appendfsync always`;
+    this.losses.push(text);
+    this.o.onWarning?.(text);
+  }
+
+  /** Put the marker back if it is gone; true when it was (the data was lost). */
+  private async markerLost(): Promise<boolean> {
+    const [[err, created] = []] =
+      (await this.redis
+        .multi()
+        .hsetnx(this.keys.marker, 'version', String(LAYOUT_VERSION))
+        .hsetnx(this.keys.marker, 'createdAt', String(Date.now()))
+        .exec()) ?? [];
+    if (err) throw err;
+    return created === 1;
   }
 
   private get queue(): Queue<JobData> {
@@ -159,6 +196,7 @@ export class BullmqInbox implements Inbox {
     this.writable('put');
     if (rows.length === 0) return [];
     const done = this.watch.begin();
+    let failure: unknown;
     try {
       return await this.op(async () => {
         const client = await this.queue.client;
@@ -193,12 +231,23 @@ export class BullmqInbox implements Inbox {
           p.hookdrillMine(`${this.keys.base}:${id}`, `{"nonce":${JSON.stringify(nonce)}`);
         }
         p.sadd(this.keys.sources, ...new Set(rows.map((r) => r.source)));
+        // Last in the same round trip: the marker put back if Redis lost it (and so every job).
+        p.hsetnx(this.keys.marker, 'version', String(LAYOUT_VERSION));
         const results = (await p.exec()) ?? [];
         for (const [err] of results) if (err) throw err;
-        return rows.map((_, i) => ({ inserted: results[2 * i + 1]?.[1] === 1 }));
+        if (results.at(-1)?.[1] === 1) {
+          await this.redis.hsetnx(this.keys.marker, 'createdAt', String(Date.now()));
+          this.noticeLoss();
+        }
+        const out = rows.map((_, i) => ({ inserted: results[2 * i + 1]?.[1] === 1 }));
+        this.putSinceOpen += out.filter((r) => r.inserted).length;
+        return out;
       });
+    } catch (err) {
+      failure = err;
+      throw err;
     } finally {
-      done();
+      done(failure);
     }
   }
 
@@ -422,6 +471,8 @@ export class BullmqInbox implements Inbox {
   async health(): Promise<{ ok: boolean; problem?: string }> {
     const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'Redis slow, or the network to it');
     if (stuck) return { ok: false, problem: stuck };
+    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
+    if (failing) return { ok: false, problem: failing };
     if (this.redis.status !== 'ready') return { ok: false, problem: this.unreachable().message };
     try {
       const probe = this.redis.ping();
@@ -432,7 +483,19 @@ export class BullmqInbox implements Inbox {
           setTimeout(() => reject(new Error(`Redis at ${this.t.server} did not answer PING within 1 s`)), 1_000).unref(),
         ),
       ]);
-      return { ok: true };
+      // A Redis at its maxmemory with noeviction answers PING and refuses every new job (OOM).
+      const memory = parseInfo(await this.redis.info('memory'));
+      const max = Number(memory.maxmemory ?? 0);
+      if (max > 0 && memory.maxmemory_policy === 'noeviction' && Number(memory.used_memory ?? 0) >= max) {
+        return {
+          ok: false,
+          problem: `Redis is at its maxmemory (${Math.round(max / 1024 / 1024)} MiB, noeviction): it refuses every new job, so no delivery can be stored`,
+          ...(this.losses.length ? { warnings: [...this.losses] } : {}),
+        };
+      }
+      // Found here too when nothing is being delivered: a /healthz poll sees the loss.
+      if (!this.o.readonly && (await this.markerLost())) this.noticeLoss();
+      return { ok: true, ...(this.losses.length ? { warnings: [...this.losses] } : {}) };
     } catch (err) {
       return { ok: false, problem: (err as Error).message };
     }
@@ -546,4 +609,14 @@ export class BullmqInbox implements Inbox {
   private unreachable(detail?: string): InboxUnavailableError {
     return this.calls.unreachable(detail);
   }
+}
+
+/** `INFO`'s `name:value` lines as an object. */
+function parseInfo(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0 && !line.startsWith('#')) out[line.slice(0, i)] = line.slice(i + 1).trim();
+  }
+  return out;
 }

@@ -26,6 +26,8 @@ export interface BullmqOpenOptions {
   timeoutMs?: number;
   /** How long opening waits for Redis (default 3 s). */
   connectTimeoutMs?: number;
+  /** Told at once when the store finds something a person must know (Redis lost the queue's data). */
+  onWarning?: (text: string) => void;
 }
 
 /** The overview, with how long finished jobs are kept (inspect can say it). */
