@@ -1,3 +1,4 @@
+import { safeOutput } from './util/terminal.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { editDistance } from './util/edit-distance.js';
@@ -111,7 +112,7 @@ function exitCodeFor(err: unknown): number {
   }
   // A store that cannot be reached or written (Postgres down, a disk error) is the user's to fix.
   if (err instanceof UsageError || err instanceof InboxUnavailableError) {
-    process.stderr.write(`hookdrill: ${err.message}\n`);
+    process.stderr.write(safeOutput(`hookdrill: ${err.message}\n`));
     return EXIT.usage;
   }
   const code = (err as NodeJS.ErrnoException).code;
@@ -120,12 +121,14 @@ function exitCodeFor(err: unknown): number {
     return EXIT.usage;
   }
   if (err instanceof ExpectationError) {
-    process.stderr.write(`hookdrill: ${err.message}\n`);
+    process.stderr.write(safeOutput(`hookdrill: ${err.message}\n`));
     return EXIT.expectationFailed;
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(
-    `hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`,
+    safeOutput(
+      `hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`,
+    ),
   );
   if (process.env.HOOKDRILL_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   return EXIT.bug;

@@ -1,3 +1,4 @@
+import { safeJson, safeOutput } from '../util/terminal.js';
 import { accessSync, constants, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EXIT, UsageError } from '../util/errors.js';
@@ -29,8 +30,18 @@ export function writeAtomically(file: string, text: string): void {
 
 /** --json prints the result object itself; otherwise the renderer's text. Exit 0 or 1 by `ok`. */
 export function printResult<R extends { ok: boolean }>(result: R, json: boolean | undefined, render: (r: R) => string): void {
-  process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
+  process.stdout.write(json ? `${safeJson(JSON.stringify(result, null, 2))}\n` : safeOutput(render(result)));
   process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
+}
+
+/** Text for a person on stdout or stderr, through the last guard against control characters. */
+export function say(text: string, stream: NodeJS.WriteStream = process.stdout): void {
+  stream.write(safeOutput(text));
+}
+
+/** JSON, or text for a person: the one way a command prints a result. */
+export function show(json: boolean | undefined, value: unknown, text: () => string): void {
+  process.stdout.write(json ? `${safeJson(JSON.stringify(value, null, 2))}\n` : safeOutput(text()));
 }
 
 /**

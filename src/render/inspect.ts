@@ -80,7 +80,7 @@ export function selectorText(s: Selector): string {
   if (s.source) parts.push(`--source ${s.source}`);
   if (s.check === false) parts.push('--exclude-check');
   if (typeof s.check === 'string') parts.push(`--check-run ${shellWord(s.check)}`);
-  return parts.join(' ') || 'everything';
+  return safe(parts.join(' ')) || 'everything';
 }
 
 /** The widest each column may be; one row with a 200 KB id must not pad every row to 200 KB. */
@@ -133,8 +133,9 @@ function rows(r: Extract<InspectResult, { view: 'rows' }>): string {
 function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
   const out: string[] = [];
   for (const d of r.deliveries) {
-    out.push(chalk.bold(`${d.source} ${d.deliveryId}`));
-    const field = (k: string, v: string | number | undefined | null) => out.push(`  ${k.padEnd(13)} ${v ?? chalk.dim('—')}`);
+    out.push(chalk.bold(`${d.source} ${safe(d.deliveryId)}`));
+    const field = (k: string, v: string | number | undefined | null) =>
+      out.push(`  ${k.padEnd(13)} ${v === undefined || v === null ? chalk.dim('—') : safe(String(v))}`);
     field('type', d.eventType);
     field('status', d.status);
     field('attempts', d.attempts);
@@ -144,7 +145,7 @@ function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
     field('last error', d.lastError);
     field('body', d.bytes === null ? 'pruned' : `${n(d.bytes)} bytes (print it with --body)`);
     out.push('  headers:');
-    for (const [k, v] of Object.entries(d.headers)) out.push(`    ${k}: ${v}`);
+    for (const [k, v] of Object.entries(d.headers)) out.push(`    ${safe(k)}: ${safe(typeof v === 'string' ? v : JSON.stringify(v))}`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -153,7 +154,7 @@ export function renderRequeue(r: RequeueResult): string {
   const lines = r.sample.length ? rowTable(r.sample, Date.now()) : [];
   if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
   const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
-  if (r.notFound.length) lines.push(chalk.red(`no row has the id ${r.notFound.join(', ')}`));
+  if (r.notFound.length) lines.push(chalk.red(`no row has the id ${safe(r.notFound.join(', '))}`));
   if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
   else
     lines.push(

@@ -1,3 +1,4 @@
+import { safeOutput } from '../../util/terminal.js';
 import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
@@ -126,9 +127,11 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     // done is reported; a second signal kills the receiver and leaves at once. No receiver
     // outlives hookdrill either way.
     const stop = io.interruptOnSignals(killAllReceivers);
-    const result = await run({ ...options, signal: stop.signal, onSettleWait: (w) => process.stderr.write(renderSettleWait(w)) }).finally(
-      () => stop.dispose(),
-    );
+    const result = await run({
+      ...options,
+      signal: stop.signal,
+      onSettleWait: (w) => process.stderr.write(safeOutput(renderSettleWait(w))),
+    }).finally(() => stop.dispose());
     if (flags.junit) io.writeAtomically(flags.junit, renderChaosJunit(result));
     io.printResult(result, flags.json, renderChaos);
   },

@@ -1,3 +1,4 @@
+import { safeOutput } from '../../util/terminal.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
@@ -81,7 +82,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     const shown = (c: { status: string }) => !flags.quiet || c.status === 'fail' || c.status === 'warn';
     const result = await run({
       ...options,
-      ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(renderCaseLine(c)) }),
+      ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(safeOutput(renderCaseLine(c))) }),
     });
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
     io.printResult(result, flags.json, renderCheckEnd);

@@ -1,3 +1,4 @@
+import { safeOutput, safeJson } from '../../util/terminal.js';
 import { defineCommand } from '../../cli/spec.js';
 import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { UsageError } from '../../util/errors.js';
@@ -60,7 +61,7 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
     }
     const show = async () => {
       const result = await run(options);
-      return flags.json ? `${render.inspectJson(result)}\n` : render.renderInspect(result);
+      return flags.json ? `${safeJson(render.inspectJson(result))}\n` : safeOutput(render.renderInspect(result));
     };
     if (flags.watch === undefined) {
       process.stdout.write(await show());

@@ -1,4 +1,4 @@
-import { safe } from '../../util/terminal.js';
+import { safe, safeJson, safeOutput } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
@@ -132,8 +132,9 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const status = log === 'status' ? liveStatus(() => handle.counts(), render.statusLine) : undefined;
     const write = (line: string | undefined) => {
       if (line === undefined) return;
-      if (status) status.above(line);
-      else out.write(line);
+      const clean = json ? safeJson(line) : safeOutput(line);
+      if (status) status.above(clean);
+      else out.write(clean);
     };
     const handle = await start({
       ...options,
@@ -155,7 +156,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));
     // Even with --log none: a store that may lose what it acknowledged is said once, at start.
-    for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${warning}\n`);
+    for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${safe(warning)}\n`);
     status?.start();
     await new Promise<void>((resolve) => {
       // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".

@@ -1,3 +1,4 @@
+import { safeOutput, safeJson } from '../../util/terminal.js';
 import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
@@ -138,7 +139,7 @@ export const pull = defineCommand<PullFlags, PullOptions>({
     const line = createStatusLine();
     const print = (text: string) => {
       line?.stop();
-      process.stdout.write(`${text}\n`);
+      process.stdout.write(safeOutput(`${text}\n`));
     };
     const interrupt = io.interruptOnSignals();
     try {
@@ -151,7 +152,7 @@ export const pull = defineCommand<PullFlags, PullOptions>({
         ...(line ? { onStatus: (s) => line.update(render.statusText(s)) } : {}),
       });
       line?.stop();
-      process.stdout.write(json ? `${JSON.stringify({ event: 'summary', ...result })}\n` : render.renderPull(result));
+      process.stdout.write(json ? `${safeJson(JSON.stringify({ event: 'summary', ...result }))}\n` : safeOutput(render.renderPull(result)));
       process.exitCode = result.ok ? 0 : 1;
     } finally {
       line?.stop();

@@ -1,3 +1,4 @@
+import { safeOutput } from '../../util/terminal.js';
 import { checkWritable, interruptOnSignals, printResult, writeAtomically } from '../../cli/io.js';
 import type { Progress } from '../../delivery/run.js';
 import type { OutputFlags } from '../../cli/flags/output.js';
@@ -30,14 +31,14 @@ export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
           onDelivery: (d: DeliveryRecord) => {
             if (flags.quiet && d.met) return;
             bar?.clear();
-            process.stdout.write(`${deliveryLine(d, lines.showCopy, lines.expect)}\n`);
+            process.stdout.write(safeOutput(`${deliveryLine(d, lines.showCopy, lines.expect)}\n`));
           },
         }),
     ...(flags.verbose
       ? {
           onWire: (w: WireExchange) => {
             bar?.clear();
-            process.stderr.write(wireText(w));
+            process.stderr.write(safeOutput(wireText(w)));
           },
         }
       : {}),
@@ -46,7 +47,7 @@ export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
       : {
           onRetryScheduled: (r: RetryScheduled) => {
             bar?.clear();
-            process.stderr.write(retryLine(r));
+            process.stderr.write(safeOutput(retryLine(r)));
           },
         }),
   };
