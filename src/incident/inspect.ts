@@ -2,6 +2,7 @@ import { UsageError } from '../util/errors.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { Overview, Selector } from '../inbox/index.js';
 import { rowSummary } from '../inbox/row-summary.js';
+import { maskCredentials } from '../util/http-headers.js';
 import type { RowSummary } from '../inbox/row-summary.js';
 
 export type { RowSummary } from '../inbox/row-summary.js';
@@ -43,7 +44,8 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
         view: 'delivery',
         inbox: location,
         now,
-        deliveries: rows.map((r) => ({ ...rowSummary(r), headers: r.headers, body: r.body })),
+        // A credential stored before hookdrill knew it as one (X-Api-Key) is not shown now.
+        deliveries: rows.map((r) => ({ ...rowSummary(r), headers: maskCredentials(r.headers), body: r.body })),
       };
     }
     const selector = parseSelector(o, now);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CREDENTIAL_HEADERS, HOP_BY_HOP_HEADERS } from '../util/http-headers.js';
+import { isStoredHeader } from '../util/http-headers.js';
 import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';
@@ -200,7 +200,7 @@ function keptHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     // Credentials and hop-by-hop headers are not the event's: never stored, never replayed.
-    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || CREDENTIAL_HEADERS.has(name)) continue;
+    if (value === undefined || !isStoredHeader(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;

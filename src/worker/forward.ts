@@ -1,10 +1,11 @@
 import { request } from 'undici';
 import { formatDuration } from '../util/duration.js';
-import { endToEnd } from '../util/http-headers.js';
+import { endToEnd, headerSafe, headerValueProblem } from '../util/http-headers.js';
 import { basicAuth } from '../util/options.js';
 import type { Provider } from '../providers/index.js';
 import { resignStored } from '../delivery/signer.js';
 import type { Handler } from './index.js';
+import { PermanentError } from './index.js';
 
 export interface ForwardOptions {
   /** One deadline for the whole exchange, connect to the last byte of the answer. */
@@ -29,9 +30,15 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
   return async (item) => {
     const body = item.body ?? Buffer.alloc(0);
     const received = endToEnd(item.headers);
+    // A stored header no request can carry fails every attempt the same way: said by name, at once.
+    for (const [name, value] of Object.entries(received)) {
+      const problem = typeof value === 'string' ? headerValueProblem(value) : `a ${typeof value}, not text`;
+      if (problem) throw new PermanentError(`stored header ${name} cannot be forwarded: its value holds ${problem}`);
+    }
     const headers = options.signer ? resignStored(options.signer.provider, received, body, options.signer.secrets, item) : received;
     headers['x-hookdrill-source'] = item.source;
-    headers['x-hookdrill-delivery-id'] = item.deliveryId;
+    // The id comes from the body, where anything goes: what a header cannot carry is percent-encoded.
+    headers['x-hookdrill-delivery-id'] = headerSafe(item.deliveryId);
     headers['x-hookdrill-attempt'] = String(item.attempt);
     const auth = basicAuth(target);
     if (auth) headers.authorization = auth;
