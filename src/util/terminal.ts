@@ -22,7 +22,6 @@ export function safeOutput(text: string): string {
   return text.replace(SGR_OR_CONTROL, (m) => (m.length > 1 ? m : safe(m)));
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const C1 = /[\u007f-\u009f\u2028\u2029]/g;
 
 /**
