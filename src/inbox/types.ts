@@ -106,6 +106,13 @@ export interface Selector {
   check?: boolean | string;
 }
 
+/**
+ * The largest body any door stores — listen's default limit, import's and reconcile --fix's:
+ * above the largest event any provider sends (GitHub caps payloads at 25 MB; Stripe's large
+ * invoices and sessions run past 1 MiB).
+ */
+export const STORED_BODY_MAX_BYTES = 32 * 1024 * 1024;
+
 /** The header `hookdrill check` marks every request with (its value: the run id), as stored. */
 export const CHECK_HEADER = 'x-hookdrill-check';
 
@@ -156,6 +163,8 @@ export interface Inbox {
   readonly location: string;
   /** Store a delivery; a second put of the same key changes nothing. Resolves after the commit. */
   put(delivery: NewDelivery): Promise<{ inserted: boolean }>;
+  /** Store many in one transaction (all or none); copies of a key among them: the first is stored. */
+  putMany(deliveries: readonly NewDelivery[]): Promise<{ inserted: boolean }[]>;
   /** Take the oldest due rows (pending and due, or working with an expired lease) in one statement. */
   claim(options: ClaimOptions): Promise<Claimed[]>;
   /**

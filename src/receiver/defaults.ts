@@ -1,10 +1,9 @@
+import { STORED_BODY_MAX_BYTES } from '../inbox/types.js';
+
 /** The reference receiver's defaults (no dependencies: `--help` reads them without loading the receiver). */
 export const RECEIVER_DEFAULTS = {
-  /**
-   * Bodies larger than this are refused with 413: above the largest event any provider sends
-   * (GitHub caps payloads at 25 MB; Stripe's large invoices and sessions run past 1 MiB).
-   */
-  maxBytes: 32 * 1024 * 1024,
+  /** Bodies larger than this are refused with 413 (the limit every door to the inbox keeps). */
+  maxBytes: STORED_BODY_MAX_BYTES,
   /** How old, or how far ahead, a signed timestamp may be: every provider's own 5 minutes. */
   toleranceSec: 300,
   /**

@@ -103,7 +103,7 @@ export class ThreadedSqliteInbox implements Inbox {
     return this.putMany([d]).then((r) => r[0] as { inserted: boolean });
   }
 
-  private putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
+  putMany(rows: readonly NewDelivery[]): Promise<{ inserted: boolean }[]> {
     const { batch, transfer } = pack(rows);
     return this.call('putMany', { batch }, transfer);
   }
