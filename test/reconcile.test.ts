@@ -269,3 +269,37 @@ test('reconcile: an API that never answers and a pagination loop each end in one
     if (fault === 'loop') assert.ok(api.requests() < 5, `the loop was seen at once (${api.requests()} requests)`);
   }
 });
+
+test('reconcile --fix: a payload over the 32 MiB listen stores, or nested too deep to write, is named and left out — the others go in (it was exit 70, or a 524 MB row)', async () => {
+  const t0 = Math.floor(Date.now() / 1000) - 600;
+  const list: StripeEvent[] = [
+    { id: 'evt_fine', type: 'invoice.paid', created: t0, delivered: false },
+    {
+      id: 'evt_huge',
+      type: 'invoice.paid',
+      created: t0 + 1,
+      delivered: false,
+      objectJson: JSON.stringify({ pad: 'x'.repeat(33 * 1024 * 1024) }),
+    },
+    { id: 'evt_deep', type: 'invoice.paid', created: t0 + 2, delivered: false, objectJson: `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
+  ];
+  const api = await startStripeApi({ key: KEY, events: list });
+  const inbox = await inboxWithout(new Set(events.map((e) => e.id)));
+  try {
+    const r = await hookdrill(
+      ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--fix', '--json'],
+      { STRIPE_API_KEY: KEY },
+    );
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { fixed: number; unfetched: { id: string; error: string }[] };
+    assert.equal(out.fixed, 1);
+    const why = Object.fromEntries(out.unfetched.map((u) => [u.id, u.error]));
+    assert.match(why.evt_huge ?? '', /its payload is [\d,]+ bytes, over the 32 MiB listen stores/);
+    assert.match(why.evt_deep ?? '', /Stripe event evt_deep: nested too deep to be written as JSON/);
+    const db = openSqliteInbox(inbox);
+    assert.equal((await db.stats()).counts.pending, 1);
+    await db.close();
+  } finally {
+    await api.close();
+  }
+});

@@ -1,3 +1,4 @@
+import { STORED_BODY_MAX_BYTES } from '../inbox/types.js';
 import { UsageError } from '../util/errors.js';
 import { stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
@@ -123,7 +124,13 @@ export async function run(o: ReconcileOptions): Promise<ReconcileResult> {
   if (wantPayloads) {
     for (const [i, e] of missing.entries()) {
       try {
-        fetched.set(e.id, await plan.record.fetch(e));
+        const f = await plan.record.fetch(e);
+        // The limit listen holds every delivery to: a body it would refuse is not stored or sent by another door.
+        if (f.body.length > STORED_BODY_MAX_BYTES)
+          throw new UsageError(
+            `its payload is ${f.body.length.toLocaleString('en-US')} bytes, over the ${STORED_BODY_MAX_BYTES / 1024 / 1024} MiB listen stores`,
+          );
+        fetched.set(e.id, f);
       } catch (err) {
         // One event the API will not give (gone past its retention since it was listed) does not
         // stop the others; an interruption does.

@@ -1,3 +1,4 @@
+import { jsonText } from '../util/json-text.js';
 import { createSign } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import { PageGuard, apiGet, apiUrl } from './client.js';
@@ -103,7 +104,7 @@ export async function githubDeliveryRequest(o: GithubApiOptions, id: number, gui
   const req = (body as { request?: { headers?: Record<string, string>; payload?: unknown } }).request;
   if (!req || req.payload === undefined || req.payload === null)
     throw new UsageError(`the GitHub API gave no payload for delivery ${guid}`);
-  return { body: Buffer.from(JSON.stringify(req.payload)), headers: keptHeaders(req.headers ?? {}) };
+  return { body: Buffer.from(jsonText(req.payload, `GitHub delivery ${guid}`)), headers: keptHeaders(req.headers ?? {}) };
 }
 
 /** The type hookdrill names a delivery by: `issues.opened`, or `push` for an event with no action. */

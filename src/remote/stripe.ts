@@ -1,3 +1,4 @@
+import { jsonText } from '../util/json-text.js';
 import { UsageError } from '../util/errors.js';
 import { PageGuard, apiGet, apiUrl } from './client.js';
 import type { RequestLimits } from './client.js';
@@ -90,7 +91,7 @@ export async function* stripeEventsDescending(o: StripeApiOptions, q: Omit<Strip
  * Stripe's deliveries are.
  */
 export function stripeWebhookBody(event: StripeEvent): Buffer {
-  return Buffer.from(JSON.stringify(event, null, 2));
+  return Buffer.from(jsonText(event, `Stripe event ${event.id}`, 2));
 }
 
 export interface StripeListOptions extends StripeApiOptions {

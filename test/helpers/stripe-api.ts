@@ -21,6 +21,8 @@ export interface StripeEvent {
   type: string;
   created: number;
   delivered: boolean;
+  /** data.object as raw JSON text (a payload too large or too deep to build as a value here). */
+  objectJson?: string;
 }
 
 export type StripeFault = 'unavailable' | 'drop' | 'hang' | 'endless' | 'loop';
@@ -99,13 +101,21 @@ export async function startStripeApi(o: {
       object: 'event',
       api_version: '2025-09-30.clover',
       created: e.created,
-      data: { object: { id: `in_${e.id.slice(4)}`, object: 'invoice', amount_paid: 2000 } },
+      data: {
+        object: e.objectJson !== undefined ? `\u0000raw:${e.id}` : { id: `in_${e.id.slice(4)}`, object: 'invoice', amount_paid: 2000 },
+      },
       livemode: false,
       pending_webhooks: 1,
       request: { id: null, idempotency_key: null },
       type: e.type,
     }));
-    send(200, { object: 'list', data, has_more: fault === 'loop' ? true : hasMore, url: '/v1/events' });
+    const raw = list.slice(0, limit).filter((e) => e.objectJson !== undefined);
+    if (raw.length === 0) return send(200, { object: 'list', data, has_more: fault === 'loop' ? true : hasMore, url: '/v1/events' });
+    // Raw payloads spliced into the text, as a server with them stored as text would send them.
+    let text = JSON.stringify({ object: 'list', data, has_more: hasMore, url: '/v1/events' });
+    for (const e of raw) text = text.replace(JSON.stringify(`\u0000raw:${e.id}`), () => e.objectJson as string);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(text);
   });
   server.on('connection', (s) => {
     sockets.add(s);
