@@ -211,3 +211,37 @@ test('settle is fenced per outcome inside one transaction: a row another claim t
     await inbox.close();
   }
 });
+
+test('an inbox that fails every outcome of twelve rows in hand is said once, not twelve times; said again only after it worked', async () => {
+  const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
+  for (let i = 0; i < 12; i++) await put(inbox, `evt_down_${i}`);
+  let down = true;
+  // The database goes away between claim and settle, as Postgres stopping does.
+  const failing = new Proxy(inbox, {
+    get(target, prop, receiver) {
+      if (prop === 'settle' && down)
+        return async () => Promise.reject(new Error('Postgres refused the connection (is it running, on that host and port?)'));
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const said: string[] = [];
+  const worker = new Worker({
+    inbox: failing,
+    handler: async () => undefined,
+    concurrency: 12,
+    leaseMs: 50,
+    onError: (e) => said.push((e as Error).message),
+  });
+  await worker.drain();
+  assert.equal(said.length, 1, said.join('\n'));
+  down = false;
+  await new Promise((r) => setTimeout(r, 60)); // the leases run out
+  await worker.drain();
+  assert.equal((await inbox.stats()).counts.done, 12);
+  down = true;
+  await put(inbox, 'evt_down_again');
+  await worker.drain();
+  assert.equal(said.length, 2, 'a new outage after the inbox worked is said again');
+  await inbox.close();
+});

@@ -56,7 +56,8 @@ export class Worker {
   private stopping = false;
   private wakeUp: (() => void) | undefined;
   private claimFailures = 0;
-  private lastClaimError: string | undefined;
+  /** The inbox error said last: the same cause is said once, whether a claim or a settle met it. */
+  private lastError: string | undefined;
   /**
    * Outcomes finished together are recorded in one transaction: with a claim of many rows, a
    * delivery costs a share of two disk syncs, not two of its own.
@@ -132,14 +133,11 @@ export class Worker {
       claimed = await this.o.inbox.claim({ limit: free, leaseMs: this.o.leaseMs });
     } catch (err) {
       this.claimFailures++;
-      // Said once per cause, not once per poll: a database that is down for a minute is one line.
-      const message = err instanceof Error ? err.message : String(err);
-      if (message !== this.lastClaimError) this.o.onError?.(err);
-      this.lastClaimError = message;
+      this.inboxFailed(err);
       return 0;
     }
     this.claimFailures = 0;
-    this.lastClaimError = undefined;
+    this.lastError = undefined;
     for (const row of claimed) {
       const p = this.process(row).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
@@ -176,11 +174,22 @@ export class Worker {
     }
     try {
       const kept = await this.settler.add(settlement);
+      this.lastError = undefined;
       this.o.onOutcome?.(kept ? outcome : { ...base, outcome: 'fenced', ms });
     } catch (err) {
       // The inbox failed to record the outcome: the lease runs out and the row is claimed again.
-      this.o.onError?.(err);
+      this.inboxFailed(err);
     }
+  }
+
+  /**
+   * Said once per cause, not once per poll or per row in hand: a database that is down for a
+   * minute, with twelve outcomes in flight, is one line — said again only after the inbox worked.
+   */
+  private inboxFailed(err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    if (message !== this.lastError) this.o.onError?.(err);
+    this.lastError = message;
   }
 }
 
