@@ -19,6 +19,8 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
   /** Items waiting at most (default 10,000); past it a call fails at once. */
   maxQueued?: number;
+  /** Told the size of each transaction once it has committed (listen's /metrics). */
+  onBatch?: (size: number) => void;
 }
 
 const RECENT = 1_000;
@@ -83,6 +85,7 @@ export class Batcher<I, O> {
     try {
       const results = await this.writeMany(batch.map((w) => w.item));
       this.batches.push(batch.length);
+      this.o.onBatch?.(batch.length);
       if (this.batches.length > RECENT) this.batches.splice(0, this.batches.length - RECENT);
       batch.forEach((w, i) => {
         if (i < results.length) w.resolve(results[i] as O);

@@ -18,6 +18,10 @@ export interface ReceiverOptions {
   storeDeadlineMs?: number;
   /** Called after each request is answered: for logs, and for waking a worker. */
   onRequest?: (event: ReceiverEvent) => void;
+  /** More for /healthz's answer, beside its verdict (listen: what it answered since it started). */
+  healthDetail?: () => Record<string, unknown>;
+  /** Serve `GET /metrics` with this (listen: Prometheus's text format). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 export interface ReceiverEvent {
@@ -27,7 +31,11 @@ export interface ReceiverEvent {
   deliveryId?: string;
   eventType?: string;
   reason?: string;
+  /** With rejected: the signature failure's code (missing_header, stale_timestamp, no_match, …). */
+  code?: string;
   bytes?: number;
+  /** From the request's arrival to its answer. */
+  ms?: number;
 }
 
 /** Kept for the library API: the receiver's body limit by default (see receiver/defaults.ts). */
@@ -46,15 +54,30 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
+  const arrived = new WeakMap<ServerResponse, number>();
   const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
-    options.onRequest?.(event);
+    const t0 = arrived.get(res);
+    options.onRequest?.(t0 === undefined ? event : { ...event, ms: performance.now() - t0 });
   };
 
   return (req, res) => {
+    arrived.set(res, performance.now());
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/metrics' && options.metrics && (req.method === 'GET' || req.method === 'HEAD')) {
+      void options.metrics().then(
+        (m) => {
+          res.writeHead(200, { 'content-type': m.contentType, 'content-length': Buffer.byteLength(m.body) });
+          res.end(m.body);
+        },
+        () => {
+          res.writeHead(500).end();
+        },
+      );
+      return;
+    }
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
@@ -68,6 +91,7 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
               ok: h.ok,
               ...(h.ok ? {} : { problem: publicProblem(h.problem ?? 'the inbox cannot store deliveries', inbox.location) }),
               ...(h.warnings?.length ? { warnings: h.warnings.map((w) => publicProblem(w, inbox.location)) } : {}),
+              ...options.healthDetail?.(),
             },
           ),
         (err: unknown) => {
@@ -116,7 +140,11 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       provider.verify(rawBody, req.headers, options.secrets, verifyOptions);
     } catch (err) {
       if (!(err instanceof SignatureError)) throw err;
-      return answer(res, { status: 401, result: 'rejected', reason: err.message, bytes }, { error: err.code, message: err.message });
+      return answer(
+        res,
+        { status: 401, result: 'rejected', reason: err.message, code: err.code, bytes },
+        { error: err.code, message: err.message },
+      );
     }
 
     // A provider checking the endpoint (Slack's url_verification) gets its answer; nothing is stored.

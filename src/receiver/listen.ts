@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../util/errors.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { displayTarget, openInbox, resolveTarget } from '../inbox/open.js';
+import { createListenMetrics } from './metrics.js';
+import type { ListenMetrics } from './metrics.js';
 import type { Inbox, InboxStats } from '../inbox/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { createReceiverServer, listen } from './server.js';
@@ -156,14 +158,20 @@ export async function start(o: ListenOptions): Promise<Listening> {
   // Group commit: deliveries that arrive together share one transaction and one disk sync; each
   // is still answered only after the transaction holding it has committed. On SQLite, writes go
   // to a writer thread, so the event loop never waits on the disk.
+  // Bound once the inbox is open (its gauges read it); the commit batches report to it from the start.
+  let metrics: ListenMetrics | undefined;
   const inbox: Inbox = await openInbox(inboxTarget, {
     receiver: {
       // /healthz says "stuck" well before the deadline turns deliveries away.
       stuckAfterMs: storeDeadlineMs / 2,
       ...(o.onWarning ? { onWarning: o.onWarning } : {}),
-      ...(commitBatch > 1 ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs } } : {}),
+      ...(commitBatch > 1
+        ? { groupCommit: { maxBatch: commitBatch, maxWaitMs: commitWaitMs, onBatch: (n: number) => metrics?.batch(n) } }
+        : {}),
     },
   });
+  metrics = createListenMetrics(inbox);
+  const startedAt = new Date().toISOString();
   const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
   const worker = o.noWorker
     ? undefined
@@ -178,6 +186,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
           ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) })
           : async () => undefined,
         onOutcome: (outcome) => {
+          metrics?.outcome(outcome);
           if (outcome.outcome === 'done') counts.done++;
           else if (outcome.outcome === 'retry') counts.retried++;
           else if (outcome.outcome === 'dead') counts.dead++;
@@ -195,7 +204,19 @@ export async function start(o: ListenOptions): Promise<Listening> {
     maxBytes,
     toleranceSec,
     storeDeadlineMs,
+    metrics: () => (metrics as ListenMetrics).scrape(),
+    // The counts behind /healthz's verdict: what this listen answered since it started.
+    healthDetail: () => ({
+      answered: {
+        since: startedAt,
+        stored: counts.stored,
+        duplicates: counts.duplicates,
+        rejected: counts.rejected,
+        failed: counts.failed,
+      },
+    }),
     onRequest: (event) => {
+      metrics?.request(event);
       if (event.result !== 'health') counts.requests++;
       if (event.result === 'stored') {
         counts.stored++;

@@ -1,0 +1,95 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Inbox } from '../inbox/index.js';
+import { STATUSES } from '../inbox/index.js';
+import type { WorkOutcome } from '../worker/index.js';
+import type { ReceiverEvent } from './index.js';
+
+/**
+ * listen's `GET /metrics`, in Prometheus's text format (prom-client, on a registry of its own so a
+ * library user's default registry is left alone). Counters are counted as things happen; the
+ * inbox's rows, the age of its oldest pending row — the number to alert on — and its health are
+ * read from the store at each scrape, never cached (a scrape is one stats query, not a scan).
+ */
+export interface ListenMetrics {
+  request(e: ReceiverEvent): void;
+  outcome(o: WorkOutcome): void;
+  batch(size: number): void;
+  /** The text a scrape gets, and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+export function createListenMetrics(inbox: Inbox, now: () => number = Date.now): ListenMetrics {
+  const registry = new Registry();
+  const deliveries = new Counter({
+    name: 'hookdrill_deliveries_total',
+    help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code).',
+    labelNames: ['result', 'reason'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'hookdrill_request_duration_seconds',
+    help: 'From the request arriving to its answer, by result: a 2xx only after the commit, so this includes the store.',
+    labelNames: ['result'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const batches = new Histogram({
+    name: 'hookdrill_commit_batch_size',
+    help: 'Deliveries committed together in one transaction (group commit).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'hookdrill_worker_outcomes_total',
+    help: "The worker's attempts by outcome: done, retry, dead, fenced (its lease ran out and another took the row).",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'hookdrill_inbox_rows',
+    help: 'Rows in the inbox by status.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const stats = await inbox.stats().catch(() => undefined);
+      if (!stats) return;
+      for (const s of STATUSES) this.set({ status: s }, stats.counts[s]);
+    },
+  });
+  new Gauge({
+    name: 'hookdrill_inbox_oldest_pending_age_seconds',
+    help: 'How long the oldest pending row has waited (0 when none): alert on this, not on the count.',
+    registers: [registry],
+    async collect() {
+      const stats = await inbox.stats().catch(() => undefined);
+      if (!stats) return;
+      this.set(stats.oldestPendingAt === undefined ? 0 : Math.max(0, (now() - stats.oldestPendingAt) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'hookdrill_store_healthy',
+    help: 'Whether the inbox keeps what it is given now (1), or deliveries are answered 503 (0): what /healthz says.',
+    registers: [registry],
+    async collect() {
+      const h = await (inbox.health?.() ?? Promise.resolve({ ok: true })).catch(() => ({ ok: false }));
+      this.set(h.ok ? 1 : 0);
+    },
+  });
+  return {
+    request(e) {
+      if (e.result === 'health') return;
+      // reason only where there is one: an empty label is no label to Prometheus, and clutters every query.
+      deliveries.inc(e.result === 'rejected' ? { result: e.result, reason: e.code ?? 'unknown' } : { result: e.result });
+      if (e.ms !== undefined) latency.observe({ result: e.result }, e.ms / 1000);
+    },
+    outcome(o) {
+      outcomes.inc({ outcome: o.outcome });
+    },
+    batch(size) {
+      batches.observe(size);
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
