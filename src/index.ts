@@ -33,6 +33,8 @@ export { run as reconcile } from './reconcile/run.js';
 export type { ReconcileOptions, ReconcileResult, MissingEvent } from './reconcile/run.js';
 export { run as pull } from './pull/run.js';
 export type { PullOptions, PullResult, PulledRecord, PullStart, PullStatus } from './pull/run.js';
+export { startUi } from './ui/server.js';
+export type { UiOptions, UiHandle } from './ui/server.js';
 export { startReceiver } from './harness/receiver-process.js';
 export type { StartReceiverOptions, ReceiverHandle } from './harness/receiver-process.js';
 export { assertCheckPassed, assertChaosPassed, assertSendPassed, HookdrillAssertionError } from './library/assertions.js';

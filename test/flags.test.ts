@@ -135,6 +135,8 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   ],
   [['profiles'], {}, {}],
   [['completion', 'zsh'], {}, { shell: 'zsh' }],
+  [['ui', '--inbox', 'x.db', '--port', '0'], {}, { inbox: 'x.db', port: 0 }],
+  [['ui', '--host', '::1'], {}, { inbox: 'hookdrill-inbox.db', port: 4040, host: '::1' }],
   [
     ['import', 'a.har', 'b.jsonl', '--inbox', 'x.db', '--provider', 'github'],
     {},

@@ -31,6 +31,8 @@ const RANKS: Record<string, number> = {
   scenario: 7,
   project: 7,
   render: 8,
+  // The browser inspector: a page served over the incident engines.
+  ui: 8,
   // The front doors: the CLI and the library.
   cli: 9,
   'cli.ts': 9,

@@ -25,7 +25,7 @@ import { tempDir } from './helpers/tmp.js';
 const SECRET = `whsec_${Buffer.from('library-exports-secret-00').toString('base64')}`;
 
 test('every engine the CLI runs on is exported, each returning its --json Result', () => {
-  for (const f of [inspect, requeue, replay, scenario, reconcile, pull, send]) assert.equal(typeof f, 'function');
+  for (const f of [inspect, requeue, replay, scenario, reconcile, pull, send, startUi]) assert.equal(typeof f, 'function');
 });
 
 test('a bare number is milliseconds in every duration option: send({ timeout: 500 }) is half a second, not 500 s', async () => {

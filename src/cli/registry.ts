@@ -14,6 +14,7 @@ import { replay } from '../commands/replay/flags.js';
 import { requeue } from '../commands/requeue/flags.js';
 import { send } from '../commands/send/flags.js';
 import { completion } from '../commands/completion/flags.js';
+import { ui } from '../commands/ui/flags.js';
 import type { CommandSpec } from './spec.js';
 
 /** Every command, in the order `--help` lists them. Adding one: its flags module, and a line here. */
@@ -27,6 +28,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   inspect,
   requeue,
   replay,
+  ui,
   check,
   profiles,
   demo,

@@ -1,0 +1,49 @@
+import { defineCommand } from '../../cli/spec.js';
+import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
+import { parseIntFlag } from '../../util/options.js';
+import type { UiOptions } from '../../ui/server.js';
+
+export interface UiFlags {
+  inbox?: string;
+  schema?: string;
+  port?: string;
+  host?: string;
+}
+
+export const ui = defineCommand<UiFlags, UiOptions>({
+  name: 'ui',
+  declare: (cmd) =>
+    cmd
+      .description(
+        'see the inbox in a browser: counts, the oldest pending, dead rows by error, a live list, one delivery; requeue from the page',
+      )
+      .option('--inbox <file|url>', `the inbox; or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`)
+      .option('--schema <name>', SCHEMA_HELP)
+      .option('--port <n>', 'the port to serve the page on (default: 4040; 0: any free port)')
+      .option('--host <address>', 'the address to bind (default: 127.0.0.1; the page needs its token wherever it is served)'),
+  options: ({ flags }) => ({
+    ...inboxOrDefault(flags),
+    port: parseIntFlag(flags.port, '--port', 0, 65_535, 4040),
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+  }),
+  async execute(options) {
+    const [{ startUi }, { run: inspect }, { SIGNAL_EXIT }] = await Promise.all([
+      import('../../ui/server.js'),
+      import('../../incident/inspect.js'),
+      import('../../cli/io.js'),
+    ]);
+    // The inbox is opened once first, so a wrong target is one line and exit 2, not a page of errors.
+    await inspect({ inbox: options.inbox });
+    const handle = await startUi(options);
+    process.stdout.write(`hookdrill ui: open ${handle.pageUrl}\n(the token in it is required on every request; Ctrl-C to stop)\n`);
+    await new Promise<void>((resolve) => {
+      const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
+      const stop = () => {
+        for (const n of names) process.off(n, stop);
+        resolve();
+      };
+      for (const n of names) process.on(n, stop);
+    });
+    await handle.close();
+  },
+});

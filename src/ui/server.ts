@@ -1,0 +1,214 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { run as inspect } from '../incident/inspect.js';
+import { run as requeue } from '../incident/requeue.js';
+import { UsageError } from '../util/errors.js';
+import { InboxUnavailableError } from '../inbox/index.js';
+import { safeJson } from '../util/terminal.js';
+
+/**
+ * `hookdrill ui`: the inbox in a browser, served by hookdrill itself from files in the package (no
+ * CDN, no network). A page on localhost can be reached by any site the developer visits, so:
+ * - bound to 127.0.0.1 by default;
+ * - a random token, printed at start in the page's URL, is required on every request (the page
+ *   sends it as a header; the API takes nothing else);
+ * - the Host header must name this server (a rebound DNS name is refused);
+ * - a state-changing request (requeue) needs the token and, when the browser says where it comes
+ *   from, this origin;
+ * - a strict Content-Security-Policy, and the page builds every value as text, never as markup
+ *   (bodies and headers are the sender's);
+ * - no secret is ever sent: the inbox holds none, and the page shows only what inspect shows.
+ */
+export interface UiOptions {
+  inbox: string;
+  port?: number;
+  host?: string;
+  /** Chosen token (tests); by default 24 random bytes. */
+  token?: string;
+}
+
+export interface UiHandle {
+  url: string;
+  /** The page's address with its token: what to open. */
+  pageUrl: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+const ASSETS = new URL('../../../ui/', import.meta.url);
+const TYPES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export async function startUi(o: UiOptions): Promise<UiHandle> {
+  const host = o.host ?? '127.0.0.1';
+  const token = o.token ?? randomBytes(24).toString('base64url');
+  const assets = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(fileURLToPath(new URL(name, ASSETS)))]));
+  let port = 0;
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const usage = err instanceof UsageError || err instanceof InboxUnavailableError;
+      send(res, usage ? 400 : 500, { error: err instanceof Error ? err.message : String(err) });
+    });
+  });
+
+  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host}:${port}`]);
+  const tokenOk = (given: string | undefined) => {
+    const a = Buffer.from(given ?? '');
+    const b = Buffer.from(token);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // DNS rebinding: a foreign name that resolves here still says its own name in Host.
+    if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { error: 'this Host is not the inspector' });
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/index.html')) {
+      // The page itself carries no data: it is fetched with the token in its URL, and asks the API with it.
+      if (!tokenOk(url.searchParams.get('token') ?? undefined))
+        return send(res, 403, { error: 'open the URL hookdrill ui printed (it holds the token)' });
+      return asset(res, 'index.html');
+    }
+    if (req.method === 'GET' && (url.pathname === '/app.js' || url.pathname === '/app.css')) return asset(res, url.pathname.slice(1));
+    if (!url.pathname.startsWith('/api/')) return send(res, 404, { error: 'not found' });
+    if (!tokenOk(header(req, 'x-hookdrill-token'))) return send(res, 403, { error: 'a token is required' });
+
+    if (req.method === 'GET' && url.pathname === '/api/overview') return send(res, 200, await inspect({ inbox: o.inbox }));
+    if (req.method === 'GET' && url.pathname === '/api/rows') {
+      const q = url.searchParams;
+      const pick = (k: string) => q.get(k) || undefined;
+      const status = q.getAll('status').filter(Boolean);
+      return send(
+        res,
+        200,
+        await inspect({
+          inbox: o.inbox,
+          limit: pick('limit') ?? 200,
+          ...(status.length ? { status } : {}),
+          ...(pick('type') ? { type: pick('type') } : {}),
+          ...(pick('source') ? { source: pick('source') } : {}),
+          ...(pick('error') ? { error: pick('error') } : {}),
+          ...(pick('since') ? { since: pick('since') } : {}),
+        }),
+      );
+    }
+    if (req.method === 'GET' && url.pathname === '/api/delivery') {
+      const id = url.searchParams.get('id');
+      if (!id) return send(res, 400, { error: 'id is required' });
+      const source = url.searchParams.get('source') || undefined;
+      const r = await inspect({ inbox: o.inbox, id, ...(source ? { source } : {}) });
+      if (r.view !== 'delivery') return send(res, 404, { error: 'no such delivery' });
+      return send(res, 200, {
+        ...r,
+        deliveries: r.deliveries.map((d) => ({
+          ...d,
+          body: d.body === null ? null : { base64: d.body.toString('base64'), text: d.body.toString('utf8'), bytes: d.body.length },
+        })),
+      });
+    }
+    if (req.method === 'POST' && url.pathname === '/api/requeue') {
+      // A cross-site form or fetch cannot set the token header; a browser that says where a request
+      // comes from must say here.
+      const origin = header(req, 'origin');
+      if (origin !== undefined && origin !== `http://${req.headers.host}`)
+        return send(res, 403, { error: 'a request from another origin' });
+      if (header(req, 'sec-fetch-site') && !['same-origin', 'none'].includes(header(req, 'sec-fetch-site') as string))
+        return send(res, 403, { error: 'a request from another site' });
+      const body = await readJson(req);
+      const ids = Array.isArray(body.ids) ? body.ids.filter((x): x is string => typeof x === 'string') : [];
+      const status = typeof body.status === 'string' ? [body.status] : undefined;
+      const error = typeof body.error === 'string' && body.error ? body.error : undefined;
+      if (ids.length === 0 && !status) return send(res, 400, { error: 'say which rows: ids, or a status' });
+      return send(
+        res,
+        200,
+        await requeue({
+          inbox: o.inbox,
+          ...(ids.length ? { ids } : {}),
+          ...(status ? { status } : {}),
+          ...(error ? { error } : {}),
+          dryRun: body.dryRun === true,
+        }),
+      );
+    }
+    return send(res, 404, { error: 'not found' });
+  }
+
+  function asset(res: ServerResponse, name: string): void {
+    const bytes = assets.get(name);
+    if (!bytes) {
+      send(res, 404, { error: 'not found' });
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[name] as string,
+      'content-length': bytes.length,
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    });
+    res.end(bytes);
+  }
+
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new UsageError(`port ${o.port} on ${host} is already in use`) : err),
+    );
+    server.listen(o.port ?? 4040, host, () => resolve(server.address() as AddressInfo));
+  });
+  port = address.port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shown}:${port}/`;
+  return {
+    url,
+    pageUrl: `${url}?token=${token}`,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function send(res: ServerResponse, status: number, value: unknown): void {
+  const text = safeJson(JSON.stringify(value));
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 64 * 1024) throw new UsageError('request body too large');
+    chunks.push(c as Buffer);
+  }
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    throw new UsageError('the request body is not JSON');
+  }
+}

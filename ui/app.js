@@ -1,0 +1,162 @@
+// hookdrill ui: the page. Every value from the inbox is the sender's, so it is only ever set as
+// text (textContent), never as markup; the token comes from the page's URL and goes with every
+// API call as a header, which no other site can set.
+const token = new URLSearchParams(location.search).get('token') ?? '';
+const $ = (id) => document.getElementById(id);
+
+async function api(path, init = {}) {
+  const res = await fetch(path, {
+    ...init,
+    headers: { 'x-hookdrill-token': token, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  return body;
+}
+
+/** An element with text content (never HTML) and optional class. */
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function ago(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  return `${(s / 3600).toFixed(1)}h ago`;
+}
+
+async function overview() {
+  const r = await api('/api/overview');
+  const o = r.overview;
+  $('inbox').textContent = r.inbox;
+  const counts = $('counts');
+  counts.replaceChildren(...['pending', 'working', 'done', 'dead'].map((s) => el('span', `${s} ${o.stats.counts[s]}`, s)));
+  counts.dataset.total = String(o.stats.total);
+  $('oldest').textContent = o.stats.oldestPendingAt ? `oldest pending: ${ago(o.stats.oldestPendingAt)}` : 'oldest pending: none';
+  const peak = Math.max(1, ...o.perMinute);
+  $('chart').replaceChildren(
+    ...o.perMinute.map((n, i) => {
+      const bar = el('div');
+      bar.style.height = `${Math.round((n / peak) * 100)}%`;
+      bar.title = `${60 - i} min ago: ${n}`;
+      return bar;
+    }),
+  );
+  $('dead').tBodies[0].replaceChildren(
+    ...o.deadByError.map((g) => {
+      const tr = el('tr');
+      const act = el('td');
+      const b = el('button', 'requeue…');
+      b.type = 'button';
+      b.addEventListener('click', () => previewRequeue({ status: 'dead', error: g.error }, act));
+      act.append(b);
+      tr.append(el('td', g.count), el('td', g.error), el('td', g.exampleId), act);
+      return tr;
+    }),
+  );
+  $('requeues').replaceChildren(
+    ...(o.requeues ?? [])
+      .slice(0, 10)
+      .map((q) =>
+        el('li', `${new Date(q.at).toISOString()}: ${q.moved} row${q.moved === 1 ? '' : 's'}${q.resetAttempts ? ', attempts reset' : ''}`),
+      ),
+  );
+}
+
+/** A requeue is previewed (its dry-run count) before it is done, as the CLI's --dry-run. */
+async function previewRequeue(selector, where) {
+  const dry = await api('/api/requeue', { method: 'POST', body: JSON.stringify({ ...selector, dryRun: true }) });
+  const confirm = el('button', `requeue ${dry.matched} row${dry.matched === 1 ? '' : 's'}`);
+  confirm.type = 'button';
+  confirm.className = 'confirm';
+  confirm.addEventListener('click', async () => {
+    const done = await api('/api/requeue', { method: 'POST', body: JSON.stringify(selector) });
+    where.replaceChildren(el('span', `requeued ${done.moved}`));
+    refresh();
+  });
+  where.replaceChildren(confirm);
+}
+
+function filters() {
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData($('filters'))) if (v) q.append(k, String(v));
+  return q;
+}
+
+async function rows() {
+  const q = filters();
+  if (![...q.keys()].length) q.set('limit', '200');
+  const r = await api(`/api/rows?${q}`);
+  const list = r.view === 'rows' ? r.rows : [];
+  $('rows').tBodies[0].replaceChildren(
+    ...list.map((x) => {
+      const tr = el('tr');
+      tr.dataset.id = x.deliveryId;
+      tr.append(
+        el('td', x.deliveryId),
+        el('td', x.eventType ?? ''),
+        el('td', x.status, x.status),
+        el('td', x.attempts),
+        el('td', ago(x.receivedAt)),
+        el('td', x.lastError ?? ''),
+      );
+      tr.addEventListener('click', () => show(x.deliveryId, x.source));
+      return tr;
+    }),
+  );
+  $('total').textContent = r.view === 'rows' ? `${list.length} of ${r.total} rows` : '';
+}
+
+async function show(id, source) {
+  const r = await api(`/api/delivery?${new URLSearchParams({ id, source })}`);
+  const d = r.deliveries[0];
+  $('delivery').hidden = false;
+  $('d-title').textContent = `${d.source} ${d.deliveryId}`;
+  const fields = [
+    ['type', d.eventType],
+    ['status', d.status],
+    ['attempts', d.attempts],
+    ['received', new Date(d.receivedAt).toISOString()],
+    ['last error', d.lastError],
+  ];
+  $('d-fields').replaceChildren(...fields.flatMap(([k, v]) => [el('dt', k), el('dd', v ?? '—')]));
+  $('d-headers').tBodies[0].replaceChildren(
+    ...Object.entries(d.headers).map(([k, v]) => {
+      const tr = el('tr');
+      tr.append(el('td', k), el('td', v));
+      return tr;
+    }),
+  );
+  let pretty = d.body?.text ?? '(pruned)';
+  try {
+    pretty = JSON.stringify(JSON.parse(d.body.text), null, 2);
+  } catch {}
+  let raw = false;
+  const render = () => ($('d-body').textContent = raw ? (d.body?.base64 ?? '') : pretty);
+  render();
+  $('d-raw').onclick = () => {
+    raw = !raw;
+    $('d-raw').textContent = raw ? 'pretty' : 'raw bytes';
+    render();
+  };
+  $('d-preview').replaceChildren();
+  $('d-requeue').onclick = () => previewRequeue({ ids: [d.deliveryId] }, $('d-preview'));
+}
+
+async function refresh() {
+  try {
+    await Promise.all([overview(), rows()]);
+    $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  } catch (err) {
+    $('updated').textContent = `error: ${err.message}`;
+  }
+}
+
+$('filters').addEventListener('input', () => rows());
+refresh();
+// Live: new deliveries appear without reloading.
+setInterval(refresh, 2000);
