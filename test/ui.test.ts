@@ -1,0 +1,133 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startUi } from '../src/ui/server.js';
+import { postSignedStripe, startListen, stopAll } from './helpers/listen.js';
+import { freshSchema, postgresMissing } from './helpers/postgres.js';
+import { freshQueue, redisMissing } from './helpers/redis.js';
+import { reply, startServer } from './helpers/server.js';
+import { tempDir } from './helpers/tmp.js';
+
+/** `hookdrill ui` in a real browser (Debian's chromium, driven by playwright-core), against a real listen on each backend (issue 27). */
+
+const SECRET = `whsec_${Buffer.from('ui-browser-test-secret-00').toString('base64')}`;
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function chromiumMissing(): string | undefined {
+  if (existsSync(CHROMIUM)) return undefined;
+  const why = 'no chromium (apt install chromium)';
+  if (process.env.HOOKDRILL_REQUIRE_TOOLS === '1') throw new Error(`${why} (HOOKDRILL_REQUIRE_TOOLS=1: required, not skipped)`);
+  return why;
+}
+
+/** A Stripe event whose strings are hostile: markup, and terminal escapes. */
+async function postHostile(url: string, id: string): Promise<number> {
+  const { providers } = await import('../src/providers/index.js');
+  const body = Buffer.from(
+    JSON.stringify({
+      id,
+      object: 'event',
+      type: 'invoice.paid',
+      data: { object: { note: '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\u001b]0;owned\u0007' } },
+    }),
+  );
+  const headers = providers.stripe.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' });
+  return (await fetch(url, { method: 'POST', body, headers })).status;
+}
+
+const backends: { name: string; missing: () => Promise<string | undefined>; target: () => { url: string; drop: () => Promise<void> } }[] = [
+  { name: 'SQLite', missing: async () => undefined, target: () => ({ url: join(tempDir(), 'inbox.db'), drop: async () => undefined }) },
+  { name: 'Postgres', missing: postgresMissing, target: freshSchema },
+  { name: 'BullMQ', missing: redisMissing, target: freshQueue },
+];
+
+for (const b of backends) {
+  test(`ui (${b.name}): deliveries appear live, a dead row is requeued from the page and processed, a hostile body is shown as text; no token, a foreign Host or Origin is refused`, async (t) => {
+    const why = chromiumMissing() ?? (await b.missing());
+    if (why) return t.skip(why);
+    const target = b.target();
+    let failing = true;
+    const app = await startServer((req, res) => reply(res, failing && req.rawBody.includes('evt_dead') ? 500 : 200, 'ok'));
+    const { p: listen, url } = await startListen(target.url, SECRET, '--forward-to', app.url, '--max-attempts', '1');
+    const ui = await startUi({ inbox: target.url, port: 0 });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(ui.pageUrl);
+      await page.waitForSelector('#counts span');
+
+      // Live: sent after the page loaded, shown without a reload.
+      assert.equal(await postHostile(url, 'evt_live_<b>1</b>'), 200);
+      assert.equal((await postSignedStripe(url, 'evt_dead_1', SECRET)).status, 200);
+      await page.waitForSelector('#rows tr[data-id="evt_live_<b>1</b>"]', { timeout: 10_000 });
+      // (Waits by locator, not by strings evaluated in the page: the page's CSP refuses eval, as it should.)
+      await page.locator('#dead tbody tr', { hasText: 'forward target answered 500' }).waitFor({ timeout: 15_000 });
+
+      // Requeue from the page: previewed (the dry run's count), then done; the worker processes it.
+      failing = false;
+      await page.click('#dead tbody button');
+      const confirm = page.locator('#dead tbody button.confirm');
+      assert.equal(await confirm.textContent(), 'requeue 1 row');
+      await confirm.click();
+      await page.locator('#counts .dead', { hasText: /^dead 0$/ }).waitFor({ timeout: 15_000 });
+      await page.locator('#counts .done', { hasText: /^done 2$/ }).waitFor({ timeout: 15_000 });
+      const shots = process.env.HOOKDRILL_UPDATE_SCREENSHOTS === '1' && b.name === 'SQLite' ? join(ROOT, 'docs', 'images') : tempDir();
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, 'ui-overview.png') });
+
+      // One delivery: the markup in its body is text, nothing of it ran.
+      await page.click('#rows tr[data-id="evt_live_<b>1</b>"]');
+      await page.waitForSelector('#delivery:not([hidden])');
+      assert.match((await page.textContent('#d-body')) ?? '', /<script>window\.__pwned = 1<\/script><img src=x onerror=/);
+      assert.equal(await page.textContent('#d-title'), 'stripe evt_live_<b>1</b>');
+      assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
+      assert.equal(await page.locator('#d-title b').count(), 0, 'an id holding markup makes no element');
+      await page.screenshot({ path: join(shots, 'ui-delivery.png'), fullPage: true });
+      assert.ok(statSync(join(shots, 'ui-delivery.png')).size > 10_000);
+      assert.deepEqual(errors, []);
+
+      // What another site cannot do.
+      const api = new URL('/api/overview', ui.url);
+      assert.equal((await fetch(api)).status, 403, 'no token');
+      assert.equal((await fetch(new URL('/', ui.url))).status, 403, 'the page without its token');
+      const { request } = await import('node:http');
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const r = request(
+          {
+            host: '127.0.0.1',
+            port: new URL(ui.url).port,
+            path: '/api/overview',
+            headers: { host: 'evil.example', 'x-hookdrill-token': ui.token },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        r.on('error', reject);
+        r.end();
+      });
+      assert.equal(rebound, 403, 'a foreign Host (DNS rebinding)');
+      const cross = await fetch(new URL('/api/requeue', ui.url), {
+        method: 'POST',
+        headers: { 'x-hookdrill-token': ui.token, origin: 'http://evil.example', 'content-type': 'application/json' },
+        body: JSON.stringify({ status: 'dead' }),
+      });
+      assert.equal(cross.status, 403, 'a state change from another origin');
+      const csp = (await fetch(ui.pageUrl)).headers.get('content-security-policy') ?? '';
+      assert.match(csp, /default-src 'none'; script-src 'self'/);
+    } finally {
+      await browser.close();
+      await ui.close();
+      await stopAll(listen);
+      await app.close();
+      await target.drop();
+    }
+  });
+}
