@@ -15,6 +15,7 @@ import {
   scenario,
   send,
   startReceiver,
+  startUi,
 } from '../src/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
