@@ -131,3 +131,25 @@ for (const b of backends) {
     }
   });
 }
+
+test('listen --ui: the inspector beside the receiver, with the requests it refused lately and why (no inbox row holds them)', async (t) => {
+  const why = chromiumMissing();
+  if (why) return t.skip(why);
+  const { p: listen, url } = await startListen(join(tempDir(), 'inbox.db'), SECRET, '--ui', '0', '--no-worker');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const { until } = await import('./helpers/until.js');
+    await until(() => /the inbox in a browser: http:\/\/\S+token=\S+/.test(listen.stderr()), 'the page URL on stderr', 10_000);
+    const pageUrl = /the inbox in a browser: (http:\/\/\S+)/.exec(listen.stderr())?.[1] as string;
+    assert.equal((await postSignedStripe(url, 'evt_wrong_secret', 'whsec_b3RoZXItc2VjcmV0LW90aGVyLXNlY3JldA==')).status, 401);
+    assert.equal((await postSignedStripe(url, 'evt_fine', SECRET)).status, 200);
+    const page = await browser.newPage();
+    await page.goto(pageUrl);
+    await page.locator('#refused tbody tr', { hasText: 'no_match' }).waitFor({ timeout: 10_000 });
+    assert.match((await page.textContent('#refused tbody')) ?? '', /401.*no_match: no Stripe-Signature v1 signature matches the body/);
+    await page.locator('#rows tr[data-id="evt_fine"]').waitFor({ timeout: 10_000 });
+  } finally {
+    await browser.close();
+    await stopAll(listen);
+  }
+});

@@ -147,9 +147,30 @@ async function show(id, source) {
   $('d-requeue').onclick = () => previewRequeue({ ids: [d.deliveryId] }, $('d-preview'));
 }
 
+/** Under listen --ui: the requests refused lately (a bad signature, a stale timestamp, too large) and why. */
+let hasRefused = true;
+async function refused() {
+  if (!hasRefused) return;
+  let r;
+  try {
+    r = await api('/api/refused');
+  } catch {
+    hasRefused = false; // not under listen: no such list
+    return;
+  }
+  $('refused-box').hidden = false;
+  $('refused').tBodies[0].replaceChildren(
+    ...r.refused.slice(0, 20).map((x) => {
+      const tr = el('tr');
+      tr.append(el('td', ago(x.at)), el('td', x.status), el('td', x.code ? `${x.code}: ${x.reason}` : x.reason));
+      return tr;
+    }),
+  );
+}
+
 async function refresh() {
   try {
-    await Promise.all([overview(), rows()]);
+    await Promise.all([overview(), rows(), refused()]);
     $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (err) {
     $('updated').textContent = `error: ${err.message}`;
@@ -157,6 +178,10 @@ async function refresh() {
 }
 
 $('filters').addEventListener('input', () => rows());
-refresh();
-// Live: new deliveries appear without reloading.
-setInterval(refresh, 2000);
+// Live: new deliveries appear without reloading — 2 s after the last refresh ended, so a slow
+// store (an overview of a large BullMQ queue takes seconds) is never asked twice at once.
+async function live() {
+  await refresh();
+  setTimeout(live, 2000);
+}
+live();

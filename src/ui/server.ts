@@ -29,6 +29,18 @@ export interface UiOptions {
   host?: string;
   /** Chosen token (tests); by default 24 random bytes. */
   token?: string;
+  /** Under listen --ui: the requests it refused lately, newest first (no inbox row holds them). */
+  refused?: () => readonly RefusedRequest[];
+}
+
+/** A request listen refused: when, its answer, and why in words (and the signature failure's code). */
+export interface RefusedRequest {
+  at: number;
+  status: number;
+  result: 'rejected' | 'too_large';
+  reason: string;
+  code?: string;
+  bytes?: number;
 }
 
 export interface UiHandle {
@@ -81,6 +93,10 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
     if (!url.pathname.startsWith('/api/')) return send(res, 404, { error: 'not found' });
     if (!tokenOk(header(req, 'x-hookdrill-token'))) return send(res, 403, { error: 'a token is required' });
 
+    if (req.method === 'GET' && url.pathname === '/api/refused') {
+      if (!o.refused) return send(res, 404, { error: 'only under listen --ui' });
+      return send(res, 200, { refused: o.refused() });
+    }
     if (req.method === 'GET' && url.pathname === '/api/overview') return send(res, 200, await inspect({ inbox: o.inbox }));
     if (req.method === 'GET' && url.pathname === '/api/rows') {
       const q = url.searchParams;

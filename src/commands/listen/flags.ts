@@ -1,3 +1,6 @@
+import type { RefusedRequest } from '../../ui/server.js';
+import { resolveTarget } from '../../inbox/open.js';
+import { parseIntFlag } from '../../util/options.js';
 import { safe, safeJson, safeOutput } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
@@ -13,6 +16,8 @@ import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
 import type { ListenOptions } from '../../receiver/listen.js';
 
 export interface ListenFlags extends SignerFlags {
+  /** --ui alone: true; --ui 4041: the port. */
+  ui?: boolean | string;
   port?: string;
   host?: string;
   inbox?: string;
@@ -88,6 +93,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       )
       .option('--backoff-max <duration>', `longest retry delay (default: ${ms(DEFAULT_BACKOFF.maxMs)})`)
       .option('--no-worker', 'only receive and store; leave rows pending')
+      .option(
+        '--ui [port]',
+        'also serve the inbox in a browser (hookdrill ui) on PORT (default: 4040), with the requests refused lately and why',
+      )
       .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped')
       .option(
         '--log <mode>',
@@ -136,9 +145,25 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       if (status) status.above(clean);
       else out.write(clean);
     };
+    // With --ui: the inspector beside the receiver, and the last requests it refused (a bad
+    // signature, a stale timestamp, too large) with the reason — what a developer debugging a
+    // signature needs to see, and what no inbox row holds.
+    const refused: RefusedRequest[] = [];
+    const uiPort = typeof flags.ui === 'string' ? parseIntFlag(flags.ui, '--ui', 0, 65_535, 4040) : 4040;
     const handle = await start({
       ...options,
       onRequest: (e) => {
+        if (flags.ui !== undefined && (e.result === 'rejected' || e.result === 'too_large')) {
+          refused.unshift({
+            at: Date.now(),
+            status: e.status,
+            result: e.result,
+            reason: e.reason ?? '',
+            ...(e.code ? { code: e.code } : {}),
+            ...(e.bytes !== undefined ? { bytes: e.bytes } : {}),
+          });
+          refused.length = Math.min(refused.length, 100);
+        }
         if (log === 'requests' || (log === 'status' && render.isNotable(e))) write(render.requestLine(e, json));
       },
       onOutcome: (o) => {
@@ -155,6 +180,21 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       },
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));
+    const inspector =
+      flags.ui === undefined
+        ? undefined
+        : await (await import('../../ui/server.js'))
+            .startUi({
+              inbox: resolveTarget(options.inbox ?? LISTEN_DEFAULTS.inbox),
+              port: uiPort,
+              ...(options.host !== undefined ? { host: options.host } : {}),
+              refused: () => refused,
+            })
+            .catch(async (err: unknown) => {
+              await handle.stop();
+              throw err;
+            });
+    if (inspector) process.stderr.write(`hookdrill: the inbox in a browser: ${inspector.pageUrl}\n`);
     // Even with --log none: a store that may lose what it acknowledged is said once, at start.
     for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${safe(warning)}\n`);
     status?.start();
@@ -173,6 +213,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       };
       for (const n of names) process.on(n, onSignal);
     });
+    await inspector?.close();
     const summary = await handle.stop();
     status?.stop();
     if (log !== 'none') write(render.summaryLine(summary, json));
