@@ -135,8 +135,9 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
   ],
   [['profiles'], {}, {}],
   [['completion', 'zsh'], {}, { shell: 'zsh' }],
-  [['ui', '--inbox', 'x.db', '--port', '0'], {}, { inbox: 'x.db', port: 0 }],
-  [['ui', '--host', '::1'], {}, { inbox: 'hookdrill-inbox.db', port: 4040, host: '::1' }],
+  [['ui', '--inbox', 'x.db', '--port', '0'], {}, { inbox: 'x.db', port: 0, secrets: [] }],
+  [['ui', '--host', '::1'], {}, { inbox: 'hookdrill-inbox.db', port: 4040, host: '::1', secrets: [] }],
+  [['ui', '--provider', 'stripe', '--secret', 's'], {}, { inbox: 'hookdrill-inbox.db', port: 4040, provider: 'stripe', secrets: ['s'] }],
   [
     ['import', 'a.har', 'b.jsonl', '--inbox', 'x.db', '--provider', 'github'],
     {},

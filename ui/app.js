@@ -145,6 +145,41 @@ async function show(id, source) {
   };
   $('d-preview').replaceChildren();
   $('d-requeue').onclick = () => previewRequeue({ ids: [d.deliveryId] }, $('d-preview'));
+  for (const id of ['d-editor', 'd-send-edited', 'd-curl-text']) $(id).hidden = true;
+  $('d-sent').textContent = '';
+  const said = (r) =>
+    ($('d-sent').textContent =
+      r.status !== undefined ? `${r.status}${r.said ? `: ${r.said}` : ''} in ${r.ms} ms` : `no answer: ${r.error}`);
+  const target = { id: d.deliveryId, source: d.source };
+  const sending = () => {
+    $('d-sent').textContent = 'sending…';
+  };
+  $('d-replay').onclick = async () => {
+    sending();
+    said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to: $('d-to').value }) }));
+  };
+  $('d-edit').onclick = () => {
+    $('d-editor').value = d.body?.text ?? '';
+    $('d-editor').hidden = false;
+    $('d-send-edited').hidden = false;
+  };
+  $('d-send-edited').onclick = async () => {
+    sending();
+    said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to: $('d-to').value, body: $('d-editor').value }) }));
+  };
+  $('d-curl').onclick = async () => {
+    const r = await api(`/api/curl?${new URLSearchParams({ ...target, to: $('d-to').value })}`);
+    $('d-curl-text').textContent = r.curl;
+    $('d-curl-text').hidden = false;
+    await navigator.clipboard?.writeText(r.curl).catch(() => undefined);
+  };
+}
+
+/** Whether the inspector can sign (it was given a secret): the send actions show only then. */
+async function signing() {
+  const r = await api('/api/signing');
+  for (const id of ['d-replay', 'd-edit', 'd-curl', 'd-to']) $(id).hidden = !r.provider;
+  $('d-unsigned').hidden = Boolean(r.provider);
 }
 
 /** Under listen --ui: the requests refused lately (a bad signature, a stale timestamp, too large) and why. */
@@ -180,6 +215,7 @@ async function refresh() {
 $('filters').addEventListener('input', () => rows());
 // Live: new deliveries appear without reloading — 2 s after the last refresh ended, so a slow
 // store (an overview of a large BullMQ queue takes seconds) is never asked twice at once.
+signing().catch(() => undefined);
 async function live() {
   await refresh();
   setTimeout(live, 2000);

@@ -9,6 +9,9 @@ import { run as requeue } from '../incident/requeue.js';
 import { UsageError } from '../util/errors.js';
 import { InboxUnavailableError } from '../inbox/index.js';
 import { safeJson } from '../util/terminal.js';
+import { replayOne, signedCurl } from './actions.js';
+import { resolveSigner } from '../delivery/signer.js';
+import type { UiSigner } from './actions.js';
 
 /**
  * `hookdrill ui`: the inbox in a browser, served by hookdrill itself from files in the package (no
@@ -31,6 +34,9 @@ export interface UiOptions {
   token?: string;
   /** Under listen --ui: the requests it refused lately, newest first (no inbox row holds them). */
   refused?: () => readonly RefusedRequest[];
+  /** With secrets: who signs replays and curl commands (ui --provider --secret, or listen's own); never sent to the page. */
+  provider?: string;
+  secrets?: string[];
 }
 
 /** A request listen refused: when, its answer, and why in words (and the signature failure's code). */
@@ -63,6 +69,7 @@ const CSP =
 export async function startUi(o: UiOptions): Promise<UiHandle> {
   const host = o.host ?? '127.0.0.1';
   const token = o.token ?? randomBytes(24).toString('base64url');
+  const signer: UiSigner | undefined = o.secrets?.length ? resolveSigner({ provider: o.provider, secrets: o.secrets }) : undefined;
   const assets = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(fileURLToPath(new URL(name, ASSETS)))]));
   let port = 0;
   const server: Server = createServer((req, res) => {
@@ -130,14 +137,38 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
         })),
       });
     }
-    if (req.method === 'POST' && url.pathname === '/api/requeue') {
-      // A cross-site form or fetch cannot set the token header; a browser that says where a request
-      // comes from must say here.
-      const origin = header(req, 'origin');
-      if (origin !== undefined && origin !== `http://${req.headers.host}`)
-        return send(res, 403, { error: 'a request from another origin' });
-      if (header(req, 'sec-fetch-site') && !['same-origin', 'none'].includes(header(req, 'sec-fetch-site') as string))
-        return send(res, 403, { error: 'a request from another site' });
+    if (req.method === 'GET' && url.pathname === '/api/signing') return send(res, 200, { provider: signer?.provider.name ?? null });
+    if (req.method === 'GET' && url.pathname === '/api/curl') {
+      if (!signer) return send(res, 404, { error: 'start ui with --provider and --secret to sign' });
+      const id = url.searchParams.get('id');
+      const to = url.searchParams.get('to');
+      if (!id || !to) return send(res, 400, { error: 'id and to are required' });
+      const source = url.searchParams.get('source') || undefined;
+      return send(res, 200, { curl: await signedCurl(o.inbox, signer, { id, to, ...(source ? { source } : {}) }) });
+    }
+    if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
+    // A cross-site form or fetch cannot set the token header; a browser that says where a request
+    // comes from must say here.
+    const origin = header(req, 'origin');
+    if (origin !== undefined && origin !== `http://${req.headers.host}`) return send(res, 403, { error: 'a request from another origin' });
+    if (header(req, 'sec-fetch-site') && !['same-origin', 'none'].includes(header(req, 'sec-fetch-site') as string))
+      return send(res, 403, { error: 'a request from another site' });
+    if (url.pathname === '/api/replay') {
+      if (!signer) return send(res, 404, { error: 'start ui with --provider and --secret to replay' });
+      const body = await readJson(req);
+      if (typeof body.id !== 'string' || typeof body.to !== 'string') return send(res, 400, { error: 'id and to are required' });
+      return send(
+        res,
+        200,
+        await replayOne(o.inbox, signer, {
+          id: body.id,
+          to: body.to,
+          ...(typeof body.source === 'string' ? { source: body.source } : {}),
+          ...(typeof body.body === 'string' ? { body: body.body } : {}),
+        }),
+      );
+    }
+    if (url.pathname === '/api/requeue') {
       const body = await readJson(req);
       const ids = Array.isArray(body.ids) ? body.ids.filter((x): x is string => typeof x === 'string') : [];
       const status = typeof body.status === 'string' ? [body.status] : undefined;

@@ -189,6 +189,9 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               port: uiPort,
               ...(options.host !== undefined ? { host: options.host } : {}),
               refused: () => refused,
+              // The page replays with listen's own provider and secret: the app behind it verifies those.
+              ...(options.provider ? { provider: options.provider } : {}),
+              ...(options.secrets?.[0] ? { secrets: [options.secrets[0]] } : {}),
             })
             .catch(async (err: unknown) => {
               await handle.stop();

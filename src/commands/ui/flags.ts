@@ -2,8 +2,10 @@ import { defineCommand } from '../../cli/spec.js';
 import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { parseIntFlag } from '../../util/options.js';
 import type { UiOptions } from '../../ui/server.js';
+import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import type { SignerFlags } from '../../cli/flags/signer.js';
 
-export interface UiFlags {
+export interface UiFlags extends SignerFlags {
   inbox?: string;
   schema?: string;
   port?: string;
@@ -13,7 +15,10 @@ export interface UiFlags {
 export const ui = defineCommand<UiFlags, UiOptions>({
   name: 'ui',
   declare: (cmd) =>
-    cmd
+    declareSigner(cmd, {
+      provider: 'with --secret: whose signing replays from the page use',
+      secret: 'sign replays and curl commands from the page with this (it never reaches the page)',
+    })
       .description(
         'see the inbox in a browser: counts, the oldest pending, dead rows by error, a live list, one delivery; requeue from the page',
       )
@@ -21,8 +26,9 @@ export const ui = defineCommand<UiFlags, UiOptions>({
       .option('--schema <name>', SCHEMA_HELP)
       .option('--port <n>', 'the port to serve the page on (default: 4040; 0: any free port)')
       .option('--host <address>', 'the address to bind (default: 127.0.0.1; the page needs its token wherever it is served)'),
-  options: ({ flags }) => ({
+  options: ({ flags, env }) => ({
     ...inboxOrDefault(flags),
+    ...signerOptions(flags, env),
     port: parseIntFlag(flags.port, '--port', 0, 65_535, 4040),
     ...(flags.host !== undefined ? { host: flags.host } : {}),
   }),
