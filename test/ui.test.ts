@@ -53,7 +53,19 @@ for (const b of backends) {
     let failing = true;
     const app = await startServer((req, res) => reply(res, failing && req.rawBody.includes('evt_dead') ? 500 : 200, 'ok'));
     const { p: listen, url } = await startListen(target.url, SECRET, '--forward-to', app.url, '--max-attempts', '1');
-    const ui = await startUi({ inbox: target.url, port: 0 });
+    const ui = await startUi({ inbox: target.url, port: 0, provider: 'stripe', secrets: [SECRET] });
+    // The app a replay goes to: it verifies with Stripe's own library, as a user's would.
+    const verified: string[] = [];
+    const verifier = await startServer(async (req, res) => {
+      const { verifyWithOfficialCode } = await import('./helpers/official.js');
+      await verifyWithOfficialCode('stripe', req.rawBody, req.headers, SECRET).then(
+        () => {
+          verified.push(req.rawBody.toString());
+          reply(res, 200, 'verified');
+        },
+        (err: Error) => reply(res, 400, err.message),
+      );
+    });
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -88,6 +100,35 @@ for (const b of backends) {
       assert.equal(await page.textContent('#d-title'), 'stripe evt_live_<b>1</b>');
       assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
       assert.equal(await page.locator('#d-title b').count(), 0, 'an id holding markup makes no element');
+      // Edit and replay: the changed body is signed afresh and the official verifier accepts it.
+      await page.fill('#d-to', verifier.url);
+      await page.click('#d-edit');
+      const original = await page.inputValue('#d-editor');
+      await page.fill('#d-editor', original.replace('"invoice.paid"', '"invoice.payment_failed"'));
+      await page.click('#d-send-edited');
+      await page.locator('#d-sent', { hasText: /^200: verified/ }).waitFor({ timeout: 10_000 });
+      assert.equal(verified.length, 1);
+      assert.match(verified[0] ?? '', /"type":"invoice\.payment_failed"/);
+      await page.click('#d-replay');
+      await page.locator('#d-sent', { hasText: /^200: verified/ }).waitFor({ timeout: 10_000 });
+      assert.equal(verified.length, 2);
+      assert.match(verified[1] ?? '', /"type":"invoice\.paid"/, 'a plain replay sends the body as stored');
+      await page.click('#d-curl');
+      await page.locator('#d-curl-text', { hasText: /^curl / }).waitFor({ timeout: 10_000 });
+      const curl = (await page.textContent('#d-curl-text')) ?? '';
+      assert.match(
+        curl,
+        /^curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/webhooks' .*-H 'stripe-signature: t=\d+,v1=[0-9a-f]{64}' --data-binary '/,
+      );
+      // Pasted into a shell, it delivers a body the official verifier accepts.
+      // (Run asynchronously: the verifying app answers from this process.)
+      const { execFile } = await import('node:child_process');
+      const pasted = await new Promise<string>((resolve, reject) =>
+        execFile('bash', ['-c', curl], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      );
+      assert.equal(pasted, 'verified');
+      assert.equal(verified.length, 3);
+      assert.doesNotMatch(await page.content(), new RegExp(SECRET.slice(6, 30)), 'the secret never reaches the page');
       await page.screenshot({ path: join(shots, 'ui-delivery.png'), fullPage: true });
       assert.ok(statSync(join(shots, 'ui-delivery.png')).size > 10_000);
       assert.deepEqual(errors, []);
@@ -127,6 +168,7 @@ for (const b of backends) {
       await ui.close();
       await stopAll(listen);
       await app.close();
+      await verifier.close();
       await target.drop();
     }
   });
