@@ -53,7 +53,8 @@ for (const b of backends) {
     let failing = true;
     const app = await startServer((req, res) => reply(res, failing && req.rawBody.includes('evt_dead') ? 500 : 200, 'ok'));
     const { p: listen, url } = await startListen(target.url, SECRET, '--forward-to', app.url, '--max-attempts', '1');
-    const ui = await startUi({ inbox: target.url, port: 0, provider: 'stripe', secrets: [SECRET] });
+    const fixturesDir = join(tempDir(), 'fixtures');
+    const ui = await startUi({ inbox: target.url, port: 0, provider: 'stripe', secrets: [SECRET], fixturesDir });
     // The app a replay goes to: it verifies with Stripe's own library, as a user's would.
     const verified: string[] = [];
     const verifier = await startServer(async (req, res) => {
@@ -129,6 +130,16 @@ for (const b of backends) {
       assert.equal(pasted, 'verified');
       assert.equal(verified.length, 3);
       assert.doesNotMatch(await page.content(), new RegExp(SECRET.slice(6, 30)), 'the secret never reaches the page');
+      // Save as a fixture (redacted), as fixtures capture writes it; a second save refuses to overwrite.
+      await page.click('#d-fixture');
+      await page.locator('#d-fixture-text', { hasText: /^saved / }).waitFor({ timeout: 10_000 });
+      assert.match(
+        (await page.textContent('#d-fixture-text')) ?? '',
+        /saved .*invoice\.paid\.json \(redacted\)\nsend it: .*hookdrill send/,
+      );
+      assert.ok(existsSync(join(fixturesDir, 'invoice.paid.json')));
+      await page.click('#d-fixture');
+      await page.locator('#d-fixture-text', { hasText: /exists/ }).waitFor({ timeout: 10_000 });
       await page.screenshot({ path: join(shots, 'ui-delivery.png'), fullPage: true });
       assert.ok(statSync(join(shots, 'ui-delivery.png')).size > 10_000);
       assert.deepEqual(errors, []);

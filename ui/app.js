@@ -145,7 +145,7 @@ async function show(id, source) {
   };
   $('d-preview').replaceChildren();
   $('d-requeue').onclick = () => previewRequeue({ ids: [d.deliveryId] }, $('d-preview'));
-  for (const id of ['d-editor', 'd-send-edited', 'd-curl-text']) $(id).hidden = true;
+  for (const id of ['d-editor', 'd-send-edited', 'd-curl-text', 'd-fixture-text']) $(id).hidden = true;
   $('d-sent').textContent = '';
   const said = (r) =>
     ($('d-sent').textContent =
@@ -166,6 +166,16 @@ async function show(id, source) {
   $('d-send-edited').onclick = async () => {
     sending();
     said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to: $('d-to').value, body: $('d-editor').value }) }));
+  };
+  $('d-fixture').onclick = async () => {
+    const box = $('d-fixture-text');
+    box.hidden = false;
+    try {
+      const r = await api('/api/fixture', { method: 'POST', body: JSON.stringify({ ...target, redact: $('d-redact').checked }) });
+      box.textContent = `saved ${r.file}${r.redacted ? ' (redacted)' : ''}\nsend it: ${r.send}`;
+    } catch (err) {
+      box.textContent = err.message;
+    }
   };
   $('d-curl').onclick = async () => {
     const r = await api(`/api/curl?${new URLSearchParams({ ...target, to: $('d-to').value })}`);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { run as inspect } from '../incident/inspect.js';
 import { run as requeue } from '../incident/requeue.js';
+import { run as capture } from '../fixtures/capture-to-file.js';
 import { UsageError } from '../util/errors.js';
 import { InboxUnavailableError } from '../inbox/index.js';
 import { safeJson } from '../util/terminal.js';
@@ -37,6 +38,8 @@ export interface UiOptions {
   /** With secrets: who signs replays and curl commands (ui --provider --secret, or listen's own); never sent to the page. */
   provider?: string;
   secrets?: string[];
+  /** Where "save as fixture" writes (default: ./fixtures, as `fixtures capture --out fixtures`). */
+  fixturesDir?: string;
 }
 
 /** A request listen refused: when, its answer, and why in words (and the signature failure's code). */
@@ -165,6 +168,22 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           to: body.to,
           ...(typeof body.source === 'string' ? { source: body.source } : {}),
           ...(typeof body.body === 'string' ? { body: body.body } : {}),
+        }),
+      );
+    }
+    if (url.pathname === '/api/fixture') {
+      const body = await readJson(req);
+      if (typeof body.id !== 'string') return send(res, 400, { error: 'id is required' });
+      // fixtures capture's engine: the body only, credentials in it replaced, personal data too with redact.
+      return send(
+        res,
+        200,
+        await capture({
+          inbox: o.inbox,
+          id: body.id,
+          ...(typeof body.source === 'string' ? { source: body.source } : {}),
+          out: o.fixturesDir ?? 'fixtures',
+          redact: body.redact === true,
         }),
       );
     }

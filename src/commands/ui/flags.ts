@@ -10,6 +10,7 @@ export interface UiFlags extends SignerFlags {
   schema?: string;
   port?: string;
   host?: string;
+  fixturesDir?: string;
 }
 
 export const ui = defineCommand<UiFlags, UiOptions>({
@@ -25,12 +26,14 @@ export const ui = defineCommand<UiFlags, UiOptions>({
       .option('--inbox <file|url>', `the inbox; or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`)
       .option('--schema <name>', SCHEMA_HELP)
       .option('--port <n>', 'the port to serve the page on (default: 4040; 0: any free port)')
+      .option('--fixtures-dir <dir>', 'where the page\'s "save as fixture" writes (default: ./fixtures)')
       .option('--host <address>', 'the address to bind (default: 127.0.0.1; the page needs its token wherever it is served)'),
   options: ({ flags, env }) => ({
     ...inboxOrDefault(flags),
     ...signerOptions(flags, env),
     port: parseIntFlag(flags.port, '--port', 0, 65_535, 4040),
     ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.fixturesDir !== undefined ? { fixturesDir: flags.fixturesDir } : {}),
   }),
   async execute(options) {
     const [{ startUi }, { run: inspect }, { SIGNAL_EXIT }] = await Promise.all([
