@@ -5,6 +5,9 @@
  * /healthz says so while it still answers, whatever a read or a PING would say.
  * (Keyed by a sequence number: two writes begun in the same millisecond are two writes.)
  */
+/** How long a failed write keeps health() unhealthy when nothing has been written since. */
+const FAILED_WRITE_MEMORY_MS = 30_000;
+
 export class WriteWatch {
   private next = 0;
   private readonly began = new Map<number, number>();
@@ -21,8 +24,17 @@ export class WriteWatch {
     };
   }
 
+  /**
+   * Why what is written now would not be kept — a write waiting past `stuckAfterMs` (`likely` says
+   * what usually holds it), or the last write refused lately — or undefined when neither: each
+   * backend's health() asks this first, then probes what only it can (a read-only Postgres, a full Redis).
+   */
+  problem(location: string, stuckAfterMs: number, likely: string): string | undefined {
+    return this.stuck(location, stuckAfterMs, likely) ?? this.failing(location, FAILED_WRITE_MEMORY_MS);
+  }
+
   /** Why the store is stuck (its oldest write has waited at least afterMs), or undefined. */
-  stuck(location: string, afterMs: number, likely: string): string | undefined {
+  private stuck(location: string, afterMs: number, likely: string): string | undefined {
     // A Map keeps insertion order, and writes are begun in time order: the first is the oldest.
     const oldest = this.began.values().next();
     if (oldest.done) return undefined;
@@ -36,12 +48,9 @@ export class WriteWatch {
    * succeeded since. Forgotten after withinMs, so a store that recovered while nothing was sent
    * (a load balancer that took the receiver out sends nothing) is not held unhealthy for ever.
    */
-  failing(location: string, withinMs: number): string | undefined {
+  private failing(location: string, withinMs: number): string | undefined {
     const f = this.failure;
     if (!f || Date.now() - f.at > withinMs) return undefined;
     return `inbox ${location}: the last write failed ${((Date.now() - f.at) / 1000).toFixed(1)} s ago (${f.message}); deliveries are answered 503 until one goes through`;
   }
 }
-
-/** How long a failed write keeps health() unhealthy when nothing has been written since. */
-export const FAILED_WRITE_MEMORY_MS = 30_000;

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Inbox } from '../inbox/index.js';
+import type { Inbox, InboxStats } from '../inbox/index.js';
 import { STATUSES } from '../inbox/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import type { ReceiverEvent } from './index.js';
@@ -8,7 +8,7 @@ import type { ReceiverEvent } from './index.js';
  * listen's `GET /metrics`, in Prometheus's text format (prom-client, on a registry of its own so a
  * library user's default registry is left alone). Counters are counted as things happen; the
  * inbox's rows, the age of its oldest pending row — the number to alert on — and its health are
- * read from the store at each scrape, never cached (a scrape is one stats query, not a scan).
+ * read from the store at each scrape — one stats query and one health check, shared by the gauges — never cached.
  */
 export interface ListenMetrics {
   request(e: ReceiverEvent): void;
@@ -20,6 +20,8 @@ export interface ListenMetrics {
 
 export function createListenMetrics(inbox: Inbox, now: () => number = Date.now): ListenMetrics {
   const registry = new Registry();
+  // Read from the store once per scrape, before the registry renders: the gauges share it.
+  const read: { stats: InboxStats | undefined; healthy: boolean } = { stats: undefined, healthy: false };
   const deliveries = new Counter({
     name: 'hookdrill_deliveries_total',
     help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code).',
@@ -50,18 +52,17 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now):
     help: 'Rows in the inbox by status.',
     labelNames: ['status'] as const,
     registers: [registry],
-    async collect() {
-      const stats = await inbox.stats().catch(() => undefined);
-      if (!stats) return;
-      for (const s of STATUSES) this.set({ status: s }, stats.counts[s]);
+    collect() {
+      if (!read.stats) return;
+      for (const s of STATUSES) this.set({ status: s }, read.stats.counts[s]);
     },
   });
   new Gauge({
     name: 'hookdrill_inbox_oldest_pending_age_seconds',
     help: 'How long the oldest pending row has waited (0 when none): alert on this, not on the count.',
     registers: [registry],
-    async collect() {
-      const stats = await inbox.stats().catch(() => undefined);
+    collect() {
+      const stats = read.stats;
       if (!stats) return;
       this.set(stats.oldestPendingAt === undefined ? 0 : Math.max(0, (now() - stats.oldestPendingAt) / 1000));
     },
@@ -70,9 +71,8 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now):
     name: 'hookdrill_store_healthy',
     help: 'Whether the inbox keeps what it is given now (1), or deliveries are answered 503 (0): what /healthz says.',
     registers: [registry],
-    async collect() {
-      const h = await (inbox.health?.() ?? Promise.resolve({ ok: true })).catch(() => ({ ok: false }));
-      this.set(h.ok ? 1 : 0);
+    collect() {
+      this.set(read.healthy ? 1 : 0);
     },
   });
   return {
@@ -89,6 +89,12 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now):
       batches.observe(size);
     },
     async scrape() {
+      const [stats, health] = await Promise.all([
+        inbox.stats().catch(() => undefined),
+        (inbox.health?.() ?? Promise.resolve({ ok: true })).catch(() => ({ ok: false })),
+      ]);
+      read.stats = stats;
+      read.healthy = health.ok;
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };

@@ -18,7 +18,7 @@ import type {
   Settlement,
   StoredDelivery,
 } from '../types.js';
-import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
+import { WriteWatch } from '../write-watch.js';
 import { durabilityOf, durabilityUnknown } from './durability.js';
 import type { RedisDurability } from './durability.js';
 import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
@@ -233,12 +233,10 @@ export class BullmqInbox implements Inbox {
         p.sadd(this.keys.sources, ...new Set(rows.map((r) => r.source)));
         // Last in the same round trip: the marker put back if Redis lost it (and so every job).
         p.hsetnx(this.keys.marker, 'version', String(LAYOUT_VERSION));
+        p.hsetnx(this.keys.marker, 'createdAt', String(Date.now()));
         const results = (await p.exec()) ?? [];
         for (const [err] of results) if (err) throw err;
-        if (results.at(-1)?.[1] === 1) {
-          await this.redis.hsetnx(this.keys.marker, 'createdAt', String(Date.now()));
-          this.noticeLoss();
-        }
+        if (results.at(-2)?.[1] === 1) this.noticeLoss();
         const out = rows.map((_, i) => ({ inserted: results[2 * i + 1]?.[1] === 1 }));
         this.putSinceOpen += out.filter((r) => r.inserted).length;
         return out;
@@ -468,11 +466,9 @@ export class BullmqInbox implements Inbox {
   }
 
   /** Healthy: Redis answers, and no put has waited longer than stuckAfterMs. */
-  async health(): Promise<{ ok: boolean; problem?: string }> {
-    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'Redis slow, or the network to it');
-    if (stuck) return { ok: false, problem: stuck };
-    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
-    if (failing) return { ok: false, problem: failing };
+  async health(): Promise<{ ok: boolean; problem?: string; warnings?: string[] }> {
+    const problem = this.watch.problem(this.location, this.o.stuckAfterMs ?? 1_000, 'Redis slow, or the network to it');
+    if (problem) return { ok: false, problem };
     if (this.redis.status !== 'ready') return { ok: false, problem: this.unreachable().message };
     try {
       const probe = this.redis.ping();
@@ -483,19 +479,20 @@ export class BullmqInbox implements Inbox {
           setTimeout(() => reject(new Error(`Redis at ${this.t.server} did not answer PING within 1 s`)), 1_000).unref(),
         ),
       ]);
-      // A Redis at its maxmemory with noeviction answers PING and refuses every new job (OOM).
+      const warnings = () => (this.losses.length ? { warnings: [...this.losses] } : {});
+      // A Redis at its maxmemory with noeviction answers PING and refuses every new job (OOM) —
+      // the marker check below included, so this is asked first. Within 5% of the limit counts:
+      // a refused write frees what it held, so right after an OOM Redis sits just under it, where
+      // a delivery of a few KB is refused still.
       const memory = parseInfo(await this.redis.info('memory'));
       const max = Number(memory.maxmemory ?? 0);
-      if (max > 0 && memory.maxmemory_policy === 'noeviction' && Number(memory.used_memory ?? 0) >= max) {
-        return {
-          ok: false,
-          problem: `Redis is at its maxmemory (${Math.round(max / 1024 / 1024)} MiB, noeviction): it refuses every new job, so no delivery can be stored`,
-          ...(this.losses.length ? { warnings: [...this.losses] } : {}),
-        };
+      if (max > 0 && memory.maxmemory_policy === 'noeviction' && Number(memory.used_memory ?? 0) >= max * 0.95) {
+        const problem = `Redis is at its maxmemory (${Math.round(max / 1024 / 1024)} MiB, noeviction): it refuses every new job, so no delivery can be stored`;
+        return { ok: false, problem, ...warnings() };
       }
       // Found here too when nothing is being delivered: a /healthz poll sees the loss.
       if (!this.o.readonly && (await this.markerLost())) this.noticeLoss();
-      return { ok: true, ...(this.losses.length ? { warnings: [...this.losses] } : {}) };
+      return { ok: true, ...warnings() };
     } catch (err) {
       return { ok: false, problem: (err as Error).message };
     }

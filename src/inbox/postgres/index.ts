@@ -3,7 +3,7 @@ import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
 import { CHECK_HEADER, InboxOpenError, InboxUnavailableError } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
-import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
+import { WriteWatch } from '../write-watch.js';
 import type { DeliveryRow } from '../row.js';
 import type {
   Claimed,
@@ -398,10 +398,12 @@ export class PostgresInbox implements Inbox {
 
   /** Healthy: the database answers, and no put has waited longer than stuckAfterMs. */
   async health(): Promise<{ ok: boolean; problem?: string }> {
-    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another transaction, or the database slow');
-    if (stuck) return { ok: false, problem: stuck };
-    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
-    if (failing) return { ok: false, problem: failing };
+    const problem = this.watch.problem(
+      this.location,
+      this.o.stuckAfterMs ?? 1_000,
+      'a lock held by another transaction, or the database slow',
+    );
+    if (problem) return { ok: false, problem };
     try {
       // Bounded: /healthz must answer even when the database does not. Not only "does it answer":
       // a read-only database (a standby, default_transaction_read_only) answers every read and

@@ -17,7 +17,7 @@ import type {
 } from '../types.js';
 import { InboxFileGoneError, InboxOpenError, openSqliteInbox } from './index.js';
 import type { SqliteInbox } from './index.js';
-import { FAILED_WRITE_MEMORY_MS, WriteWatch } from '../write-watch.js';
+import { WriteWatch } from '../write-watch.js';
 import { pack } from './packing.js';
 import type { WriterReply, WriterRequest } from './writer.js';
 
@@ -122,12 +122,8 @@ export class ThreadedSqliteInbox implements Inbox {
     if (this.dead) return { ok: false, problem: this.dead.message };
     const file = await this.reader.health();
     if (!file.ok) return file;
-    const failing = this.watch.failing(this.location, FAILED_WRITE_MEMORY_MS);
-    if (failing) return { ok: false, problem: failing };
-    if (this.calls.size === 0) return { ok: true };
-    const stuck = this.watch.stuck(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another process, or a stalled disk');
-    if (stuck) return { ok: false, problem: stuck };
-    return { ok: true };
+    const problem = this.watch.problem(this.location, this.o.stuckAfterMs ?? 1_000, 'a lock held by another process, or a stalled disk');
+    return problem ? { ok: false, problem } : { ok: true };
   }
 
   get(key: DeliveryKey): Promise<StoredDelivery | undefined> {
