@@ -34,11 +34,6 @@ export function printResult<R extends { ok: boolean }>(result: R, json: boolean 
   process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
 }
 
-/** Text for a person on stdout or stderr, through the last guard against control characters. */
-export function say(text: string, stream: NodeJS.WriteStream = process.stdout): void {
-  stream.write(safeOutput(text));
-}
-
 /** JSON, or text for a person: the one way a command prints a result. */
 export function show(json: boolean | undefined, value: unknown, text: () => string): void {
   process.stdout.write(json ? `${safeJson(JSON.stringify(value, null, 2))}\n` : safeOutput(text()));
@@ -66,6 +61,28 @@ export function interruptOnSignals(onSecond?: () => void): { signal: AbortSignal
     for (const n of names) process.off(n, onSignal);
   };
   return { signal: controller.signal, dispose };
+}
+
+/**
+ * Resolves at the first SIGINT, SIGTERM or SIGHUP (a closed terminal): a long-running command
+ * (listen, ui) stops cleanly; a second one means "now" — `beforeExit` runs, then the process
+ * exits with the signal's code.
+ */
+export function untilSignal(beforeExit?: () => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
+    const onSignal = () => {
+      for (const n of names) {
+        process.off(n, onSignal);
+        process.once(n, () => {
+          beforeExit?.();
+          process.exit(SIGNAL_EXIT[n]);
+        });
+      }
+      resolve();
+    };
+    for (const n of names) process.on(n, onSignal);
+  });
 }
 
 /** The shell's exit code for a signal: 128 + its number. */

@@ -14,7 +14,7 @@ import { runDeliveries } from '../delivery/run.js';
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { Timing } from '../delivery/timing.js';
 import type { Provider } from '../providers/index.js';
-import { resolveAccess } from '../remote/access.js';
+import { eventTypes, resolveAccess } from '../remote/access.js';
 import type { AccessOptions } from '../remote/access.js';
 import type { ApiWait } from '../remote/client.js';
 import type { Feed, FeedPosition, FeedStart, PulledEvent } from './feed.js';
@@ -147,7 +147,7 @@ export async function run(o: PullOptions): Promise<PullResult> {
     follow: plan.follow,
     onWait: (w: ApiWait) => waits.waiting(w),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(typesOf(o)?.length ? { types: typesOf(o) } : {}),
+    ...(plan.types ? { types: plan.types } : {}),
   };
   const feed: Feed = plan.access.provider === 'stripe' ? stripeFeed(plan.access.api, ctx) : githubFeed(plan.access.api, ctx);
   checkStateWritable(plan.stateFile);
@@ -285,25 +285,26 @@ interface Plan {
   skipFailed: boolean;
   /** --since, parsed once: where a run starts instead of the saved cursor. */
   sinceMs?: number;
+  /** --type, checked once. */
+  types?: string[];
 }
 
 function validate(o: PullOptions): Plan {
   const access = resolveAccess(o, 'pull');
   if (!!o.to === !!o.toInbox) throw new UsageError('say where the events go: --to URL (a receiver) or --to-inbox FILE|URL (one)');
   if (o.since !== undefined && o.fromNow) throw new UsageError('--since and --from-now both say where to start: choose one');
-  if (access.provider === 'stripe' && (typesOf(o)?.length ?? 0) > 20)
-    throw new UsageError(`--type was given ${typesOf(o)?.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  const types = eventTypes(o.types, access.provider);
+  const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   const sinceMs = o.since !== undefined ? parseTime(o.since, '--since', o.now ?? Date.now()) : undefined;
   let target: Target;
   if (o.to) {
     const url = parseUrl(o.to, '--to');
-    const { provider, secrets } = resolveSigner({ provider: access.provider, secrets: stringsOption(o.secrets, 'secrets') ?? [] });
-    const timing = resolveTimingFlags(provider, o);
+    const signer = resolveSigner({ provider: access.provider, secrets });
+    const timing = resolveTimingFlags(signer.provider, o);
     const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 100, PULL_DEFAULTS.concurrency);
-    target = { kind: 'url', url, provider, secrets, timing, concurrency };
+    target = { kind: 'url', url, provider: signer.provider, secrets: signer.secrets, timing, concurrency };
   } else {
-    if (stringsOption(o.secrets, 'secrets')?.length)
-      throw new UsageError('--secret signs what --to delivers: --to-inbox stores the events unsigned');
+    if (secrets.length) throw new UsageError('--secret signs what --to delivers: --to-inbox stores the events unsigned');
     for (const [flag, given] of [
       ['--profile', o.profile],
       ['--timeout', o.timeout],
@@ -329,6 +330,7 @@ function validate(o: PullOptions): Plan {
     stateFile,
     skipFailed: o.skipFailed === true,
     ...(sinceMs !== undefined ? { sinceMs } : {}),
+    ...(types ? { types } : {}),
   };
 }
 
@@ -479,9 +481,4 @@ class WaitNotes {
     this.current = undefined;
     this.note(`${this.api} answers again`);
   }
-}
-
-/** The types option in either shape: `['invoice.paid']` or one type. */
-function typesOf(o: { types?: Strings | undefined }): string[] | undefined {
-  return stringsOption(o.types, 'types');
 }

@@ -171,6 +171,13 @@ export async function start(o: ListenOptions): Promise<Listening> {
     },
   });
   metrics = createListenMetrics(inbox);
+  // A store that fails is said once on stderr, loudly, not only in each request's line.
+  let lastStoreFailure: string | undefined;
+  const storeFailed = (reason: string) => {
+    if (reason === lastStoreFailure) return;
+    lastStoreFailure = reason;
+    o.onError?.(new Error(`answering 503: ${reason}`));
+  };
   const startedAt = new Date().toISOString();
   const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
   const worker = o.noWorker
@@ -192,11 +199,13 @@ export async function start(o: ListenOptions): Promise<Listening> {
           else if (outcome.outcome === 'dead') counts.dead++;
           o.onOutcome?.(outcome);
         },
-        ...(o.onError ? { onError: o.onError } : {}),
+        onError: (err) => {
+          // The inbox file gone is the receiver's cause too (every delivery is answered 503):
+          // said once in its words, whichever of the two meets it first.
+          if (err instanceof Error && err.name === 'InboxFileGoneError') return storeFailed(err.message);
+          o.onError?.(err);
+        },
       });
-
-  // A store that fails is said once on stderr, loudly, not only in each request's line.
-  let lastStoreFailure: string | undefined;
   const server: Server = createReceiverServer({
     provider,
     secrets,
@@ -225,10 +234,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
       else if (event.result === 'rejected') counts.rejected++;
       else if (event.result === 'store_failed') {
         counts.failed++;
-        if (event.reason !== lastStoreFailure) {
-          lastStoreFailure = event.reason;
-          o.onError?.(new Error(`answering 503: ${event.reason}`));
-        }
+        storeFailed(event.reason ?? 'the store failed');
       }
       if (event.result === 'stored') lastStoreFailure = undefined;
       o.onRequest?.(event);

@@ -3,6 +3,8 @@ import { UsageError } from '../util/errors.js';
 import { readmePlaceholder } from '../util/secrets.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { parseDuration } from '../util/duration.js';
+import { stringsOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
 import { checkCredential } from './client.js';
 import { appJwt } from './github.js';
 import type { GithubApiOptions, GithubHook } from './github.js';
@@ -86,6 +88,18 @@ export function resolveAccess(o: AccessOptions, command: string): Access {
     hook: label,
     label,
   };
+}
+
+/**
+ * The event types to ask the API for (`['invoice.paid']`, one type, or none), checked once: Stripe
+ * filters by at most 20 (`types[]`), so more is bad input, not a silently truncated query.
+ */
+export function eventTypes(value: Strings | undefined, provider: 'stripe' | 'github'): string[] | undefined {
+  const types = stringsOption(value, 'types');
+  if (!types?.length) return undefined;
+  if (provider === 'stripe' && types.length > 20)
+    throw new UsageError(`--type was given ${types.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
+  return types;
 }
 
 /** The provider, if it is one whose API lists what it sent (stripe, github); else one line naming the command. */

@@ -7,6 +7,7 @@ import type { Provider } from '../providers/index.js';
 import { endToEnd } from '../util/http-headers.js';
 import { UsageError } from '../util/errors.js';
 import { parseUrl } from '../util/options.js';
+import { shellQuote } from '../fixtures/capture.js';
 
 /** Who signs what the page sends: the inspector's own provider and secrets, which never reach the page. */
 export interface UiSigner {
@@ -81,9 +82,6 @@ export async function replayOne(
   }
 }
 
-/** A shell word, single-quoted. */
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
 /**
  * The delivery as a `curl` command, signed now (the signature is valid as long as the provider's
  * tolerance, 5 minutes for most): what to paste into a terminal to send it once by hand. The
@@ -92,8 +90,8 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 export async function signedCurl(inbox: string, signer: UiSigner, o: { id: string; source?: string; to: string }): Promise<string> {
   const url = parseUrl(o.to, 'to');
   const { body, headers } = await signed(inbox, signer, o.id, o.source, undefined);
-  const parts = ['curl', '-sS', '-X', 'POST', quote(url.href)];
-  for (const [k, v] of Object.entries(headers)) parts.push('-H', quote(`${k}: ${v}`));
-  parts.push('--data-binary', quote(body.toString('utf8')));
+  const parts = ['curl', '-sS', '-X', 'POST', shellQuote(url.href)];
+  for (const [k, v] of Object.entries(headers)) parts.push('-H', shellQuote(`${k}: ${v}`));
+  parts.push('--data-binary', shellQuote(body.toString('utf8')));
   return parts.join(' ');
 }

@@ -1,6 +1,7 @@
 import { UsageError } from './errors.js';
 import { parseDuration } from './duration.js';
 import { headerName, parseHeader } from './options.js';
+import { headerValueProblem } from './http-headers.js';
 
 /**
  * Library options in the shapes JavaScript writes them — arrays, objects, numbers — as well as the
@@ -71,14 +72,8 @@ export function delaysOption(value: unknown, option: string, flag: string): numb
 function headerValue(name: string, value: unknown, option: string): string {
   if (typeof value !== 'string' && typeof value !== 'number') refuse(`${option}.${name}`, 'a string or a number', value);
   const text = String(value);
-  for (const ch of text) {
-    const code = ch.charCodeAt(0);
-    if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
-      throw new UsageError(
-        `header ${name}: its value holds a control character (0x${code.toString(16).padStart(2, '0')}); no request can carry it`,
-      );
-    }
-  }
+  const problem = headerValueProblem(text);
+  if (problem) throw new UsageError(`header ${name}: its value holds ${problem}; no request can carry it`);
   return text;
 }
 

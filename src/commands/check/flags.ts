@@ -73,7 +73,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     ]);
     if (flags.list) {
       const cases = listCases();
-      process.stdout.write(flags.json ? `${JSON.stringify(cases, null, 2)}\n` : renderCaseList(cases));
+      io.show(flags.json, cases, () => renderCaseList(cases));
       return;
     }
     if (flags.junit) io.checkWritable(flags.junit);

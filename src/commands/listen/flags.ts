@@ -5,7 +5,7 @@ import { safe, safeJson, safeOutput } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
-import { SIGNAL_EXIT, pick } from '../../cli/io.js';
+import { pick } from '../../cli/io.js';
 import { formatDuration } from '../../util/duration.js';
 import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
@@ -132,7 +132,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
   async execute(options, flags) {
     const json = flags.json === true;
     const log = logMode(flags.log, json);
-    const [{ start }, render, { createLineBuffer }] = await Promise.all([
+    const [{ start }, render, { createLineBuffer, untilSignal }] = await Promise.all([
       import('../../receiver/listen.js'),
       import('../../render/listen.js'),
       import('../../cli/io.js'),
@@ -201,21 +201,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     // Even with --log none: a store that may lose what it acknowledged is said once, at start.
     for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${safe(warning)}\n`);
     status?.start();
-    await new Promise<void>((resolve) => {
-      // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".
-      const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
-      const onSignal = () => {
-        for (const n of names) {
-          process.off(n, onSignal);
-          process.once(n, () => {
-            out.flush();
-            process.exit(SIGNAL_EXIT[n]);
-          });
-        }
-        resolve();
-      };
-      for (const n of names) process.on(n, onSignal);
-    });
+    // SIGINT, SIGTERM or SIGHUP (a closed terminal): the same clean stop; a second one means "now".
+    await untilSignal(() => out.flush());
     await inspector?.close();
     const summary = await handle.stop();
     status?.stop();

@@ -1,3 +1,4 @@
+import { show } from '../../cli/io.js';
 import { defineCommand } from '../../cli/spec.js';
 
 export interface ProfilesFlags {
@@ -12,6 +13,6 @@ export const profiles = defineCommand<ProfilesFlags, Record<string, never>>({
   async execute(_options, flags) {
     const [{ run }, { renderProfiles }] = await Promise.all([import('../../providers/profiles.js'), import('../../render/profiles.js')]);
     const result = await run();
-    process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderProfiles(result));
+    show(flags.json, result, () => renderProfiles(result));
   },
 });

@@ -36,7 +36,7 @@ export const ui = defineCommand<UiFlags, UiOptions>({
     ...(flags.fixturesDir !== undefined ? { fixturesDir: flags.fixturesDir } : {}),
   }),
   async execute(options) {
-    const [{ startUi }, { run: inspect }, { SIGNAL_EXIT }] = await Promise.all([
+    const [{ startUi }, { run: inspect }, { untilSignal }] = await Promise.all([
       import('../../ui/server.js'),
       import('../../incident/inspect.js'),
       import('../../cli/io.js'),
@@ -45,14 +45,7 @@ export const ui = defineCommand<UiFlags, UiOptions>({
     await inspect({ inbox: options.inbox });
     const handle = await startUi(options);
     process.stdout.write(`hookdrill ui: open ${handle.pageUrl}\n(the token in it is required on every request; Ctrl-C to stop)\n`);
-    await new Promise<void>((resolve) => {
-      const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
-      const stop = () => {
-        for (const n of names) process.off(n, stop);
-        resolve();
-      };
-      for (const n of names) process.on(n, stop);
-    });
+    await untilSignal();
     await handle.close();
   },
 });
