@@ -12,33 +12,22 @@ import { freePort } from './helpers/ports.js';
 import { SECRET as PY_SECRET, python } from './helpers/verdicts.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
+import { deadRows } from './helpers/dead-rows.js';
 
 /** What a new user hits in the first hour (issue 25), each as the user met it. */
 
 const SECRET = `whsec_${Buffer.from('first-contact-secret-0000').toString('base64')}`;
 
-async function deadRows(n: number): Promise<string> {
-  const path = join(tempDir(), 'inbox.db');
-  const inbox = openSqliteInbox(path);
-  for (let i = 0; i < n; i++) {
-    const id = `evt_dead_${i}`;
-    await inbox.put({
-      source: 'stripe',
-      deliveryId: id,
-      eventType: 'invoice.paid',
-      body: Buffer.from(JSON.stringify({ id, object: 'event', type: 'invoice.paid' })),
-      headers: {},
-      receivedAt: Date.now() - 60_000,
-    });
-  }
-  const claimed = await inbox.claim({ limit: n, leaseMs: 60_000 });
-  await inbox.settle(claimed.map((r) => ({ key: r, fence: r.fence, outcome: 'dead' as const, error: 'crm down' })));
-  await inbox.close();
-  return path;
+function deadRowsOf(n: number): Promise<string> {
+  return deadRows(
+    join(tempDir(), 'inbox.db'),
+    Array.from({ length: n }, (_, i) => ({ deliveryId: `evt_dead_${i}` })),
+    'crm down',
+  );
 }
 
 test("replay, as the README shows it, is one attempt per row: a 401 is reported at once, not retried on Stripe's 3-day schedule", async () => {
-  const inbox = await deadRows(3);
+  const inbox = await deadRowsOf(3);
   const target = await startServer((_req, res) => reply(res, 401));
   try {
     const started = Date.now();
@@ -71,7 +60,7 @@ test("replay, as the README shows it, is one attempt per row: a 401 is reported 
 });
 
 test('replay with a schedule asked for retries a 500, but never a 400, 401, 403, 404 or 410: those say the request is wrong', async () => {
-  const inbox = await deadRows(1);
+  const inbox = await deadRowsOf(1);
   for (const [status, attempts] of [
     [500, 3],
     [401, 1],
@@ -104,7 +93,7 @@ test('replay with a schedule asked for retries a 500, but never a 400, 401, 403,
 });
 
 test('requeue is a fresh start by default: a dead row gets the whole budget again (on record); --keep-attempts gives it only what is left', async () => {
-  const inbox = await deadRows(2);
+  const inbox = await deadRowsOf(2);
   const fresh = await hookdrill(['requeue', '--inbox', inbox, '--id', 'evt_dead_0']);
   assert.equal(fresh.code, 0, fresh.stderr);
   assert.match(fresh.stdout, /attempts reset/);
@@ -149,20 +138,11 @@ test("listen prints its worker's retry budget at start, and by default a failing
 test("inspect, requeue and replay default to listen's inbox; inspect shows when the dead died and the next command, which runs as printed", async () => {
   const dir = tempDir();
   const path = join(dir, 'hookdrill-inbox.db');
-  const db = openSqliteInbox(path);
-  for (const id of ['evt_x1', 'evt_x2']) {
-    await db.put({
-      source: 'stripe',
-      deliveryId: id,
-      eventType: 'invoice.paid',
-      body: Buffer.from('{}'),
-      headers: {},
-      receivedAt: Date.now() - 600_000,
-    });
-  }
-  const claimed = await db.claim({ limit: 2, leaseMs: 60_000 });
-  await db.settle(claimed.map((r) => ({ key: r, fence: r.fence, outcome: 'dead' as const, error: "crm: 503 'unavailable'" })));
-  await db.close();
+  await deadRows(
+    path,
+    ['evt_x1', 'evt_x2'].map((deliveryId) => ({ deliveryId, body: Buffer.from('{}'), receivedAt: Date.now() - 600_000 })),
+    "crm: 503 'unavailable'",
+  );
 
   const r = await hookdrill(['inspect'], {}, [], dir);
   assert.equal(r.code, 0, r.stderr);

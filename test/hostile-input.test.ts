@@ -8,6 +8,7 @@ import { live } from './helpers/live.js';
 import { freePort } from './helpers/ports.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
+import { deadRows } from './helpers/dead-rows.js';
 
 /**
  * Strings a sender controls reach a person's terminal escaped (issue 26, item 5): an id, a type, a
@@ -29,22 +30,21 @@ function clean(what: string, text: string): void {
   );
 }
 
-async function evilInbox(): Promise<string> {
-  const path = join(tempDir(), 'inbox.db');
-  const db = openSqliteInbox(path);
+function evilInbox(): Promise<string> {
   const id = `evt_${EVIL}`;
-  await db.put({
-    source: 'stripe',
-    deliveryId: id,
-    eventType: `invoice.${EVIL}`,
-    body: Buffer.from(JSON.stringify({ id, object: 'event', type: `invoice.${EVIL}`, data: { object: { name: EVIL } } })),
-    headers: { 'x-note': EVIL, 'x-api-key': 'sk_should_never_show' },
-    receivedAt: Date.now() - 1_000,
-  });
-  const [row] = await db.claim({ limit: 1, leaseMs: 60_000 });
-  if (row) await db.settle([{ key: row, fence: row.fence, outcome: 'dead', error: `crm said ${EVIL}` }]);
-  await db.close();
-  return path;
+  return deadRows(
+    join(tempDir(), 'inbox.db'),
+    [
+      {
+        deliveryId: id,
+        eventType: `invoice.${EVIL}`,
+        body: Buffer.from(JSON.stringify({ id, object: 'event', type: `invoice.${EVIL}`, data: { object: { name: EVIL } } })),
+        headers: { 'x-note': EVIL, 'x-api-key': 'sk_should_never_show' },
+        receivedAt: Date.now() - 1_000,
+      },
+    ],
+    `crm said ${EVIL}`,
+  );
 }
 
 test('inspect (overview, rows, one delivery), requeue, replay and fixtures capture escape what the sender controls', async () => {

@@ -97,6 +97,10 @@ test('/healthz is 503 while Redis is at its maxmemory (noeviction) and refuses e
       } finally {
         filler.disconnect();
       }
+      // Seen by /healthz's own probe before any delivery was refused.
+      const probed = await healthz(url);
+      assert.equal(probed.status, 503);
+      assert.match(probed.body.problem ?? '', /^Redis is at its maxmemory \(3 MiB, noeviction\)/);
       assert.equal((await postSignedStripe(url, 'evt_refused', SECRET)).status, 503);
       const h = await healthz(url);
       assert.equal(h.status, 503);
@@ -142,6 +146,12 @@ test('Postgres turned read-only under listen: /healthz is 503 and says so (it an
       // Every session from now on is read-only; the pool's are ended so that it opens new ones.
       await db.admin(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
       await db.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
+      // Seen by /healthz's own probe before any delivery is refused: not only after a failed write.
+      await until(
+        async () => /^Postgres is read-only \(default_transaction_read_only\)/.test((await healthz(url)).body.problem ?? ''),
+        'the health probe to find it read-only, with no write tried',
+        10_000,
+      );
       await until(async () => (await postSignedStripe(url, `evt_ro_${Date.now()}`, SECRET)).status === 503, 'writes refused', 10_000);
       const h = await healthz(url);
       assert.equal(h.status, 503);
