@@ -90,9 +90,31 @@ for (const b of backends) {
       await confirm.click();
       await page.locator('#counts .dead', { hasText: /^dead 0$/ }).waitFor({ timeout: 15_000 });
       await page.locator('#counts .done', { hasText: /^done 2$/ }).waitFor({ timeout: 15_000 });
+      // The chart by outcome: both rows of the hour are drawn done (the requeued one too), none dead.
+      await page.locator('#legend', { hasText: /^done$/ }).waitFor({ timeout: 10_000 });
+      const drawn = await page.$$eval('#chart > div', (bars) =>
+        bars.map((b) => [
+          Number(b.getAttribute('data-total')),
+          [...b.children].map((c) => `${c.getAttribute('class')}:${/flex-grow: (\d+)/.exec(c.getAttribute('style') ?? '')?.[1]}`),
+        ]),
+      );
+      assert.equal(drawn.length, 60);
+      assert.equal(
+        drawn.reduce((n, [total]) => n + (total as number), 0),
+        2,
+      );
+      assert.deepEqual(
+        drawn.flatMap(([, parts]) => parts as string[]).sort(),
+        drawn.some(([total]) => total === 2) ? ['done:2'] : ['done:1', 'done:1'],
+      );
       const shots = process.env.HOOKDRILL_UPDATE_SCREENSHOTS === '1' && b.name === 'SQLite' ? join(ROOT, 'docs', 'images') : tempDir();
       mkdirSync(shots, { recursive: true });
       await page.screenshot({ path: join(shots, 'ui-overview.png') });
+      // Filtered by time, as inspect's --until: nothing was received more than an hour ago.
+      await page.fill('#filters input[name="until"]', '1h');
+      await page.locator('#total', { hasText: /^0 of 0 rows$/ }).waitFor({ timeout: 10_000 });
+      await page.fill('#filters input[name="until"]', '');
+      await page.locator('#total', { hasText: /^2 of 2 rows$/ }).waitFor({ timeout: 10_000 });
 
       // One delivery: the markup in its body is text, nothing of it ran.
       await page.click('#rows tr[data-id="evt_live_<b>1</b>"]');
@@ -200,6 +222,10 @@ test('listen --ui: the inspector beside the receiver, with the requests it refus
     await page.goto(pageUrl);
     await page.locator('#refused tbody tr', { hasText: 'no_match' }).waitFor({ timeout: 10_000 });
     assert.match((await page.textContent('#refused tbody')) ?? '', /401.*no_match: no Stripe-Signature v1 signature matches the body/);
+    // The chart counts it too, as refused, beside the one stored.
+    await page.locator('#chart span.refused').first().waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#chart span.refused').count(), 1);
+    assert.match((await page.textContent('#legend')) ?? '', /refused/);
     await page.locator('#rows tr[data-id="evt_fine"]').waitFor({ timeout: 10_000 });
   } finally {
     await browser.close();

@@ -29,6 +29,36 @@ function ago(ms) {
   return `${(s / 3600).toFixed(1)}h ago`;
 }
 
+/** What the chart stacks, bottom up: where the minute's rows stand now, then what listen refused. */
+const OUTCOMES = ['done', 'pending', 'working', 'dead', 'refused'];
+
+/** Deliveries per minute over the last hour, each bar split by outcome; hovering a bar says its counts. */
+function chart(o, refusedPerMinute) {
+  const byOutcome = { ...o.perMinuteByStatus, refused: refusedPerMinute ?? [] };
+  const totals = o.perMinute.map((n, i) => n + (byOutcome.refused[i] ?? 0));
+  const peak = Math.max(1, ...totals);
+  const shown = OUTCOMES.filter((k) => (byOutcome[k] ?? []).some((n) => n > 0));
+  $('chart').replaceChildren(
+    ...totals.map((total, i) => {
+      const bar = el('div');
+      bar.style.height = `${Math.round((total / peak) * 100)}%`;
+      const parts = [];
+      for (const k of OUTCOMES) {
+        const n = byOutcome[k]?.[i] ?? 0;
+        if (n === 0) continue;
+        const seg = el('span', undefined, k);
+        seg.style.flexGrow = String(n);
+        bar.append(seg);
+        parts.push(`${n} ${k}`);
+      }
+      bar.title = `${60 - i} min ago: ${total}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+      bar.dataset.total = String(total);
+      return bar;
+    }),
+  );
+  $('legend').replaceChildren(...shown.map((k) => el('span', k, k)));
+}
+
 async function overview() {
   const r = await api('/api/overview');
   const o = r.overview;
@@ -37,15 +67,6 @@ async function overview() {
   counts.replaceChildren(...['pending', 'working', 'done', 'dead'].map((s) => el('span', `${s} ${o.stats.counts[s]}`, s)));
   counts.dataset.total = String(o.stats.total);
   $('oldest').textContent = o.stats.oldestPendingAt ? `oldest pending: ${ago(o.stats.oldestPendingAt)}` : 'oldest pending: none';
-  const peak = Math.max(1, ...o.perMinute);
-  $('chart').replaceChildren(
-    ...o.perMinute.map((n, i) => {
-      const bar = el('div');
-      bar.style.height = `${Math.round((n / peak) * 100)}%`;
-      bar.title = `${60 - i} min ago: ${n}`;
-      return bar;
-    }),
-  );
   $('dead').tBodies[0].replaceChildren(
     ...o.deadByError.map((g) => {
       const tr = el('tr');
@@ -65,6 +86,7 @@ async function overview() {
         el('li', `${new Date(q.at).toISOString()}: ${q.moved} row${q.moved === 1 ? '' : 's'}${q.resetAttempts ? ', attempts reset' : ''}`),
       ),
   );
+  return o;
 }
 
 /** A requeue is previewed (its dry-run count) before it is done, as the CLI's --dry-run. */
@@ -195,13 +217,13 @@ async function signing() {
 /** Under listen --ui: the requests refused lately (a bad signature, a stale timestamp, too large) and why. */
 let hasRefused = true;
 async function refused() {
-  if (!hasRefused) return;
+  if (!hasRefused) return undefined;
   let r;
   try {
     r = await api('/api/refused');
   } catch {
     hasRefused = false; // not under listen: no such list
-    return;
+    return undefined;
   }
   $('refused-box').hidden = false;
   $('refused').tBodies[0].replaceChildren(
@@ -211,11 +233,13 @@ async function refused() {
       return tr;
     }),
   );
+  return r.perMinute;
 }
 
 async function refresh() {
   try {
-    await Promise.all([overview(), rows(), refused()]);
+    const [o, refusedPerMinute] = await Promise.all([overview(), refused(), rows()]);
+    chart(o, refusedPerMinute);
     $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (err) {
     $('updated').textContent = `error: ${err.message}`;

@@ -120,6 +120,11 @@ export interface Overview {
   stats: InboxStats;
   /** Deliveries received per minute over the last hour, oldest minute first (60 numbers). */
   perMinute: number[];
+  /**
+   * The same minutes split by outcome: where each row received in that minute stands now (pending,
+   * working, done or dead). Each status's 60 numbers add up, minute by minute, to perMinute.
+   */
+  perMinuteByStatus: Record<DeliveryStatus, number[]>;
   /** Dead rows grouped by their last error, most first: when the newest and the oldest of each died. */
   deadByError: { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }[];
   /** How many attempts rows that are not done have had: attempts → rows. */

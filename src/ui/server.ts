@@ -13,6 +13,7 @@ import { safeJson } from '../util/terminal.js';
 import { replayOne, signedCurl } from './actions.js';
 import { resolveSigner } from '../delivery/signer.js';
 import type { UiSigner } from './actions.js';
+import type { RefusedView } from './refused.js';
 
 /**
  * `hookdrill ui`: the inbox in a browser, served by hookdrill itself from files in the package (no
@@ -33,23 +34,13 @@ export interface UiOptions {
   host?: string;
   /** Chosen token (tests); by default 24 random bytes. */
   token?: string;
-  /** Under listen --ui: the requests it refused lately, newest first (no inbox row holds them). */
-  refused?: () => readonly RefusedRequest[];
+  /** Under listen --ui: the requests it refused lately, and how many a minute (no inbox row holds them). */
+  refused?: () => RefusedView;
   /** With secrets: who signs replays and curl commands (ui --provider --secret, or listen's own); never sent to the page. */
   provider?: string;
   secrets?: string[];
   /** Where "save as fixture" writes (default: ./fixtures, as `fixtures capture --out fixtures`). */
   fixturesDir?: string;
-}
-
-/** A request listen refused: when, its answer, and why in words (and the signature failure's code). */
-export interface RefusedRequest {
-  at: number;
-  status: number;
-  result: 'rejected' | 'too_large';
-  reason: string;
-  code?: string;
-  bytes?: number;
 }
 
 export interface UiHandle {
@@ -105,7 +96,8 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
 
     if (req.method === 'GET' && url.pathname === '/api/refused') {
       if (!o.refused) return send(res, 404, { error: 'only under listen --ui' });
-      return send(res, 200, { refused: o.refused() });
+      const { recent, perMinute } = o.refused();
+      return send(res, 200, { refused: recent, perMinute });
     }
     if (req.method === 'GET' && url.pathname === '/api/overview') return send(res, 200, await inspect({ inbox: o.inbox }));
     if (req.method === 'GET' && url.pathname === '/api/rows') {
@@ -123,6 +115,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(pick('source') ? { source: pick('source') } : {}),
           ...(pick('error') ? { error: pick('error') } : {}),
           ...(pick('since') ? { since: pick('since') } : {}),
+          ...(pick('until') ? { until: pick('until') } : {}),
         }),
       );
     }

@@ -254,6 +254,14 @@ export function inboxContract(b: Backend): void {
       3,
     );
     assert.equal(o.perMinute[59], 2);
+    // By outcome, where each stands now: the dead one and a claimed one in the last minute, the old one claimed at minute 30.
+    assert.equal(o.perMinuteByStatus.dead[59], 1);
+    assert.equal(o.perMinuteByStatus.working[59], 1);
+    assert.equal(o.perMinuteByStatus.working[30], 1);
+    assert.deepEqual(
+      (['pending', 'working', 'done', 'dead'] as const).map((s) => o.perMinuteByStatus[s].reduce((a, b) => a + b, 0)),
+      [0, 2, 0, 1],
+    );
     assert.deepEqual(
       o.deadByError.map((d) => [d.error, d.count, d.exampleId]),
       [['boom', 1, 'evt_x']],

@@ -1,4 +1,4 @@
-import type { RefusedRequest } from '../../ui/server.js';
+import { RefusedLog } from '../../ui/refused.js';
 import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
 import { safe, safeJson, safeOutput } from '../../util/terminal.js';
@@ -148,13 +148,13 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     // With --ui: the inspector beside the receiver, and the last requests it refused (a bad
     // signature, a stale timestamp, too large) with the reason — what a developer debugging a
     // signature needs to see, and what no inbox row holds.
-    const refused: RefusedRequest[] = [];
+    const refused = new RefusedLog();
     const uiPort = typeof flags.ui === 'string' ? parseIntFlag(flags.ui, '--ui', 0, 65_535, 4040) : 4040;
     const handle = await start({
       ...options,
       onRequest: (e) => {
         if (flags.ui !== undefined && (e.result === 'rejected' || e.result === 'too_large')) {
-          refused.unshift({
+          refused.add({
             at: Date.now(),
             status: e.status,
             result: e.result,
@@ -162,7 +162,6 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
             ...(e.code ? { code: e.code } : {}),
             ...(e.bytes !== undefined ? { bytes: e.bytes } : {}),
           });
-          refused.length = Math.min(refused.length, 100);
         }
         if (log === 'requests' || (log === 'status' && render.isNotable(e))) write(render.requestLine(e, json));
       },
@@ -188,7 +187,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               inbox: resolveTarget(options.inbox ?? LISTEN_DEFAULTS.inbox),
               port: uiPort,
               ...(options.host !== undefined ? { host: options.host } : {}),
-              refused: () => refused,
+              refused: () => refused.view(),
               // The page replays with listen's own provider and secret: the app behind it verifies those.
               ...(options.provider ? { provider: options.provider } : {}),
               ...(options.secrets?.[0] ? { secrets: [options.secrets[0]] } : {}),

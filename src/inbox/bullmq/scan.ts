@@ -17,6 +17,7 @@ import {
 } from './rows.js';
 import type { Entry, JobData, RawState, Row } from './rows.js';
 import { jobIdFor } from './ids.js';
+import { perMinuteChart } from '../per-minute.js';
 
 /**
  * The read side of the BullMQ inbox: jobs found by state and key with pipelined reads, and turned
@@ -108,12 +109,12 @@ export class JobScan {
   }
 
   /** Ids of jobs completed or failed at or after `from` (the sets are scored by finishedOn). */
-  async finishedSince(from: number): Promise<string[]> {
+  async finishedSince(from: number): Promise<{ completed: string[]; failed: string[] }> {
     const [completed, failed] = await Promise.all([
       this.redis.zrangebyscore(this.queue.toKey('completed'), from, '+inf'),
       this.redis.zrangebyscore(this.queue.toKey('failed'), from, '+inf'),
     ]);
-    return [...completed, ...failed];
+    return { completed, failed };
   }
 
   /** One field of many jobs (undefined: the job is gone), in chunks of one pipeline each. */
@@ -199,14 +200,22 @@ export class JobScan {
     // Received in the last hour: anything not finished, and what finished since (a job finishes
     // after it is received, so one finished before the window was received before it too).
     const open = await this.listIds([...STATES_OF.pending, 'active', 'failed']);
-    const recentFinished = await this.finishedSince(from);
-    const recentIds = [...new Set([...open.filter((e) => e.state !== 'failed').map((e) => e.id), ...recentFinished])];
-    const perMinute = Array.from({ length: 60 }, () => 0);
-    for (const t of await this.timestamps(recentIds)) {
-      if (t === undefined || t < from || t >= now) continue;
-      const minute = Math.floor((t - from) / 60_000);
-      if (minute >= 0 && minute < 60) perMinute[minute] = (perMinute[minute] ?? 0) + 1;
-    }
+    // Where each stands now: an open job by its state; a finished one by the set it finished in.
+    const statusOf = new Map<string, DeliveryStatus>();
+    for (const e of open) if (e.state !== 'failed') statusOf.set(e.id, STATUS_OF[e.state]);
+    const finished = await this.finishedSince(from);
+    for (const id of finished.completed) statusOf.set(id, 'done');
+    for (const id of finished.failed) statusOf.set(id, 'dead');
+    const ids = [...statusOf.keys()];
+    const times = await this.timestamps(ids);
+    const chart = perMinuteChart(
+      ids.flatMap((id, i) => {
+        const t = times[i];
+        const status = statusOf.get(id);
+        if (t === undefined || status === undefined || t < from || t >= now) return [];
+        return [{ minute: Math.floor((t - from) / 60_000), status, n: 1 }];
+      }),
+    );
     // Dead rows by their last error; attempts of the rows that are not done.
     const dead = await this.describe(open.filter((e) => e.state === 'failed'));
     const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }>();
@@ -241,6 +250,6 @@ export class JobScan {
         return [];
       }
     });
-    return { stats, perMinute, deadByError, attempts, requeues };
+    return { stats, ...chart, deadByError, attempts, requeues };
   }
 }

@@ -3,6 +3,7 @@ import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
 import { CHECK_HEADER, InboxOpenError, InboxUnavailableError } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
+import { perMinuteChart } from '../per-minute.js';
 import { WriteWatch } from '../write-watch.js';
 import type { DeliveryRow } from '../row.js';
 import type {
@@ -321,9 +322,9 @@ export class PostgresInbox implements Inbox {
     const log = this.t.replace(/deliveries$/, 'requeue_log');
     const [stats, minutes, dead, attempts, requeues] = await Promise.all([
       this.stats(),
-      this.query<{ minute: number; n: number }>(
-        `SELECT ((received_at - $1) / 60000)::int AS minute, count(*) AS n FROM ${this.t}
-          WHERE received_at >= $1 AND received_at < $2 GROUP BY 1`,
+      this.query<{ minute: number; status: DeliveryStatus; n: number }>(
+        `SELECT ((received_at - $1) / 60000)::int AS minute, status, count(*)::int AS n FROM ${this.t}
+          WHERE received_at >= $1 AND received_at < $2 GROUP BY 1, 2`,
         [from, now],
       ),
       this.query<Overview['deadByError'][number]>(
@@ -339,13 +340,11 @@ export class PostgresInbox implements Inbox {
         `SELECT at, moved, selector, reset_attempts FROM ${log} ORDER BY id DESC LIMIT 5`,
       ),
     ]);
-    const perMinute = Array.from({ length: 60 }, () => 0);
-    for (const r of minutes) if (r.minute >= 0 && r.minute < 60) perMinute[r.minute] = r.n;
     const byAttempts: Record<number, number> = {};
     for (const r of attempts) byAttempts[r.attempts] = r.n;
     return {
       stats,
-      perMinute,
+      ...perMinuteChart(minutes),
       deadByError: dead,
       attempts: byAttempts,
       requeues: requeues.map(

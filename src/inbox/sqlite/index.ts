@@ -17,6 +17,7 @@ import type {
   StoredDelivery,
 } from '../types.js';
 import { toClaimed, toStored } from '../row.js';
+import { perMinuteChart } from '../per-minute.js';
 import type { DeliveryRow } from '../row.js';
 import { CHECK_HEADER, InboxOpenError } from '../types.js';
 import { describeSqliteError } from './errors.js';
@@ -398,10 +399,7 @@ export class SqliteInbox implements Inbox {
   async overview(now = Date.now()): Promise<Overview> {
     const stats = await this.stats();
     const from = now - 3_600_000;
-    const perMinute = Array.from({ length: 60 }, () => 0);
-    for (const r of this.statements.PER_MINUTE.all({ from, now }) as { minute: number; n: number }[]) {
-      if (r.minute >= 0 && r.minute < 60) perMinute[r.minute] = r.n;
-    }
+    const chart = perMinuteChart(this.statements.PER_MINUTE.all({ from, now }) as { minute: number; status: DeliveryStatus; n: number }[]);
     const attempts: Record<number, number> = {};
     for (const r of this.statements.ATTEMPTS.all() as { attempts: number; n: number }[]) attempts[r.attempts] = r.n;
     const requeues = (
@@ -416,7 +414,7 @@ export class SqliteInbox implements Inbox {
     );
     return {
       stats,
-      perMinute,
+      ...chart,
       deadByError: this.statements.DEAD_BY_ERROR.all() as Overview['deadByError'],
       attempts,
       requeues,

@@ -59,11 +59,14 @@ export const PRUNE = `
   UPDATE deliveries SET body = NULL, headers = '{}'
    WHERE status = 'done' AND finished_at < @before AND body IS NOT NULL`;
 
-/** Deliveries per minute over the hour before @now: the minute index (0 = oldest) and a count. */
+/**
+ * Deliveries per minute over the hour before @now by where they stand now: the minute index
+ * (0 = oldest), a status and a count. The received_at index finds the hour's rows; only those are read.
+ */
 export const PER_MINUTE = `
-  SELECT CAST((received_at - @from) / 60000 AS INTEGER) AS minute, COUNT(*) AS n
+  SELECT CAST((received_at - @from) / 60000 AS INTEGER) AS minute, status, COUNT(*) AS n
     FROM deliveries WHERE received_at >= @from AND received_at < @now
-   GROUP BY minute`;
+   GROUP BY minute, status`;
 
 /** Dead rows grouped by error (served by the (status, last_error) index). */
 export const DEAD_BY_ERROR = `
