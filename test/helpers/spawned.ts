@@ -12,8 +12,12 @@ export interface Spawned {
   exit: Promise<number | null>;
 }
 
-export function spawnHookdrill(args: string[], env: Record<string, string> = {}): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, CI: 'true', ...env } });
+/** `wrap`: a command to run hookdrill under (strace with its options), hookdrill's command line after it. */
+export function spawnHookdrill(args: string[], env: Record<string, string> = {}, wrap: string[] = []): Spawned {
+  const [command, ...before] = wrap.length > 0 ? wrap : [process.execPath];
+  const child = spawn(command as string, [...before, ...(wrap.length > 0 ? [process.execPath] : []), BIN, ...args], {
+    env: { ...process.env, CI: 'true', ...env },
+  });
   const lines: Record<string, unknown>[] = [];
   const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buffer = '';

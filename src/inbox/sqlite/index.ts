@@ -35,6 +35,18 @@ export interface SqliteOpenOptions {
   create?: boolean;
   /** Open without writing anything: for inspect. */
   readonly?: boolean;
+  /**
+   * How long a write waits for another process's lock before SQLITE_BUSY (default 5 s). 0: fail
+   * at once — the receiver's main-thread writes, which hand a locked batch to the writer thread.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * false: commits write the WAL but do not sync it (synchronous = NORMAL), and SQLite does not
+   * checkpoint on its own (wal_autocheckpoint = 0). Only for a caller that syncs the WAL file
+   * itself before it acknowledges anything (the receiver's main-thread writes) and has the
+   * checkpoints run elsewhere. Default true: every commit is synced (synchronous = FULL).
+   */
+  syncCommits?: boolean;
 }
 
 export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): SqliteInbox {
@@ -60,18 +72,21 @@ export function openSqliteInbox(path: string, options: SqliteOpenOptions = {}): 
   try {
     const version = checkIdentity(db, path, readonly);
     // Wait for another process's write (listen, requeue) instead of failing at once.
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     if (!readonly) {
       // Already WAL: this changes nothing and writes nothing (a full disk must not stop an open).
       if (String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
       // better-sqlite3 leaves WAL at NORMAL, which can lose the last commits on power loss: an
       // acknowledged delivery must survive that, so FULL, and checked rather than assumed.
-      db.pragma('synchronous = FULL');
+      const syncs = options.syncCommits ?? true;
+      db.pragma(syncs ? 'synchronous = FULL' : 'synchronous = NORMAL');
+      if (!syncs) db.pragma('wal_autocheckpoint = 0');
       // After a checkpoint resets it, the WAL file is cut back to 64 MiB: a burst must not keep
       // holding its peak size on disk for ever (this setting is per connection; nothing is written).
       db.pragma('journal_size_limit = 67108864');
       const level = db.pragma('synchronous', { simple: true });
-      if (level !== 2) throw new InboxOpenError(`inbox ${path}: SQLite refused synchronous=FULL (got ${String(level)})`);
+      if (level !== (syncs ? 2 : 1))
+        throw new InboxOpenError(`inbox ${path}: SQLite refused synchronous=${syncs ? 'FULL' : 'NORMAL'} (got ${String(level)})`);
       // Write only when there is something to migrate: an up-to-date inbox opens without writing.
       if (version < LATEST_VERSION) migrate(db);
     }
@@ -313,6 +328,15 @@ export class SqliteInbox implements Inbox {
    * inbox never recovers. Returns whether the checkpoint completed, so the write can be tried
    * again; while the disk is too full even for that, the write fails as it would have (503).
    */
+  /**
+   * Copy what the WAL holds into the database file without holding up writers (PASSIVE), so the
+   * WAL can start over: for a writer whose own connection does not checkpoint (syncCommits false).
+   */
+  checkpoint(): { log: number; checkpointed: number } {
+    const [row] = this.db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    return { log: row?.log ?? 0, checkpointed: row?.checkpointed ?? 0 };
+  }
+
   private checkpointAfterFull(): boolean {
     try {
       const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];

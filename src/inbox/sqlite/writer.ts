@@ -15,7 +15,9 @@ import type { PackedRows } from './packing.js';
 export type WriterRequest =
   | { id: number; op: 'putMany'; batch: PackedRows }
   | { id: number; op: 'claim'; options: ClaimOptions }
-  | { id: number; op: 'settle'; outcomes: Settlement[]; now?: number };
+  | { id: number; op: 'settle'; outcomes: Settlement[]; now?: number }
+  /** Checkpoint the WAL for the main thread's connection, which does not (see threaded.ts). */
+  | { id: number; op: 'checkpoint' };
 
 export type WriterReply =
   | { id: number; ok: true; result: unknown }
@@ -39,8 +41,10 @@ try {
  * With group commit, whatever has queued up while the last transaction ran — a batch of puts, the
  * worker's outcomes, its next claim — goes into the next transaction together: one disk sync.
  */
-let queued: WriterRequest[] = [];
+type WriteRequest = Exclude<WriterRequest, { op: 'checkpoint' }>;
+let queued: WriteRequest[] = [];
 port.on('message', (m: WriterRequest) => {
+  if (m.op === 'checkpoint') return checkpoint(m.id);
   queued.push(m);
   if (queued.length === 1) setImmediate(drain);
 });
@@ -58,7 +62,7 @@ function drain(): void {
   run(requests);
 }
 
-function run(requests: WriterRequest[]): void {
+function run(requests: WriteRequest[]): void {
   let results: unknown[];
   try {
     results = inbox.writeAll(requests.map(toOp));
@@ -74,7 +78,20 @@ function run(requests: WriterRequest[]): void {
   for (const [i, r] of requests.entries()) port?.postMessage({ id: r.id, ok: true, result: results[i] } satisfies WriterReply);
 }
 
-function toOp(m: WriterRequest): WriteOp {
+function checkpoint(id: number): void {
+  try {
+    port?.postMessage({ id, ok: true, result: inbox.checkpoint() } satisfies WriterReply);
+  } catch (err) {
+    const error = {
+      name: (err as Error).name ?? 'Error',
+      message: (err as Error).message ?? String(err),
+      code: (err as { code?: string }).code,
+    };
+    port?.postMessage({ id, ok: false, error } satisfies WriterReply);
+  }
+}
+
+function toOp(m: Exclude<WriterRequest, { op: 'checkpoint' }>): WriteOp {
   switch (m.op) {
     case 'putMany':
       return { op: 'put', rows: unpack(m.batch) };
