@@ -45,7 +45,15 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
     { version: 2, name: 'requeue_log' },
     { version: 3, name: 'attempt_base' },
     { version: 4, name: 'claim_index' },
+    { version: 5, name: 'drop_due_index' },
   ]);
+  // The indexes every put, claim and outcome keeps, and no more.
+  assert.deepEqual(
+    (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deliveries' AND sql IS NOT NULL ORDER BY name`).all() as { name: string }[]).map(
+      (r) => r.name,
+    ),
+    ['deliveries_claim', 'deliveries_received', 'deliveries_status_error'],
+  );
   db.close();
   // Opening again migrates nothing twice.
   const again = openSqliteInbox(path);

@@ -63,6 +63,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX deliveries_claim ON deliveries (next_attempt_at, received_at) WHERE status IN ('pending', 'working');
     `,
   },
+  {
+    version: 5,
+    name: 'drop_due_index',
+    sql: `
+      -- Since claim_index, nothing needs (status, next_attempt_at): counts and status filters are
+      -- served as well by (status, last_error), which leads with status too (as on Postgres). Every
+      -- put, claim and outcome paid for keeping it.
+      DROP INDEX deliveries_due;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);
