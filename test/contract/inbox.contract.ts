@@ -239,6 +239,16 @@ export function inboxContract(b: Backend): void {
     assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_ok' }))?.status, 'done');
   });
 
+  it('a lone surrogate in an id, an event type or a header, or a backslash, is stored without failing the batch around it', async (inbox) => {
+    // A body's JSON may spell "\ud800" (Stripe's and Slack's ids live in the body): a string no UTF-8 holds.
+    const odd = { ...delivery('evt_\ud800x'), eventType: 'type\udfff', headers: { 'x-odd': 'v\ud800', 'x-slash': 'a\\ud800b' } };
+    const results = await Promise.all([inbox.put(odd), inbox.put(delivery('evt_fine_\\ud83d'))]);
+    assert.deepEqual(results, [{ inserted: true }, { inserted: true }]);
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_fine_\\ud83d' }))?.status, 'pending');
+    const claimed = await inbox.claim({ limit: 2, leaseMs: 60_000, ...at(10_000) });
+    assert.equal(claimed.length, 2);
+  });
+
   it('overview: counts, the oldest pending, deliveries per minute, dead rows grouped by error', async (inbox) => {
     const now = 10_000_000;
     await inbox.put(delivery('evt_old', now - 30 * 60_000));
