@@ -49,9 +49,11 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
   ]);
   // The indexes every put, claim and outcome keeps, and no more.
   assert.deepEqual(
-    (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deliveries' AND sql IS NOT NULL ORDER BY name`).all() as { name: string }[]).map(
-      (r) => r.name,
-    ),
+    (
+      db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deliveries' AND sql IS NOT NULL ORDER BY name`)
+        .all() as { name: string }[]
+    ).map((r) => r.name),
     ['deliveries_claim', 'deliveries_received', 'deliveries_status_error'],
   );
   db.close();

@@ -328,6 +328,11 @@ export class SqliteInbox implements Inbox {
    * inbox never recovers. Returns whether the checkpoint completed, so the write can be tried
    * again; while the disk is too full even for that, the write fails as it would have (503).
    */
+  /** Whether the file is in WAL mode (a file system without shared memory can refuse it). */
+  get inWalMode(): boolean {
+    return String(this.db.pragma('journal_mode', { simple: true })) === 'wal';
+  }
+
   /**
    * Copy what the WAL holds into the database file without holding up writers (PASSIVE), so the
    * WAL can start over: for a writer whose own connection does not checkpoint (syncCommits false).

@@ -52,10 +52,14 @@ interface Queued {
 /** After a locked or slow commit on the main thread, writes go to the writer thread for this long. */
 const THREAD_COOL_DOWN_MS = 5_000;
 /**
- * Writes committed on the main thread between checkpoints, which the writer thread runs (the main
- * thread's connection does not checkpoint on its own: a checkpoint syncs the disk twice).
+ * Writes, or commits, on the main thread between checkpoints, which the writer thread runs (the
+ * main thread's connection does not checkpoint on its own: a checkpoint syncs the disk twice).
+ * Every commit appends each page it touched to the WAL (a lone put: five pages, its row and its
+ * indexes), so commits count too: about SQLite's own 1,000 pages between checkpoints, which keeps
+ * the WAL a few MB and rewritten in place rather than grown (a growing file makes each sync dearer).
  */
 const CHECKPOINT_EVERY_WRITES = 1_000;
+const CHECKPOINT_EVERY_COMMITS = 200;
 
 /**
  * The SQLite inbox for a receiver. Writes — puts (group-committed), claims and the worker's
@@ -95,6 +99,7 @@ export class ThreadedSqliteInbox implements Inbox {
   private readonly slowMs: number;
   private readonly sync: WalSync;
   private writesSinceCheckpoint = 0;
+  private commitsSinceCheckpoint = 0;
   /** The checkpoint running on the thread: writes wait for it, so it catches up and the WAL can start over. */
   private checkpointing: number | undefined;
   private closed = false;
@@ -111,8 +116,9 @@ export class ThreadedSqliteInbox implements Inbox {
     this.slowMs = (o.stuckAfterMs ?? 1_000) / 10;
     this.sync = new WalSync(`${reader.location}-wal`);
     // Without group commit, each delivery's own transaction and sync (the per-delivery design,
-    // kept for comparison) runs on the thread, as it always did.
-    if (o.writes === 'thread' || !o.groupCommit) this.threadUntil = Number.POSITIVE_INFINITY;
+    // kept for comparison) runs on the thread, as it always did; and so does everything when the
+    // file is not in WAL mode (there is no WAL to sync: only SQLite's own FULL commits are durable).
+    if (o.writes === 'thread' || !o.groupCommit || !writer.inWalMode) this.threadUntil = Number.POSITIVE_INFINITY;
     thread.on('message', (m: WriterReply) => {
       if (m.id === this.checkpointing) {
         // Done or not (a reader holding an old snapshot, a full disk), writes go on: the next one tries again.
@@ -281,8 +287,10 @@ export class ThreadedSqliteInbox implements Inbox {
       } else if (this.calls.size > 0 || Date.now() < this.threadUntil || this.sync.broken) this.toThread(group);
       else this.onMainThread(group);
     }
-    if (this.writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES && this.checkpointing === undefined && !this.dead) {
+    const due = this.writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES || this.commitsSinceCheckpoint >= CHECKPOINT_EVERY_COMMITS;
+    if (due && this.checkpointing === undefined && !this.dead) {
       this.writesSinceCheckpoint = 0;
+      this.commitsSinceCheckpoint = 0;
       this.checkpointing = this.nextId++;
       this.thread.postMessage({ id: this.checkpointing, op: 'checkpoint' } satisfies WriterRequest);
     }
@@ -306,6 +314,7 @@ export class ThreadedSqliteInbox implements Inbox {
       return;
     }
     if (performance.now() - started > this.slowMs) this.threadUntil = Date.now() + THREAD_COOL_DOWN_MS;
+    this.commitsSinceCheckpoint += 1;
     this.writesSinceCheckpoint += ops.reduce(
       (n, o) => n + (o.op === 'put' ? o.rows.length : o.op === 'claim' ? o.options.limit : o.outcomes.length),
       0,
