@@ -71,9 +71,10 @@ const CHECKPOINT_EVERY_COMMITS = 200;
  * a delivery than its share of the commit, and held listen to a third of what the machine
  * verifies and answers. What must never reach the event loop is the disk's wait, so:
  * - the main thread's connection commits without syncing (synchronous = NORMAL), and the WAL is
- *   synced by WalSync on libuv's thread pool: a put is answered only once a sync that began after
- *   its commit has completed — as durable as SQLite's FULL, and one sync covers every commit made
- *   meanwhile. A disk whose sync hangs leaves the loop free: 503 at the deadline, /healthz answers;
+ *   synced by WalSync: a put is answered only once a sync that began after its commit has
+ *   completed — as durable as SQLite's FULL, one sync for every commit made meanwhile. The sync
+ *   runs in place while the disk is fast, on libuv's pool once one was slow: a disk that starts to
+ *   hang holds the loop for one sync, then 503s at the deadline while /healthz answers;
  * - it never waits for a lock (busy_timeout 0): a write lock held by another process fails the
  *   BEGIN at once, before anything is written, and the batch goes to the writer thread (writer.ts),
  *   which waits for the lock off the event loop with its own fully synced connection;
