@@ -14,8 +14,8 @@ export interface Spawned {
 
 /** `wrap`: a command to run hookdrill under (strace with its options), hookdrill's command line after it. */
 export function spawnHookdrill(args: string[], env: Record<string, string> = {}, wrap: string[] = []): Spawned {
-  const [command, ...before] = wrap.length > 0 ? wrap : [process.execPath];
-  const child = spawn(command as string, [...before, ...(wrap.length > 0 ? [process.execPath] : []), BIN, ...args], {
+  const [command, ...rest] = [...wrap, process.execPath, BIN, ...args];
+  const child = spawn(command as string, rest, {
     env: { ...process.env, CI: 'true', ...env },
   });
   const lines: Record<string, unknown>[] = [];

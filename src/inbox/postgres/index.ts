@@ -191,10 +191,10 @@ export class PostgresInbox implements Inbox {
       // listen more than the insert did.
       // Headers go as their own JSON text (as stored), so nothing in them is unescaped on the way.
       const text = (t: string) => noNul(wellFormed(t));
+      const keys = rows.map((r) => [text(r.source), text(r.deliveryId)] as const);
       const fields = JSON.stringify(
-        rows.map((r) => [
-          text(r.source),
-          text(r.deliveryId),
+        rows.map((r, i) => [
+          ...(keys[i] as readonly [string, string]),
           r.eventType === undefined ? null : text(r.eventType),
           JSON.stringify(r.headers),
           Math.round(r.receivedAt),
@@ -219,7 +219,7 @@ export class PostgresInbox implements Inbox {
       );
       // A key stored by this statement counts as inserted for its first row in the batch only.
       const fresh = new Set(inserted.map((r) => `${r.source}\u0000${r.delivery_id}`));
-      return rows.map((r) => ({ inserted: fresh.delete(`${text(r.source)}\u0000${text(r.deliveryId)}`) }));
+      return keys.map(([source, deliveryId]) => ({ inserted: fresh.delete(`${source}\u0000${deliveryId}`) }));
     } catch (err) {
       failure = err;
       throw err;

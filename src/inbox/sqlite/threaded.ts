@@ -316,8 +316,9 @@ export class ThreadedSqliteInbox implements Inbox {
     }
     if (performance.now() - started > this.slowMs) this.threadUntil = Date.now() + THREAD_COOL_DOWN_MS;
     this.commitsSinceCheckpoint += 1;
+    // Rows written: the puts, the outcomes, and the rows a claim took (its limit is only a most).
     this.writesSinceCheckpoint += ops.reduce(
-      (n, o) => n + (o.op === 'put' ? o.rows.length : o.op === 'claim' ? o.options.limit : o.outcomes.length),
+      (n, o, i) => n + (o.op === 'put' ? o.rows.length : o.op === 'claim' ? (results[i] as unknown[]).length : o.outcomes.length),
       0,
     );
     // Committed, not yet on disk: a put is answered only once a sync of the WAL that began after

@@ -67,11 +67,7 @@ function run(requests: WriteRequest[]): void {
   try {
     results = inbox.writeAll(requests.map(toOp));
   } catch (err) {
-    const error = {
-      name: (err as Error).name ?? 'Error',
-      message: (err as Error).message ?? String(err),
-      code: (err as { code?: string }).code,
-    };
+    const error = errorOf(err);
     for (const r of requests) port?.postMessage({ id: r.id, ok: false, error } satisfies WriterReply);
     return;
   }
@@ -82,13 +78,13 @@ function checkpoint(id: number): void {
   try {
     port?.postMessage({ id, ok: true, result: inbox.checkpoint() } satisfies WriterReply);
   } catch (err) {
-    const error = {
-      name: (err as Error).name ?? 'Error',
-      message: (err as Error).message ?? String(err),
-      code: (err as { code?: string }).code,
-    };
-    port?.postMessage({ id, ok: false, error } satisfies WriterReply);
+    port?.postMessage({ id, ok: false, error: errorOf(err) } satisfies WriterReply);
   }
+}
+
+/** An error as it crosses back to the main thread: its name and code are what callers act on. */
+function errorOf(err: unknown): { name: string; message: string; code: string | undefined } {
+  return { name: (err as Error).name ?? 'Error', message: (err as Error).message ?? String(err), code: (err as { code?: string }).code };
 }
 
 function toOp(m: Exclude<WriterRequest, { op: 'checkpoint' }>): WriteOp {
