@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../src/util/errors.js';
-import { parseOverride, prepareEvent, resolveFixtures } from '../src/fixtures/index.js';
+import { loadFixtureFile, parseOverride, prepareEvent, resolveFixtures } from '../src/fixtures/index.js';
 import { providers } from '../src/providers/index.js';
 
 test('each prepared event is a new one: fresh id and timestamp, fixture left untouched', () => {
@@ -38,18 +38,31 @@ test('slack: fresh event_id, event_time and event_ts; url_verification gets a fr
 });
 
 test('--set reaches into arrays, parses JSON values, and pins an id when asked', () => {
-  const [fixture] = resolveFixtures(['stripe/invoice.paid'], undefined);
-  const sets = ['data.object.lines.data.0.amount=999', 'data.object.paid=false', 'id=evt_pinned', 'data.object.number="0042"'].map(
+  const dir = mkdtempSync(join(tmpdir(), 'hookdrill-set-'));
+  const file = join(dir, 'invoice.paid.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      id: 'evt_1',
+      object: 'event',
+      type: 'invoice.paid',
+      created: 1,
+      livemode: false,
+      data: { object: { object: 'invoice', number: null, attempted: true, lines: { data: [{ amount: 1 }] } } },
+    }),
+  );
+  const fixture = loadFixtureFile(file, 'stripe');
+  const sets = ['data.object.lines.data.0.amount=999', 'data.object.attempted=false', 'id=evt_pinned', 'data.object.number="0042"'].map(
     parseOverride,
   );
-  const e = prepareEvent(providers.stripe, fixture!, sets, Date.now());
+  const e = prepareEvent(providers.stripe, fixture, sets, Date.now());
   const body = JSON.parse(e.rawBody.toString());
   assert.equal(body.data.object.lines.data[0].amount, 999);
-  assert.equal(body.data.object.paid, false);
+  assert.equal(body.data.object.attempted, false);
   assert.equal(body.data.object.number, '0042');
   assert.equal(e.deliveryId, 'evt_pinned', 'a pinned id makes deliberate duplicates');
   assert.throws(
-    () => prepareEvent(providers.stripe, fixture!, [parseOverride('data.object.lines.data.5.amount=1')], Date.now()),
+    () => prepareEvent(providers.stripe, fixture, [parseOverride('data.object.lines.data.5.amount=1')], Date.now()),
     UsageError,
   );
   assert.throws(() => parseOverride('noequals'), UsageError);
@@ -75,4 +88,26 @@ test('a directory of fixtures, and a user file named for its event', () => {
 
   writeFileSync(join(dir, 'array.json'), '[1,2]');
   assert.throws(() => resolveFixtures([join(dir, 'array.json')], 'stripe'), /must hold one JSON object/);
+});
+
+test('every send is a new event: GitHub numeric and node ids and timestamps, Shopify ids and gids in the shop offset', () => {
+  const [issue] = resolveFixtures(['github/issues.opened'], undefined);
+  const now = Date.UTC(2026, 11, 3, 6, 30, 0);
+  const a = JSON.parse(prepareEvent(providers.github, issue!, [], now).rawBody.toString());
+  const b = JSON.parse(prepareEvent(providers.github, issue!, [], now).rawBody.toString());
+  assert.notEqual(a.issue.id, b.issue.id);
+  assert.notEqual(a.issue.node_id, b.issue.node_id);
+  assert.equal(a.issue.node_id.length, (issue!.body.issue as { node_id: string }).node_id.length);
+  assert.equal(a.issue.created_at, '2026-12-03T06:30:00Z');
+  // Where the hook is and who acted stay: the hook headers name the same repository each time.
+  assert.equal(a.repository.id, b.repository.id);
+  assert.equal(a.sender.id, b.sender.id);
+
+  const [order] = resolveFixtures(['shopify/orders/create'], undefined);
+  const o = JSON.parse(prepareEvent(providers.shopify, order!, [], now).rawBody.toString());
+  const p = JSON.parse(prepareEvent(providers.shopify, order!, [], now).rawBody.toString());
+  assert.notEqual(o.id, p.id);
+  assert.ok(Number.isSafeInteger(o.id), 'an id every JSON parser reads exactly');
+  assert.equal(o.admin_graphql_api_id, `gid://shopify/Order/${o.id}`);
+  assert.equal(o.created_at, '2026-12-03T01:30:00-05:00', "in the shop's offset, as Shopify writes it");
 });

@@ -14,7 +14,7 @@ const header = (h: Record<string, string | string[] | undefined>, name: string) 
 };
 
 for (const name of Object.keys(providers) as ProviderName[]) {
-  test(`${name}: every shipped fixture is accepted by the official verifier, with fresh ids`, async () => {
+  test(`${name}: every shipped fixture (where none ships, the default one) is accepted by the official verifier, with fresh ids`, async () => {
     const secret = SECRETS[name] as string;
     const rejected: string[] = [];
     const server = await startServer(async (req, res) => {
@@ -27,7 +27,10 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       }
     });
     try {
-      const fixtures = (await import('../src/fixtures/index.js')).listShippedFixtures().filter((f) => f.provider === name);
+      const { DEFAULT_FIXTURE, listShippedFixtures } = await import('../src/fixtures/index.js');
+      const shipped = listShippedFixtures().filter((f) => f.provider === name);
+      // Stripe's, GitHub's and Shopify's come from the catalogue (their own packages) alone.
+      const fixtures = shipped.length > 0 ? shipped : [{ name: DEFAULT_FIXTURE[name] }];
       const result = await run({
         provider: name,
         url: server.url,
