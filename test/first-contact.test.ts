@@ -147,7 +147,7 @@ test("inspect, requeue and replay default to listen's inbox; inspect shows when 
   const r = await hookdrill(['inspect'], {}, [], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /oldest dead: \d+(ms|s) ago/);
-  assert.match(r.stdout, /died \d+(ms|s) ago/);
+  assert.match(r.stdout, /died \d+(\.\d+)?(ms|s) ago/);
   const next = /next: (hookdrill requeue .* --dry-run)/.exec(r.stdout)?.[1];
   assert.ok(next, r.stdout);
   // As a person would: pasted into a shell.
@@ -167,7 +167,7 @@ test("inspect, requeue and replay default to listen's inbox; inspect shows when 
   );
 
   const rows = await hookdrill(['inspect', '--status', 'dead'], {}, [], dir);
-  assert.match(rows.stdout, /evt_x1 .* died \d+(ms|s) ago/);
+  assert.match(rows.stdout, /evt_x1 .* died \d+(\.\d+)?(ms|s) ago/);
   const requeued = await hookdrill(['requeue', '--status', 'dead', '--dry-run'], {}, [], dir);
   assert.equal(requeued.code, 0, requeued.stderr);
   const missing = await hookdrill(['inspect'], {}, [], tempDir());
