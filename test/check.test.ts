@@ -39,7 +39,9 @@ function broken(flaw: Flaw, inbox: Inbox) {
     let signed = raw;
     if (flaw === 'reserialized-verify') {
       try {
-        signed = Buffer.from(JSON.stringify(JSON.parse(raw.toString())));
+        // Written again as Stripe writes it (pretty, two spaces): real bodies still match, so only
+        // the reserialized case (a body written another way) can find it out.
+        signed = Buffer.from(JSON.stringify(JSON.parse(raw.toString()), null, 2));
       } catch {
         /* not JSON: verify the bytes */
       }
@@ -108,6 +110,8 @@ const expected: Record<Flaw, string[]> = {
   // Stripe's own verifier accepts a future timestamp: only the stale one fails (issue 21).
   'accepts-stale': ['stale-timestamp'],
   'no-body-limit': ['oversized-body'],
+  // Stripe's own pretty bodies survive its re-serialising (every case writes bodies as Stripe
+  // does); only a body written another way finds it out.
   'reserialized-verify': ['reserialized'],
 };
 
@@ -134,7 +138,7 @@ test('a Shopify receiver that rejects malformed JSON gets a warning (a Stripe on
   const inner = strict.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
   const server = await serve(async (req, res) => {
     // A receiver that parses before it stores, and refuses what it cannot parse.
-    if (req.headers['content-length'] && Number(req.headers['content-length']) < 4096) {
+    if (req.headers['content-length'] && Number(req.headers['content-length']) < 1024 * 1024) {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const raw = Buffer.concat(chunks);

@@ -145,7 +145,7 @@ test('fixtures lists what ships', async () => {
     'slack/message',
     'slack/url_verification',
     'standard/invoice.paid',
-    'shopify/orders.create',
+    'shopify/orders/create',
   ]) {
     assert.ok(names.includes(name), name);
   }
@@ -191,5 +191,5 @@ test('check --list: every case with what it proves and where it does not apply; 
   assert.equal(r.code, 0, r.stderr);
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
   assert.match(r.stdout, /^rotation .*\(not for github, slack, shopify\)$/m);
-  assert.match(r.stdout, /^url-verification .*\(not for stripe, github, standard, shopify\)$/m);
+  assert.match(r.stdout, /^url-verification .*\(not for stripe, github, standard, svix, shopify\)$/m);
 });

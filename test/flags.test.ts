@@ -84,6 +84,8 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
       '401',
       '--event',
       'push',
+      '--content-type',
+      'form',
     ],
     { HOOKDRILL_SECRET: 'from-env' },
     {
@@ -99,6 +101,7 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
       duplicates: '2',
       expect: '401',
       event: 'push',
+      contentType: 'form',
       shuffle: false,
       headers: [],
       sets: [],

@@ -83,7 +83,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     });
     await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string);
     // ...and the official verifier refuses a different secret, so the check above can fail.
-    const other = name === 'standard' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
+    const other =
+      name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
     await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other));
   });
 
@@ -93,7 +94,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const headers = lower(p.sign(body, [secret], { nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
     p.verify(body, headers, [secret], { nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
-    const notIt = name === 'standard' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
+    const notIt =
+      name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
     p.verify(body, headers, [notIt, secret], { nowMs: NOW });
 
     const code = (fn: () => void) => {
@@ -112,7 +114,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       code(() => p.verify(flipped, headers, [secret], { nowMs: NOW })),
       'no_match',
     );
-    const wrongSecret = name === 'standard' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
+    const wrongSecret =
+      name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
     assert.equal(
       code(() => p.verify(body, headers, [wrongSecret], { nowMs: NOW })),
       'no_match',
@@ -183,7 +186,26 @@ test('deliveryId reads the id each provider dedupes on', () => {
   assert.equal(providers.github.deliveryId({ 'x-github-delivery': 'g-1' }, body), 'g-1');
   assert.equal(providers.standard.deliveryId({ 'webhook-id': 'msg_1' }, body), 'msg_1');
   assert.equal(providers.shopify.deliveryId({ 'x-shopify-webhook-id': 's-1' }, body), 's-1');
+  // Shopify's docs dedupe on the event id, where a delivery carries one.
+  assert.equal(providers.shopify.deliveryId({ 'x-shopify-webhook-id': 's-1', 'x-shopify-event-id': 'e-1' }, body), 'e-1');
   assert.equal(providers.stripe.deliveryId({}, Buffer.from('not json')), undefined);
+});
+
+test("standard and svix each verify either spelling of the headers (svix-* or webhook-*), as svix's own library does", async () => {
+  const secret = SECRETS.standard as string;
+  for (const [signer, reader] of [
+    ['svix', 'standard'],
+    ['standard', 'svix'],
+  ] as const) {
+    const id = providers[signer].newDeliveryId();
+    const headers = lower(providers[signer].sign(body, [secret], { nowMs: NOW, deliveryId: id, eventType: 'invoice.paid' }));
+    assert.ok(Object.keys(headers).includes(signer === 'svix' ? 'svix-signature' : 'webhook-signature'));
+    providers[reader].verify(body, headers, [secret], { nowMs: NOW });
+    assert.equal(providers[reader].deliveryId(headers, body), id);
+    // And Svix's library takes what either signs.
+    const live = lower(providers[signer].sign(body, [secret], { nowMs: Date.now(), deliveryId: id, eventType: 'invoice.paid' }));
+    await verifyWithOfficialCode('svix', body, live, secret);
+  }
 });
 
 test('standard: a secret that is not whsec_ base64 is refused up front', () => {

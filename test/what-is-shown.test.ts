@@ -46,7 +46,7 @@ test('--verbose shows what was sent and what came back; --json keeps the answer 
     const v = await hookdrill(['send', '--provider', 'stripe', '--secret', SECRET, '--url', app.url, '--verbose']);
     assert.equal(v.code, 0, v.stderr);
     assert.match(v.stderr, /^> POST http:\/\/127\.0\.0\.1:\d+\/webhooks {2}\(evt_\w+, attempt 1\)$/m);
-    assert.match(v.stderr, /^> Stripe-Signature: t=\d+,v1=[0-9a-f]{64}$/m);
+    assert.match(v.stderr, /^> Stripe-Signature: t=\d+,v1=[0-9a-f]{64},v0=[0-9a-f]{64}$/m);
     assert.match(v.stderr, /^< 200$/m);
     assert.match(v.stderr, /^< \{"received":true\}$/m);
     const j = await hookdrill(['send', '--provider', 'stripe', '--secret', SECRET, '--url', app.url, '--json']);

@@ -108,8 +108,8 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
   const probe: StoreProbe = o.inbox
-    ? { kind: 'inbox', target: resolveTarget(o.inbox), source: provider.name }
-    : { kind: 'command', command: o.stored as string };
+    ? { kind: 'inbox', target: resolveTarget(o.inbox), source: provider.name, aliases: provider.otherIds }
+    : { kind: 'command', command: o.stored as string, aliases: provider.otherIds };
   const d = CHAOS_DEFAULTS;
   const events = parseIntFlag(o.events, '--events', 1, 100_000, d.events);
   const concurrency = parseIntFlag(o.concurrency, '--concurrency', 1, 1_000, d.concurrency);

@@ -122,10 +122,11 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
   const runId = checkRunId(stringOption(o.runId, 'runId'));
 
+  const aliases = provider.otherIds;
   const probe: StoreProbe | undefined = inboxPath
-    ? { kind: 'inbox', target: inboxPath, source: provider.name }
+    ? { kind: 'inbox', target: inboxPath, source: provider.name, aliases }
     : o.stored
-      ? { kind: 'command', command: o.stored }
+      ? { kind: 'command', command: o.stored, aliases }
       : undefined;
   const storedCounts: CheckContext['storedCounts'] = async (ids) =>
     probe === undefined

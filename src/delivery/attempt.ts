@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { basicAuth } from '../util/options.js';
 import { setLongTimeout } from '../util/wait.js';
@@ -43,6 +44,22 @@ export interface AttemptRequest {
   interrupt?: Interrupt;
   /** Keep the whole answer's headers and more of its body (send --verbose). */
   wire?: boolean;
+  /**
+   * Send the body in these pieces (which together are `body`), a moment apart, as a network
+   * delivers a large body in segments: a receiver reads each as a chunk of its own. check cuts a
+   * multi-byte body inside characters, so a receiver that decodes chunks one by one is found out.
+   */
+  pieces?: readonly Buffer[];
+}
+
+/** The pause between pieces: long enough for each to be read on its own, short enough not to matter. */
+const PIECE_GAP_MS = 2;
+
+async function* inPieces(pieces: readonly Buffer[]): AsyncGenerator<Buffer> {
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, PIECE_GAP_MS));
+    yield piece;
+  }
 }
 
 /**
@@ -152,7 +169,14 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
 
     function dispatch() {
       req.dispatcher.dispatch(
-        { origin: url.origin, path: url.pathname + url.search, method: 'POST', headers: req.headers, body: req.body },
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: 'POST',
+          // Pieces go out under the whole body's Content-Length, as a provider sends (never chunked).
+          headers: req.pieces ? { ...req.headers, 'content-length': String(req.body.length) } : req.headers,
+          body: req.pieces ? Readable.from(inPieces(req.pieces), { objectMode: false }) : req.body,
+        },
         {
           onRequestStart(c) {
             controller = c;

@@ -118,8 +118,14 @@ export async function deliver(
     if (n > firstAttempt) await ctx.slots.acquire();
     const headers = event.fixedHeaders
       ? { ...event.fixedHeaders }
-      : provider.sign(event.rawBody, ctx.secrets, { nowMs: Date.now(), deliveryId: event.deliveryId, eventType: event.eventType });
-    const retryHeaders = n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason) : undefined;
+      : provider.sign(event.rawBody, ctx.secrets, {
+          nowMs: Date.now(),
+          deliveryId: event.deliveryId,
+          eventType: event.eventType,
+          facts: event.facts,
+        });
+    const retryHeaders =
+      n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, event.rawBody) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);
     applyExtraHeaders(headers, ctx.extraHeaders);
 

@@ -2,7 +2,8 @@ import { UsageError } from '../util/errors.js';
 import { deliveryHooks } from './hooks.js';
 import type { DeliveryHookOptions } from './hooks.js';
 import { existsSync } from 'node:fs';
-import { applyOverrides, compileFixture, looksLikeAPath, overridesOption, resolveFixtures } from '../fixtures/index.js';
+import { applyOverrides, compileFixture, contentTypeOption, looksLikeAPath, overridesOption, resolveFixtures } from '../fixtures/index.js';
+import type { ContentType } from '../fixtures/index.js';
 import type { EventFactory, FieldOverride, FieldSets, Fixture } from '../fixtures/index.js';
 import { headersOption, stringOption, stringsOption } from '../util/shapes.js';
 import type { Delays, HeaderSet, Strings } from '../util/shapes.js';
@@ -46,6 +47,8 @@ export interface SendOptions extends DeliveryHookOptions {
   /** Fixture fields to set: `{ 'data.object.amount_paid': 5000 }` or `['data.object.amount_paid=5000']`. */
   sets?: FieldSets;
   event?: string;
+  /** `json` (the default) or `form`: a GitHub hook's content type (`payload=<the JSON>`, form-encoded). */
+  contentType?: ContentType | (string & {});
   signal?: AbortSignal;
 }
 
@@ -90,7 +93,8 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
-  const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event));
+  const contentType = contentTypeOption(o.contentType);
+  const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event, contentType));
   const out = await runDeliveries({
     provider,
     secrets,

@@ -2,22 +2,35 @@ import { exec } from 'node:child_process';
 import { UsageError } from '../util/errors.js';
 import { openInbox } from '../inbox/open.js';
 
-/** How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids. */
-export type StoreProbe = { kind: 'inbox'; target: string; source: string } | { kind: 'command'; command: string };
+/**
+ * How chaos and check learn what a receiver holds: a hookdrill inbox, or a command printing ids.
+ * `aliases` gives the other ids a receiver may rightly key the same delivery on (Shopify's
+ * X-Shopify-Event-Id beside its X-Shopify-Webhook-Id): a delivery held under either is held.
+ */
+export type StoreProbe = ({ kind: 'inbox'; target: string; source: string } | { kind: 'command'; command: string }) & {
+  aliases?: ((id: string) => readonly string[]) | undefined;
+};
 
-/** How many times the receiver holds each of these ids (a command may print one twice). */
+/** How many times the receiver holds each of these ids (a command may print one twice), under any of its names. */
 export async function storedCounts(probe: StoreProbe, ids: readonly string[], env: Record<string, string>): Promise<number[]> {
+  const names = (id: string) => [id, ...(probe.aliases?.(id) ?? [])];
   if (probe.kind === 'inbox') {
     const inbox = await openInbox(probe.target, { readonly: true, create: false });
     try {
-      return await Promise.all(ids.map(async (id) => ((await inbox.get({ source: probe.source, deliveryId: id })) ? 1 : 0)));
+      return await Promise.all(
+        ids.map(async (id) => {
+          let n = 0;
+          for (const name of names(id)) if (await inbox.get({ source: probe.source, deliveryId: name })) n++;
+          return n;
+        }),
+      );
     } finally {
       await inbox.close();
     }
   }
   const counts = new Map<string, number>();
   for (const id of await runIdsCommand(probe.command, '--stored', env)) counts.set(id, (counts.get(id) ?? 0) + 1);
-  return ids.map((id) => counts.get(id) ?? 0);
+  return ids.map((id) => names(id).reduce((n, name) => n + (counts.get(name) ?? 0), 0));
 }
 
 /** Which of these ids the receiver holds. */

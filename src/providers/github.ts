@@ -1,8 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import type { JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile, WireFacts } from './types.js';
 import { SignatureError } from './types.js';
-import { header, hmac, parseJson, requireHeader, requireSecrets, safeEqual, stringField, otherStringSecret } from './util.js';
+import {
+  header,
+  hmac,
+  isObject,
+  parseJson,
+  randomAlnum,
+  randomUint32,
+  requireHeader,
+  requireSecrets,
+  safeEqual,
+  stringField,
+  otherStringSecret,
+} from './util.js';
+
+/** The objects of a body that say where the hook is and who acted: the same between deliveries. */
+const STABLE = new Set(['repository', 'organization', 'installation', 'enterprise', 'sender', 'hook']);
+
+/** GitHub's timestamps: ISO 8601 to the second, in UTC (`2019-05-15T15:20:18Z`). */
+function githubTime(nowMs: number): string {
+  return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * A node id of the same kind and length: the kind is what comes before `_` in the new format
+ * (`I_kwDO…`); an old-format id is base64 of `05:Issue444500041`, made again with a new number.
+ */
+function freshNodeId(old: string): string {
+  const underscore = old.indexOf('_');
+  if (underscore > 0) return `${old.slice(0, underscore + 1)}${randomAlnum(Math.max(8, old.length - underscore - 1))}`;
+  const decoded = Buffer.from(old, 'base64').toString('latin1');
+  const m = /^(\d+:[A-Za-z]+)\d+$/.exec(decoded);
+  return m ? Buffer.from(`${m[1]}${100_000_000 + (randomUint32() % 2_000_000_000)}`).toString('base64') : randomAlnum(old.length);
+}
+
+/** A delivery's JSON, whether the hook's content type is json or form (`payload=<the JSON>`). */
+export function githubPayload(rawBody: Buffer): JsonValue | undefined {
+  if (rawBody.length === 0 || rawBody[0] === 0x7b || rawBody[0] === 0x5b) return parseJson(rawBody);
+  const payload = new URLSearchParams(rawBody.toString('utf8')).get('payload');
+  return payload === null ? undefined : parseJson(Buffer.from(payload));
+}
 
 const HEADER = 'X-Hub-Signature-256';
 
@@ -24,10 +63,38 @@ const enterprise: TimingProfile = {
   timeoutMs: 30_000,
 };
 
-/** The id of the hook that sends; GitHub's is a property of the hook, so any stable number will do. */
+/** The id of the hook that sends, where the body does not say it (only ping and meta carry `hook_id`). */
 const HOOK_ID = '481516234';
-/** The repository the hook is on: any stable number will do. */
+/** The owner's id where the body holds no object of the owner's (an App's id is never in the body). */
 const INSTALLATION_TARGET_ID = '35129377';
+
+/**
+ * Who can own a hook (the description's supported-webhook-types), most common first: an event is
+ * sent by default as the first of these that can receive it. Each with what
+ * X-GitHub-Hook-Installation-Target-Type says for it (an App's hook is `integration`) and the body
+ * field whose `id` is X-GitHub-Hook-Installation-Target-ID (GitHub's "Webhook events and payloads":
+ * "the type of resource where the webhook was created", and that resource's id).
+ */
+export const HOOK_OWNERS: readonly { owner: string; targetType: string; idFrom?: string }[] = [
+  { owner: 'repository', targetType: 'repository', idFrom: 'repository' },
+  { owner: 'organization', targetType: 'organization', idFrom: 'organization' },
+  { owner: 'app', targetType: 'integration' },
+  { owner: 'business', targetType: 'business', idFrom: 'enterprise' },
+  { owner: 'marketplace', targetType: 'marketplace::listing' },
+  { owner: 'sponsors_listing', targetType: 'sponsors_listing', idFrom: 'sponsorship' },
+];
+
+/** The hook headers an event's body implies: its hook_id where it has one, the owner and the owner's id. */
+export function hookFacts(body: JsonObject, senders: readonly string[] | undefined, owner?: string): WireFacts {
+  const can =
+    senders && senders.length > 0 ? senders : HOOK_OWNERS.filter((o) => !o.idFrom || isObject(body[o.idFrom])).map((o) => o.owner);
+  const chosen = HOOK_OWNERS.find((o) => o.owner === (owner ?? HOOK_OWNERS.find((h) => can.includes(h.owner))?.owner)) ?? HOOK_OWNERS[0];
+  const holder = chosen?.idFrom ? body[chosen.idFrom] : undefined;
+  const id =
+    isObject(holder) && (typeof holder.id === 'number' || typeof holder.id === 'string') ? String(holder.id) : INSTALLATION_TARGET_ID;
+  const hookId = typeof body.hook_id === 'number' ? String(body.hook_id) : HOOK_ID;
+  return { hookId, targetType: chosen?.targetType ?? 'repository', targetId: id };
+}
 
 export const github: Provider = {
   name: 'github',
@@ -55,17 +122,34 @@ export const github: Provider = {
     if (secret.length === 0) throw new UsageError('github: the secret is empty');
   },
 
+  // A hook made through the API defaults to form (GitHub's "Creating webhooks"): one field,
+  // `payload`, holding the JSON, encoded as Ruby's URI.encode_www_form does — a space as `+`,
+  // `*-._` left as they are, exactly what URLSearchParams writes.
+  formPayload(json) {
+    return new URLSearchParams({ payload: json }).toString();
+  },
+
+  wireFacts(body, senders) {
+    return hookFacts(body, senders);
+  },
+
   sign(rawBody, secrets, ctx) {
     const secret = secrets[0] ?? '';
+    const f = ctx.facts ?? {};
+    // In the order of a captured delivery (a request bin's, test/wire/github.json), in the casing
+    // of GitHub's "Recent Deliveries" view. No Accept-Encoding: the captures that have one passed
+    // through a relay that added it.
     return {
-      'Content-Type': 'application/json',
       'User-Agent': 'GitHub-Hookshot/7d1a3b5',
-      'X-GitHub-Event': ctx.eventType.split('.')[0] as string,
+      Accept: '*/*',
+      // A hook's content type is json or form; form bodies are `payload=<the JSON>`, form-encoded.
+      'Content-Type': rawBody[0] === 0x7b ? 'application/json' : 'application/x-www-form-urlencoded',
       'X-GitHub-Delivery': ctx.deliveryId,
-      'X-GitHub-Hook-ID': HOOK_ID,
-      // What the hook belongs to (a repository's, an organization's, an App's): GitHub sends both.
-      'X-GitHub-Hook-Installation-Target-Type': 'repository',
-      'X-GitHub-Hook-Installation-Target-ID': INSTALLATION_TARGET_ID,
+      'X-GitHub-Event': ctx.eventType.split('.')[0] as string,
+      'X-GitHub-Hook-ID': f.hookId ?? HOOK_ID,
+      // What the hook belongs to (a repository's, an organization's, an App's), and its id.
+      'X-GitHub-Hook-Installation-Target-ID': f.targetId ?? INSTALLATION_TARGET_ID,
+      'X-GitHub-Hook-Installation-Target-Type': f.targetType ?? 'repository',
       'X-Hub-Signature': `sha1=${hmac('sha1', secret, rawBody).toString('hex')}`,
       [HEADER]: `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`,
     };
@@ -86,7 +170,7 @@ export const github: Provider = {
 
   eventTypeOf(headers, rawBody) {
     const event = header(headers, 'X-GitHub-Event');
-    const action = stringField(parseJson(rawBody), 'action');
+    const action = stringField(githubPayload(rawBody), 'action');
     return event && action ? `${event}.${action}` : event;
   },
 
@@ -94,9 +178,21 @@ export const github: Provider = {
     return header(headers, 'X-GitHub-Delivery');
   },
 
-  freshFields() {
-    // GitHub's delivery id lives in a header, made fresh by newDeliveryId; the body stays as it is.
-    return [];
+  freshFields(body) {
+    // The delivery id lives in a header (newDeliveryId). In the body, what the event is about — the
+    // issue, the pull request, the comment, the run — is new each time: its numeric id, its node id
+    // and its timestamps. Where the hook lives (repository, organization, installation, enterprise)
+    // and who acted (sender) stay, as they do between real deliveries of one hook.
+    const fields: FreshField[] = [];
+    for (const [key, value] of Object.entries(body)) {
+      if (STABLE.has(key) || !isObject(value)) continue;
+      if (typeof value.id === 'number') fields.push({ path: [key, 'id'], make: () => 100_000_000 + (randomUint32() % 2_000_000_000) });
+      const nodeId = value.node_id;
+      if (typeof nodeId === 'string') fields.push({ path: [key, 'node_id'], make: () => freshNodeId(nodeId) });
+      for (const stamp of ['created_at', 'updated_at'])
+        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: (now: number) => githubTime(now) });
+    }
+    return fields;
   },
 
   describe(body: JsonValue, fixtureName: string) {

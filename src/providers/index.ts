@@ -2,13 +2,13 @@ import { UsageError } from '../util/errors.js';
 import { github } from './github.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
-import { standard } from './standard.js';
+import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
 import type { Provider, ProviderName, TimingProfile } from './types.js';
 
 export * from './types.js';
 
-export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, shopify };
+export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify };
 
 export const providerNames = Object.keys(providers) as ProviderName[];
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { MINUTE, header, hmac, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
@@ -19,6 +19,34 @@ const shopifyProfile: TimingProfile = {
 };
 
 export const SHOP_DOMAIN = 'hookdrill-test.myshopify.com';
+
+/**
+ * A Shopify id made from the event's random number: 16 digits, below 2^53 so that every JSON
+ * parser reads it exactly (Shopify's own reach 18 digits, which JavaScript's JSON.parse rounds).
+ */
+function shopifyId(r: number): number {
+  return 7_000_000_000_000_000 + r * 100_000 + (r % 100_000);
+}
+
+/**
+ * The X-Shopify-Event-Id of a delivery: Shopify's is one per event, its X-Shopify-Webhook-Id one
+ * per delivery (the same event sent to two subscriptions has one event id, two webhook ids), and
+ * its docs have receivers dedupe on the event id. hookdrill sends one delivery per event, so the
+ * event id is made from the delivery's: different from it, the same on every retry and copy.
+ */
+export function shopifyEventId(deliveryId: string): string {
+  const h = createHash('sha256').update(`x-shopify-event-id:${deliveryId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((Number.parseInt(h[16] as string, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Now, written in the offset `like` is written in (`-05:00`, or `Z`), to the second. */
+export function shopTime(nowMs: number, like: string): string {
+  const m = /([+-])(\d{2}):(\d{2})$/.exec(like);
+  if (!m) return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const offsetMin = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+  const local = new Date(nowMs + offsetMin * 60_000).toISOString().slice(0, 19);
+  return `${local}${m[0]}`;
+}
 export const SHOPIFY_API_VERSION = '2025-10';
 
 export const shopify: Provider = {
@@ -44,16 +72,20 @@ export const shopify: Provider = {
   },
 
   sign(rawBody, secrets, ctx) {
+    // Names, values and order of captured deliveries (test/wire/shopify.json): Ruby Net::HTTP's
+    // Accept and Accept-Encoding, then the X-Shopify-* headers in alphabetical order.
     return {
-      'Content-Type': 'application/json',
       'User-Agent': 'Shopify-Captain-Hook',
-      'X-Shopify-Topic': ctx.eventType,
-      'X-Shopify-Webhook-Id': ctx.deliveryId,
-      'X-Shopify-Event-Id': ctx.deliveryId,
-      'X-Shopify-Shop-Domain': SHOP_DOMAIN,
+      Accept: '*/*',
+      'Accept-Encoding': 'gzip;q=1.0,deflate;q=0.6,identity;q=0.3',
+      'Content-Type': 'application/json',
       'X-Shopify-API-Version': SHOPIFY_API_VERSION,
-      'X-Shopify-Triggered-At': new Date(ctx.nowMs).toISOString(),
+      'X-Shopify-Event-Id': shopifyEventId(ctx.deliveryId),
       [HEADER]: hmac('sha256', secrets[0] ?? '', rawBody).toString('base64'),
+      'X-Shopify-Shop-Domain': SHOP_DOMAIN,
+      'X-Shopify-Topic': ctx.eventType,
+      'X-Shopify-Triggered-At': new Date(ctx.nowMs).toISOString(),
+      'X-Shopify-Webhook-Id': ctx.deliveryId,
     };
   },
 
@@ -74,14 +106,23 @@ export const shopify: Provider = {
   },
 
   deliveryId(headers) {
-    return header(headers, 'X-Shopify-Webhook-Id');
+    // Shopify's docs dedupe on the event id (one event sent twice, or to two subscriptions, is one
+    // event); deliveries from before it had one carry the webhook id alone.
+    return header(headers, 'X-Shopify-Event-Id') || header(headers, 'X-Shopify-Webhook-Id');
   },
 
   freshFields(body: JsonObject) {
-    const iso = (now: number) => new Date(now).toISOString();
-    return (['created_at', 'updated_at'] as const)
-      .filter((key) => typeof body[key] === 'string')
-      .map((key) => ({ path: [key], make: iso }));
+    const fields: FreshField[] = (['created_at', 'updated_at'] as const).flatMap((key) => {
+      const old = body[key];
+      // In the shop's own offset, as Shopify writes them (`2021-12-31T19:00:00-05:00`), not UTC.
+      return typeof old === 'string' ? [{ path: [key], make: (now: number) => shopTime(now, old) }] : [];
+    });
+    // A new object each time: its id, and the GraphQL gid that names the same id.
+    const gid = body.admin_graphql_api_id;
+    if (typeof body.id === 'number') fields.push({ path: ['id'], make: (_now, r) => shopifyId(r) });
+    if (typeof gid === 'string' && /^gid:\/\/shopify\/\w+\/\d+$/.test(gid))
+      fields.push({ path: ['admin_graphql_api_id'], make: (_now, r) => `${gid.slice(0, gid.lastIndexOf('/') + 1)}${shopifyId(r)}` });
+    return fields;
   },
 
   describe(_body: JsonValue, fixtureName: string) {
@@ -91,5 +132,9 @@ export const shopify: Provider = {
 
   newDeliveryId() {
     return randomUUID();
+  },
+
+  otherIds(deliveryId) {
+    return [shopifyEventId(deliveryId)];
   },
 };

@@ -44,6 +44,17 @@ export function formRequest(rawBody: Buffer): { type: string; id: string | undef
 }
 const TS_HEADER = 'X-Slack-Request-Timestamp';
 
+/**
+ * A form value as Slack encodes it (PHP's urlencode): every byte but letters, digits and `-_.`
+ * percent-encoded, a space as `+` — so `*` is `%2A` and `'` is `%27` (a recorded interaction:
+ * `%2AToday%27s+Events%2A`), where URLSearchParams leaves `*` as it is.
+ */
+export function slackEncode(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/%20/g, '+')
+    .replace(/[!'()*~]/g, (c) => `%${(c.codePointAt(0) as number).toString(16).toUpperCase()}`);
+}
+
 const events: TimingProfile = {
   name: 'slack',
   summary: 'Events API: answer within 3s; 3 retries: at once, after 1m, after 5m; follows 2 redirects',
@@ -93,12 +104,17 @@ export const slack: Provider = {
 
   sign(rawBody, secrets, ctx) {
     const ts = unixSeconds(ctx.nowMs);
+    const json = rawBody[0] === 0x7b;
+    // Names, values and order of captured deliveries (test/wire/slack.json): the Events API asks
+    // for `*/*`, commands and interactivity for `application/json,*/*`; both gzip or deflate.
     return {
-      // Slash commands and interactivity arrive form-encoded; the Events API as JSON.
-      'Content-Type': rawBody[0] === 0x7b ? 'application/json' : 'application/x-www-form-urlencoded',
       'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
-      [TS_HEADER]: String(ts),
+      'Accept-Encoding': 'gzip,deflate',
+      Accept: json ? '*/*' : 'application/json,*/*',
       [HEADER]: signature(rawBody, secrets[0] ?? '', ts),
+      [TS_HEADER]: String(ts),
+      // Slash commands and interactivity arrive form-encoded; the Events API as JSON.
+      'Content-Type': json ? 'application/json' : 'application/x-www-form-urlencoded',
     };
   },
 
@@ -128,8 +144,20 @@ export const slack: Provider = {
     return stringField(parseJson(rawBody), 'event_id');
   },
 
-  retryHeaders(retryNum, reason) {
+  retryHeaders(retryNum, reason, rawBody) {
+    // Slack retries Events API deliveries only: a slash command or an interaction that fails is
+    // not sent again (the user sees an error), so neither carries retry headers.
+    if (rawBody[0] !== 0x7b) return undefined;
     return { 'X-Slack-Retry-Num': String(retryNum), 'X-Slack-Retry-Reason': reason };
+  },
+
+  encodeForm(fields) {
+    // Inside `payload=`, Slack's JSON escapes `/` as `\/` (recorded block_actions bodies: the
+    // response_url reads "https:\/\/hooks.slack.com\/actions\/…"): a receiver that compares or
+    // re-serialises the JSON instead of verifying the raw bytes breaks on it.
+    return Object.entries(fields)
+      .map(([k, v]) => `${slackEncode(k)}=${slackEncode(typeof v === 'string' ? v : JSON.stringify(v).replace(/\//g, '\\/'))}`)
+      .join('&');
   },
 
   freshFields(body: JsonObject) {

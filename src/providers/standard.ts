@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { UsageError } from '../util/errors.js';
-import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { IncomingHeaders, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import {
   HOUR,
@@ -10,14 +10,16 @@ import {
   header,
   parseJson,
   randomAlnum,
-  requireHeader,
   requireSecrets,
   safeEqual,
   stringField,
   unixSeconds,
 } from './util.js';
 
-const svix: TimingProfile = {
+/** What Svix's senders write (captured Resend and Clerk deliveries, test/wire/svix.json): its version and a sender tag. */
+export const SVIX_USER_AGENT = 'Svix-Webhooks/1.84.0 (sender-hkdrl; +https://www.svix.com/http-sender/)';
+
+const svixProfile: TimingProfile = {
   name: 'standard',
   summary: 'Standard Webhooks / Svix: 15s timeout; retries after 5s, 5m, 30m, 2h, 5h, 10h, 10h; Retry-After on 429/502/504; 410 stops',
   published: true,
@@ -29,10 +31,10 @@ const svix: TimingProfile = {
 };
 
 const spec: TimingProfile = {
-  ...svix,
+  ...svixProfile,
   name: 'standard-spec',
   summary: "the Standard Webhooks spec schedule: Svix's, continued with 14h, 20h, 24h",
-  retryDelaysMs: [...svix.retryDelaysMs, 14 * HOUR, 20 * HOUR, 24 * HOUR],
+  retryDelaysMs: [...svixProfile.retryDelaysMs, 14 * HOUR, 20 * HOUR, 24 * HOUR],
 };
 
 // Constructing a Webhook base64-decodes the secret: do it once per secret, not once per request.
@@ -44,7 +46,7 @@ function webhookFor(secret: string): Webhook {
     try {
       wh = new Webhook(secret);
     } catch {
-      throw new UsageError('standard: the secret must be "whsec_" followed by base64 (the key bytes)');
+      throw new UsageError('standard, svix: the secret must be "whsec_" followed by base64 (the key bytes)');
     }
     webhooks.set(secret, wh);
   }
@@ -64,97 +66,159 @@ function keyFor(secret: string): Buffer {
   return key;
 }
 
-export const standard: Provider = {
+/** Who signs by the Standard Webhooks scheme, and how its headers are named. */
+interface Scheme {
+  name: 'standard' | 'svix';
+  title: string;
+  /** `webhook` (the spec's names, and what Svix's white-label accounts send) or `svix` (Svix's default). */
+  prefix: 'webhook' | 'svix';
+  userAgent: string;
+  profiles: Readonly<Record<string, TimingProfile>>;
+  defaultProfile: string;
+  official: string;
+}
+
+/**
+ * One of a delivery's three headers, by the scheme's own name first and then the other's: Svix's
+ * library reads `svix-id` else `webhook-id` (and so for each header), so a receiver on it takes
+ * both spellings, and so does hookdrill, whichever of the two it verifies as.
+ */
+function either(headers: IncomingHeaders, prefix: Scheme['prefix'], field: 'id' | 'timestamp' | 'signature'): string | undefined {
+  const other = prefix === 'svix' ? 'webhook' : 'svix';
+  return header(headers, `${prefix}-${field}`) || header(headers, `${other}-${field}`);
+}
+
+function requireEither(headers: IncomingHeaders, prefix: Scheme['prefix'], field: 'id' | 'timestamp' | 'signature'): string {
+  const value = either(headers, prefix, field);
+  if (value === undefined || value === '') throw new SignatureError('missing_header', `missing ${prefix}-${field} header`);
+  return value;
+}
+
+function standardWebhooks(scheme: Scheme): Provider {
+  const { prefix } = scheme;
+  const provider: Provider = {
+    name: scheme.name,
+    title: scheme.title,
+    signatureHeader: `${prefix}-signature`,
+    signedHeaders: [`${prefix}-signature`, `${prefix}-timestamp`],
+    // A key of the right shape (whsec_ + base64), so the receiver gets as far as comparing signatures.
+    otherSecret: (secret) => {
+      const other = `whsec_${Buffer.from("not the receiver's key, hookdrill").toString('base64')}`;
+      return secret === other ? `whsec_${Buffer.from('another key, hookdrill').toString('base64')}` : other;
+    },
+    timestamped: true,
+    rotation: true,
+    profiles: scheme.profiles,
+    defaultProfile: scheme.defaultProfile,
+    verifier: {
+      official: scheme.official,
+      // The library refuses a timestamp more than 5 minutes either way ("too old", "too new").
+      futureTimestamp: 'refused',
+      // verify returns JSON.parse(payload): a malformed body throws.
+      parsesJson: true,
+      // The spec reserves v1a (asymmetric, ed25519) beside v1; the library skips every version but v1.
+      withOtherScheme: (value) => `${value} v1a,${Buffer.alloc(64, 0x5a).toString('base64')}`,
+      editSignatures: (value, edit) =>
+        value
+          .split(' ')
+          .map((entry) => (entry.startsWith('v1,') ? `v1,${edit(entry.slice(3))}` : entry))
+          .join(' '),
+      unknownType: { path: ['type'], value: 'hookdrill.unknown_event_type' },
+    },
+
+    checkSecret(secret) {
+      const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) {
+        throw new UsageError('standard, svix: the secret must be "whsec_" followed by base64 (the key bytes)');
+      }
+      webhookFor(secret);
+    },
+
+    sign(rawBody, secrets, ctx) {
+      const when = new Date(unixSeconds(ctx.nowMs) * 1000);
+      // The official library signs; several secrets give several `v1,` entries (key rotation).
+      const signatures = secrets.map((s) => webhookFor(s).sign(ctx.deliveryId, when, rawBody)).join(' ');
+      return {
+        // Names, values and order of captured Svix deliveries (a Resend one; test/wire/svix.json).
+        'User-Agent': scheme.userAgent,
+        Accept: '*/*',
+        'Content-Type': 'application/json',
+        [`${prefix}-id`]: ctx.deliveryId,
+        [`${prefix}-signature`]: signatures,
+        [`${prefix}-timestamp`]: String(unixSeconds(ctx.nowMs)),
+        'Accept-Encoding': 'gzip',
+      };
+    },
+
+    verify(rawBody, headers, secrets, opts = {}) {
+      requireSecrets(secrets);
+      const id = requireEither(headers, prefix, 'id');
+      const tsText = requireEither(headers, prefix, 'timestamp');
+      const value = requireEither(headers, prefix, 'signature');
+      const candidates = value.split(' ').filter(Boolean);
+      const v1 = candidates.filter((c) => c.startsWith('v1,')).map((c) => c.slice(3));
+      if (v1.length === 0) {
+        throw new SignatureError('malformed_header', `${prefix}-signature has no "v1,<base64>" entry`);
+      }
+      // The library's own verify reads Date.now() and a fixed window; checking the time here lets a
+      // receiver set its tolerance, and the library still computes the signature it compares against.
+      const ts = checkTimestamp(tsText, `${prefix}-timestamp`, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+      for (const secret of secrets) {
+        // The library's scheme (base64 of HMAC-SHA256 over "id.timestamp.body" with the decoded key),
+        // computed with node's OpenSSL: the library's pure-JS SHA-256 was an eighth of a busy
+        // receiver's time. A test holds the two to the same answer.
+        const expected = createHmac('sha256', keyFor(secret)).update(`${id}.${ts}.`).update(rawBody).digest('base64');
+        if (v1.some((c) => safeEqual(c, expected))) return;
+      }
+      throw new SignatureError('no_match', `no ${prefix}-signature v1 entry matches the body for any secret`);
+    },
+
+    eventTypeOf(_headers, rawBody) {
+      return stringField(parseJson(rawBody), 'type');
+    },
+
+    deliveryId(headers) {
+      return either(headers, prefix, 'id');
+    },
+
+    freshFields(body: JsonObject) {
+      return typeof body.timestamp === 'string' ? [{ path: ['timestamp'], make: (now: number) => new Date(now).toISOString() }] : [];
+    },
+
+    describe(body: JsonValue, fixtureName: string) {
+      return { eventType: stringField(body, 'type') ?? fixtureName };
+    },
+
+    newDeliveryId() {
+      return `msg_${randomAlnum(27)}`;
+    },
+  };
+  return provider;
+}
+
+/** The Standard Webhooks spec's names, `webhook-id`, `-timestamp`, `-signature`, as Svix's white-label accounts send them. */
+export const standard: Provider = standardWebhooks({
   name: 'standard',
-  title: 'Standard Webhooks (Svix)',
-  signatureHeader: 'webhook-signature',
-  signedHeaders: ['webhook-signature', 'webhook-timestamp'],
-  // A key of the right shape (whsec_ + base64), so the receiver gets as far as comparing signatures.
-  otherSecret: (secret) => {
-    const other = `whsec_${Buffer.from("not the receiver's key, hookdrill").toString('base64')}`;
-    return secret === other ? `whsec_${Buffer.from('another key, hookdrill').toString('base64')}` : other;
-  },
-  timestamped: true,
-  rotation: true,
-  profiles: { standard: svix, 'standard-spec': spec },
+  title: 'Standard Webhooks',
+  prefix: 'webhook',
+  // What Svix's white-label accounts send (a Dodo Payments capture): Svix's own User-Agent.
+  userAgent: SVIX_USER_AGENT,
+  profiles: { standard: svixProfile, 'standard-spec': spec },
   defaultProfile: 'standard',
-  verifier: {
-    official: "standardwebhooks' Webhook.verify",
-    // The library refuses a timestamp more than 5 minutes either way ("too old", "too new").
-    futureTimestamp: 'refused',
-    // verify returns JSON.parse(payload): a malformed body throws.
-    parsesJson: true,
-    // The spec reserves v1a (asymmetric, ed25519) beside v1; the library skips every version but v1.
-    withOtherScheme: (value) => `${value} v1a,${Buffer.alloc(64, 0x5a).toString('base64')}`,
-    editSignatures: (value, edit) =>
-      value
-        .split(' ')
-        .map((entry) => (entry.startsWith('v1,') ? `v1,${edit(entry.slice(3))}` : entry))
-        .join(' '),
-    unknownType: { path: ['type'], value: 'hookdrill.unknown_event_type' },
-  },
+  official: "standardwebhooks' Webhook.verify",
+});
 
-  checkSecret(secret) {
-    const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) {
-      throw new UsageError('standard: the secret must be "whsec_" followed by base64 (the key bytes)');
-    }
-    webhookFor(secret);
-  },
-
-  sign(rawBody, secrets, ctx) {
-    const when = new Date(unixSeconds(ctx.nowMs) * 1000);
-    // The official library signs; several secrets give several `v1,` entries (key rotation).
-    const signatures = secrets.map((s) => webhookFor(s).sign(ctx.deliveryId, when, rawBody)).join(' ');
-    return {
-      'Content-Type': 'application/json',
-      'User-Agent': 'Svix-Webhooks/1.0 (hookdrill; +https://www.standardwebhooks.com/)',
-      'webhook-id': ctx.deliveryId,
-      'webhook-timestamp': String(unixSeconds(ctx.nowMs)),
-      'webhook-signature': signatures,
-    };
-  },
-
-  verify(rawBody, headers, secrets, opts = {}) {
-    requireSecrets(secrets);
-    const id = requireHeader(headers, 'webhook-id');
-    const tsText = requireHeader(headers, 'webhook-timestamp');
-    const value = requireHeader(headers, 'webhook-signature');
-    const candidates = value.split(' ').filter(Boolean);
-    const v1 = candidates.filter((c) => c.startsWith('v1,')).map((c) => c.slice(3));
-    if (v1.length === 0) {
-      throw new SignatureError('malformed_header', 'webhook-signature has no "v1,<base64>" entry');
-    }
-    // The library's own verify reads Date.now() and a fixed window; checking the time here lets a
-    // receiver set its tolerance, and the library still computes the signature it compares against.
-    const ts = checkTimestamp(tsText, 'webhook-timestamp', opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
-    for (const secret of secrets) {
-      // The library's scheme (base64 of HMAC-SHA256 over "id.timestamp.body" with the decoded key),
-      // computed with node's OpenSSL: the library's pure-JS SHA-256 was an eighth of a busy
-      // receiver's time. A test holds the two to the same answer.
-      const expected = createHmac('sha256', keyFor(secret)).update(`${id}.${ts}.`).update(rawBody).digest('base64');
-      if (v1.some((c) => safeEqual(c, expected))) return;
-    }
-    throw new SignatureError('no_match', 'no webhook-signature v1 entry matches the body for any secret');
-  },
-
-  eventTypeOf(_headers, rawBody) {
-    return stringField(parseJson(rawBody), 'type');
-  },
-
-  deliveryId(headers) {
-    return header(headers, 'webhook-id');
-  },
-
-  freshFields(body: JsonObject) {
-    return typeof body.timestamp === 'string' ? [{ path: ['timestamp'], make: (now: number) => new Date(now).toISOString() }] : [];
-  },
-
-  describe(body: JsonValue, fixtureName: string) {
-    return { eventType: stringField(body, 'type') ?? fixtureName };
-  },
-
-  newDeliveryId() {
-    return `msg_${randomAlnum(27)}`;
-  },
-};
+/**
+ * Svix, as its accounts send by default: `svix-id`, `svix-timestamp`, `svix-signature` (Svix's docs,
+ * "Verifying payloads"; the `webhook-*` names are what its white-label accounts send), the same
+ * scheme and schedule. Resend and Clerk send through Svix.
+ */
+export const svix: Provider = standardWebhooks({
+  name: 'svix',
+  title: 'Svix',
+  prefix: 'svix',
+  userAgent: SVIX_USER_AGENT,
+  profiles: { svix: { ...svixProfile, name: 'svix', summary: svixProfile.summary.replace('Standard Webhooks / Svix', 'Svix') } },
+  defaultProfile: 'svix',
+  official: "svix's Webhook.verify",
+});

@@ -46,6 +46,41 @@ const testMode: TimingProfile = {
   retryDelaysMs: [HOUR, 2 * HOUR, 4 * HOUR],
 };
 
+/** The envelope's keys in the order Stripe writes them (every captured delivery has this order). */
+const ENVELOPE_ORDER = ['id', 'object', 'api_version', 'created', 'data', 'livemode', 'pending_webhooks', 'request', 'type'];
+
+/**
+ * A body as Stripe writes it: pretty-printed JSON, two spaces, `\n` line ends, the envelope's
+ * keys in Stripe's order (stripe-node#1981, stripe-dotnet#1506, stripe-php#884: receivers that
+ * join the body's lines, or re-serialise it, before verifying, fail on exactly this). Non-ASCII
+ * text is written as itself, `/` unescaped, as Stripe's own deliveries are.
+ */
+export function stripeJson(body: JsonObject): string {
+  const ordered: JsonObject = {};
+  for (const key of ENVELOPE_ORDER) if (Object.hasOwn(body, key)) ordered[key] = body[key] as JsonValue;
+  for (const [key, value] of Object.entries(body)) if (!Object.hasOwn(ordered, key)) ordered[key] = value;
+  return JSON.stringify(ordered, null, 2);
+}
+
+/**
+ * Whether a body is a test-mode event: its top-level `livemode` (the last one in the text, after
+ * `data`) is false. Read from the bytes at each signing, so replays and pulls get it right too.
+ */
+function isTestMode(rawBody: Buffer): boolean {
+  const at = rawBody.lastIndexOf('"livemode"');
+  if (at < 0) return false;
+  return /^"livemode"\s*:\s*false/.test(rawBody.subarray(at, at + 32).toString('latin1'));
+}
+
+/**
+ * Stripe's test-mode deliveries carry a `v0=` entry beside `v1=` (a captured test-mode request;
+ * stripe-dotnet#1853), signed with a key the endpoint does not hold: every verifier must ignore
+ * it. Made here from the secret through a one-way HMAC, so it reveals nothing of it.
+ */
+function v0Signature(rawBody: Buffer, secret: string, t: number): string {
+  return hmac('sha256', `hookdrill-stripe-v0:${hmac('sha256', secret, 'v0').toString('hex')}`, `${t}.`, rawBody).toString('hex');
+}
+
 function signature(rawBody: Buffer, secret: string, t: number): string {
   // The key is the whole secret, `whsec_` prefix included, as UTF-8 — not base64-decoded.
   return hmac('sha256', secret, `${t}.`, rawBody).toString('hex');
@@ -81,15 +116,22 @@ export const stripe: Provider = {
     if (secret.length === 0) throw new UsageError('stripe: the secret is empty');
   },
 
+  serialize: stripeJson,
+
   sign(rawBody, secrets, ctx) {
     const t = unixSeconds(ctx.nowMs);
     const v1 = secrets.map((s) => `v1=${signature(rawBody, s, t)}`).join(',');
+    const v0 = isTestMode(rawBody) ? `,v0=${v0Signature(rawBody, secrets[0] ?? '', t)}` : '';
+    // Names, values and order as Stripe hands a delivery over (stripe-cli#909 shows them before
+    // any HTTP client adds its own; the Accept is Ruby rest-client's default, stripe-cli#1167), and
+    // the Accept-Encoding captured direct deliveries carry (test/wire/stripe.json has the sources).
     return {
       'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-cache',
       'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
       Accept: '*/*; q=0.5, application/xml',
-      'Cache-Control': 'no-cache',
-      [HEADER]: `t=${t},${v1}`,
+      [HEADER]: `t=${t},${v1}${v0}`,
+      'Accept-Encoding': 'gzip',
     };
   },
 

@@ -28,7 +28,15 @@ export interface SignContext {
   deliveryId: string;
   /** The provider's event name (header-held for GitHub and Shopify). */
   eventType: string;
+  /**
+   * What this event's own body says that the provider's headers carry (GitHub: the hook's id and
+   * who owns it), from `wireFacts` once per fixture; absent, the provider's defaults are sent.
+   */
+  facts?: WireFacts | undefined;
 }
+
+/** Facts of one event that its headers carry, found once in its body (see Provider.wireFacts). */
+export type WireFacts = Readonly<Record<string, string>>;
 
 export interface VerifyOptions {
   /** The receiver's clock, Unix milliseconds (defaults to now). */
@@ -142,8 +150,31 @@ export interface Provider {
   challengeAnswer?(rawBody: Buffer): unknown;
   /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */
   otherSecret(secret: string): string;
-  /** Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1. */
-  retryHeaders?(retryNum: number, reason: RetryReason): OutgoingHeaders;
+  /**
+   * Headers a retry adds (Slack's `X-Slack-Retry-Num` / `-Reason`); `retryNum` starts at 1.
+   * Undefined for a body the provider does not retry (Slack's commands and interactivity).
+   */
+  retryHeaders?(retryNum: number, reason: RetryReason, rawBody: Buffer): OutgoingHeaders | undefined;
+
+  /** The body's bytes as the provider writes them (Stripe: pretty-printed, in its key order); compact JSON where absent. */
+  serialize?(body: JsonObject): string;
+  /**
+   * A form-encoded body (Slack's commands and interactivity) as the provider encodes it: its
+   * fields in order, an object field (`payload`) as the provider writes its JSON. URLSearchParams
+   * with compact JSON where absent.
+   */
+  encodeForm?(fields: Readonly<Record<string, JsonValue>>): string;
+  /**
+   * A JSON body as the provider sends it to an endpoint set to form content (GitHub: a hook's
+   * content type `form` sends `payload=<the JSON>`, form-encoded). Absent: the provider sends JSON only.
+   */
+  formPayload?(json: string): string;
+  /**
+   * The facts of one event its headers carry, read from its body once per fixture (GitHub: the
+   * hook id, who owns the hook, and that owner's id). `senders` is who can send the event, as the
+   * provider's own description lists them (GitHub's supported-webhook-types), where known.
+   */
+  wireFacts?(body: JsonObject, senders: readonly string[] | undefined): WireFacts;
 
   /** The fields of this fixture that every send makes new (ids, timestamps): each send is a new event. */
   freshFields(body: JsonObject): FreshField[];
@@ -151,4 +182,10 @@ export interface Provider {
   describe(body: JsonValue, fixtureName: string): { eventType: string; deliveryId?: string };
   /** A new delivery id for providers that carry it in a header. */
   newDeliveryId(): string;
+  /**
+   * The other ids a delivery carries that a receiver may rightly dedupe on (Shopify: the
+   * X-Shopify-Event-Id of the delivery whose X-Shopify-Webhook-Id is `deliveryId`): check and chaos
+   * count a delivery held under any of them as held.
+   */
+  otherIds?(deliveryId: string): readonly string[];
 }

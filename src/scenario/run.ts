@@ -127,7 +127,12 @@ export async function run(o: ScenarioOptions): Promise<ScenarioResult> {
     for (const [step, i] of sequence.entries()) {
       if (order === 'late' && step === n - 1) await sleep(lateMs);
       const ev = events[i]!;
-      const headers = provider.sign(ev.rawBody, secrets, { nowMs: Date.now(), deliveryId: ev.deliveryId, eventType: ev.eventType });
+      const headers = provider.sign(ev.rawBody, secrets, {
+        nowMs: Date.now(),
+        deliveryId: ev.deliveryId,
+        eventType: ev.eventType,
+        facts: ev.facts,
+      });
       let status: number;
       try {
         const res = await fetch(url, { method: 'POST', body: ev.rawBody, headers, signal: AbortSignal.timeout(timeoutMs) });

@@ -19,6 +19,7 @@ export const SECRET: Record<string, string> = {
   github: 'a secret to everybody, hookdrill',
   slack: '8f742231b10e8888abcd99yyyzzz85a5',
   standard: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  svix: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
   shopify: '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',
 };
 

@@ -1,7 +1,7 @@
 /**
  * A receiver in plain Node that verifies with each provider's official library, the way their
  * docs show it: `stripe`'s webhooks.constructEvent, @octokit/webhooks-methods' verify,
- * `standardwebhooks`' Webhook.verify, Slack's rule as @slack/bolt's verify-request applies it
+ * `standardwebhooks`' Webhook.verify, `svix`'s Webhook.verify, Slack's rule as @slack/bolt's verify-request applies it
  * (v0 over v0:ts:body, only a timestamp older than 5 minutes refused), Shopify's documented HMAC.
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
@@ -14,6 +14,7 @@ import { createServer } from 'node:http';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
@@ -49,6 +50,11 @@ async function verified(req, raw) {
         'webhook-signature': h('webhook-signature'),
       });
       return { id: h('webhook-id') };
+    }
+    case 'svix': {
+      // As Svix's docs show it: the request's headers handed over whole (svix-* or webhook-*).
+      new SvixWebhook(secret).verify(raw.toString('utf8'), req.headers);
+      return { id: h('svix-id') || h('webhook-id') };
     }
     case 'slack': {
       const ts = Number(h('x-slack-request-timestamp'));

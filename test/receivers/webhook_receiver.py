@@ -14,7 +14,8 @@ Verification follows each provider's documented rule as its official library app
 (stripe-python's one-sided tolerance: only an old timestamp is refused; every v1= entry tried,
 other schemes ignored), GitHub (sha256 over the body), Slack (v0 over v0:ts:body, 5 minutes either
 way, url_verification answered with its challenge), Standard Webhooks (every "v1," entry, 5
-minutes either way), Shopify (base64 HMAC of the body).
+minutes either way), Svix (the same scheme under the svix-* header names Svix sends by default, the
+way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body).
 
 Flaws, one at a time:
   strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
@@ -27,6 +28,10 @@ Flaws, one at a time:
   accepts-stale         no timestamp check at all
   parse-form-first      verifies a form-encoded body as its parsed fields serialised again, not the raw bytes
   duplicate-500         answers a delivery it already holds 500, with its database's unique-key error
+  join-lines            reads the body line by line and joins the lines without their line ends before
+                        verifying (stripe-java#1151): Stripe's pretty-printed bodies no longer match
+  decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
+                        (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -34,7 +39,7 @@ import argparse, base64, hashlib, hmac, json, os, re, sqlite3, sys, threading, t
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -130,13 +135,14 @@ def verify(args, h, body):
             return 'stale'
         expected = 'v0=' + mac(secret, f'v0:{ts}:'.encode() + body)
         return None if hmac.compare_digest(expected, h.get('X-Slack-Signature') or '') else 'no match'
-    if args.provider == 'standard':
-        msg_id, ts = h.get('webhook-id') or '', h.get('webhook-timestamp') or ''
+    if args.provider in ('standard', 'svix'):
+        prefix = 'svix' if args.provider == 'svix' else 'webhook'
+        msg_id, ts = h.get(f'{prefix}-id') or '', h.get(f'{prefix}-timestamp') or ''
         if check_time and not fresh(ts, two_sided=True):
             return 'stale'
         key = base64.b64decode(args.secret[len('whsec_'):] if args.secret.startswith('whsec_') else args.secret)
         expected = mac(key, f'{msg_id}.{ts}.'.encode() + body, 'base64')
-        entries = [e.split(',', 1)[1] for e in (h.get('webhook-signature') or '').split(' ') if e.startswith('v1,')]
+        entries = [e.split(',', 1)[1] for e in (h.get(f'{prefix}-signature') or '').split(' ') if e.startswith('v1,')]
         return None if any(hmac.compare_digest(expected, e) for e in entries) else 'no match'
     return 'unknown provider'
 
@@ -148,10 +154,14 @@ def identify(provider, h, event):
     if provider == 'github':
         return h.get('X-GitHub-Delivery'), h.get('X-GitHub-Event')
     if provider == 'shopify':
-        return h.get('X-Shopify-Webhook-Id'), h.get('X-Shopify-Topic')
+        # Keyed as Shopify's docs say (the event id), or on the webhook id as older receivers are.
+        key = 'X-Shopify-Event-Id' if os.environ.get('SHOPIFY_KEY') == 'event' else 'X-Shopify-Webhook-Id'
+        return h.get(key), h.get('X-Shopify-Topic')
     if provider == 'slack':
         inner = event.get('event') or {}
         return event.get('event_id'), inner.get('type') if event.get('type') == 'event_callback' else event.get('type')
+    if provider == 'svix':
+        return h.get('svix-id'), event.get('type')
     return h.get('webhook-id'), event.get('type')
 
 
@@ -179,7 +189,17 @@ def serve(args):
             if length > 32 * 1024 * 1024:  # above the largest event any provider sends (GitHub: 25 MB)
                 self.close_connection = True
                 return self.answer(413, b'too large')
-            body = self.rfile.read(length)
+            if args.flaw == 'decode-chunks':
+                text, left = '', length
+                while left > 0:
+                    chunk = self.rfile.read(min(8192, left))
+                    left -= len(chunk)
+                    text += chunk.decode('utf-8', errors='replace')
+                body = text.encode('utf-8')
+            else:
+                body = self.rfile.read(length)
+            if args.flaw == 'join-lines':
+                body = b''.join(body.splitlines())
             signed = body
             if args.flaw == 'parse-form-first' and not body.startswith(b'{'):
                 # What a framework's form parser hands on: the fields, serialised again (as JSON).

@@ -1,7 +1,7 @@
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
-import { FORM_KEY, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
-import type { OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
+import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher } from '../../delivery/dispatcher.js';
@@ -66,10 +66,11 @@ export function sign(
     nowMs: opts.nowMs ?? Date.now(),
     deliveryId: event.deliveryId,
     eventType: event.eventType,
+    facts: event.facts,
   });
   // A retry carries what the provider adds to retries (Slack: X-Slack-Retry-Num and -Reason).
   if (opts.retry && ctx.provider.retryHeaders)
-    Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout'));
+    Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout', event.rawBody) ?? {});
   return lower(headers);
 }
 
@@ -96,10 +97,23 @@ export function storedText(n: number | undefined): string {
   return n === undefined ? '' : n === 0 ? ', nothing stored' : `, stored ${n === 1 ? 'once' : `${n} times`}`;
 }
 
-export async function post(ctx: CheckContext, body: Buffer, headers: Record<string, string>): Promise<AttemptOutcome> {
+export async function post(
+  ctx: CheckContext,
+  body: Buffer,
+  headers: Record<string, string>,
+  pieces?: readonly Buffer[],
+): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = { ...headers, [CHECK_HEADER]: ctx.runId };
-  const res = await attempt({ url: ctx.url, headers: marked, body, timeoutMs: ctx.timeoutMs, maxRedirects: 0, dispatcher: ctx.dispatcher });
+  const res = await attempt({
+    url: ctx.url,
+    headers: marked,
+    body,
+    timeoutMs: ctx.timeoutMs,
+    maxRedirects: 0,
+    dispatcher: ctx.dispatcher,
+    ...(pieces ? { pieces } : {}),
+  });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
   // have given up on it, so for the verdict it is a timeout.
@@ -185,13 +199,7 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
   const sampled = catalogue
     .filter((_, i) => i % step === 0)
     .slice(0, CATALOGUE_SAMPLE)
-    .map((e) =>
-      compileFixture(
-        p,
-        { name: e.name, eventType: e.eventType, path: `catalogue:${p.name}/${e.name}`, provider: p.name, body: structuredClone(e.body) },
-        [],
-      ),
-    );
+    .map((e) => compileFixture(p, catalogueFixture(p.name, e), []));
   const u = p.verifier.unknownType;
   const overrides: FieldOverride[] = 'path' in u ? [{ path: [...u.path], value: u.value, text: u.path.join('.') }] : [];
   const unknown = compileFixture(p, ctx.factory.fixture, overrides, 'eventName' in u ? u.eventName : undefined);
@@ -201,15 +209,88 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
 /** How many catalogue types other-types sends beside the shipped ones. */
 export const CATALOGUE_SAMPLE = 20;
 
-/** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was. */
-export function padded(e: PreparedEvent, bytes: number): Buffer {
-  const json = e.rawBody.toString('utf8');
-  const pad = Math.max(0, bytes - e.rawBody.length - 32);
-  return Buffer.from(`${json.slice(0, -1)},"hookdrill_padding":"${'x'.repeat(pad)}"}`);
+/**
+ * The body of `e` with one more top-level field, written as the provider writes its bodies
+ * (Stripe's pretty-printed, everyone else's compact): the text before that field's string value
+ * and the text after it, so a large value can be put between them without serialising it again.
+ * A body that is not a JSON object (a form) is grown at its end, as it is.
+ */
+function around(provider: Provider, e: PreparedEvent, field: string): { head: string; tail: string } {
+  const text = e.rawBody.toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const end = text.lastIndexOf('}');
+    return { head: `${text.slice(0, end < 0 ? text.length : end)},"${field}":"`, tail: '"}' };
+  }
+  const mark = `hookdrill-${field}-value`;
+  const withField = { ...(body as JsonObject), [field]: mark };
+  const out = provider.serialize ? provider.serialize(withField) : JSON.stringify(withField);
+  const at = out.lastIndexOf(`"${mark}"`);
+  return { head: out.slice(0, at + 1), tail: out.slice(at + mark.length + 1) };
+}
+
+/** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was, written as the provider writes it. */
+export function padded(provider: Provider, e: PreparedEvent, bytes: number): Buffer {
+  const { head, tail } = around(provider, e, 'hookdrill_padding');
+  const pad = Math.max(0, bytes - Buffer.byteLength(head) - Buffer.byteLength(tail));
+  return Buffer.from(`${head}${'x'.repeat(pad)}${tail}`);
 }
 
 export const mib = (bytes: number) =>
   bytes >= 1_000_000 && bytes % 1_000_000 === 0 ? `${bytes / 1_000_000} MB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** Characters of 4 bytes in UTF-8 (an emoji, a musical symbol), one of which sits across each cut. */
+const ACROSS = ['\u{1F600}', '\u{1F389}', '\u{1D11E}'];
+
+/**
+ * `gap` bytes of text: 2- and 3-byte characters (Cyrillic, Latin, CJK), and ASCII only where
+ * needed to come out exact. Nothing JSON escapes: the text is the string value's bytes as they are.
+ */
+function multibyteText(gap: number): string {
+  let out = '';
+  let left = gap;
+  if (left >= 10) {
+    out += '\u0436'; // ж, 2 bytes
+    left -= 2;
+  }
+  const rem = left % 3;
+  out += rem === 1 ? 'a' : rem === 2 ? '\u00e9' : '';
+  left -= rem;
+  const cjk = '\u6f22\u5b57\u306e'; // 漢字の, 3 bytes each
+  return out + cjk.repeat(Math.floor(left / 9)) + cjk.slice(0, (left % 9) / 3);
+}
+
+/**
+ * The body of `e` grown to about `bytes` with a field of multi-byte text laid out so that a 4-byte
+ * character straddles every `every`-th byte of the body (1 KiB: so every read size a receiver's
+ * stack uses — 1, 4, 8, 16, 64 KiB — splits one). Returns the body and its cuts there, so it can be
+ * sent in pieces that split those characters as a network's segments would.
+ */
+export function straddling(provider: Provider, e: PreparedEvent, bytes: number, every: number): { body: Buffer; pieces: Buffer[] } {
+  const { head, tail } = around(provider, e, 'hookdrill_text');
+  let pos = Buffer.byteLength(head);
+  let text = '';
+  let n = 0;
+  for (let cut = every; cut < bytes; cut += every) {
+    if (cut - 2 < pos) continue;
+    text += multibyteText(cut - 2 - pos) + (ACROSS[n++ % ACROSS.length] as string);
+    pos = cut + 2;
+  }
+  const body = Buffer.from(`${head}${text}${tail}`);
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < body.length; at += PIECE_BYTES) pieces.push(body.subarray(at, Math.min(body.length, at + PIECE_BYTES)));
+  return { body, pieces };
+}
+
+/** The multi-byte body's size: under the 64 KiB limits some receivers set (large-body judges limits), over every read size. */
+export const MULTIBYTE_BODY_BYTES = 60 * 1024;
+/** Its pieces on the wire: each one ends inside a character. */
+const PIECE_BYTES = 4 * 1024;
 
 /** A large valid body every receiver must take ("several MiB"); where the provider documents a maximum, one just under it too. */
 export const LARGE_BODY_BYTES = 4 * 1024 * 1024;

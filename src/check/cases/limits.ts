@@ -4,7 +4,7 @@ import type { PreparedEvent } from '../../fixtures/index.js';
 import { percentile } from '../../util/stats.js';
 import { hostAndPort } from '../../util/options.js';
 import { sleep } from '../../util/wait.js';
-import { answer, is2xx, is4xx, mib, post, sigHeader, sign } from './common.js';
+import { answer, is2xx, is4xx, mib, padded, post, sigHeader, sign } from './common.js';
 import type { CheckCase } from './common.js';
 
 export const LIMITS: readonly CheckCase[] = [
@@ -13,8 +13,7 @@ export const LIMITS: readonly CheckCase[] = [
     summary: 'a body over --max-bytes gets 413 (a reset instead is a warning), and the receiver still answers',
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
-      const json = e.rawBody.toString('utf8');
-      const body = Buffer.from(`${json.slice(0, -1)},"hookdrill_padding":"${'x'.repeat(ctx.maxBytes + 1024)}"}`);
+      const body = padded(ctx.provider, e, e.rawBody.length + ctx.maxBytes + 1024);
       const big = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
       const refused = big.status === 413 || big.error === 'reset';
       const next = ctx.factory.make(Date.now());

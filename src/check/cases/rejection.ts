@@ -30,7 +30,7 @@ export const REJECTION: readonly CheckCase[] = [
   rejection(
     'reserialized',
     'the same JSON re-serialised (whitespace): 4xx — signatures cover bytes, not JSON',
-    (ctx, e) => ({ body: Buffer.from(JSON.stringify(JSON.parse(e.rawBody.toString('utf8')), null, 2)), headers: sign(ctx, e) }),
+    (ctx, e) => ({ body: reserialized(e.rawBody), headers: sign(ctx, e) }),
     () =>
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
   ),
@@ -101,3 +101,13 @@ export const REJECTION: readonly CheckCase[] = [
     },
   },
 ];
+
+/**
+ * The same JSON written another way: pretty-printed, or compact where the provider's own bytes are
+ * pretty already (Stripe's): either way other bytes than were signed.
+ */
+function reserialized(raw: Buffer): Buffer {
+  const value = JSON.parse(raw.toString('utf8')) as unknown;
+  const pretty = Buffer.from(JSON.stringify(value, null, 2));
+  return pretty.equals(raw) ? Buffer.from(JSON.stringify(value)) : pretty;
+}

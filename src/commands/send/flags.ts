@@ -23,6 +23,7 @@ export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFla
   header?: string[];
   set?: string[];
   event?: string;
+  contentType?: string;
   expect?: string;
 }
 
@@ -33,7 +34,10 @@ export const send = defineCommand<SendFlags, SendOptions>({
       .description('sign fixture events as the provider does and deliver them with its timeout and retry profile')
       .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
       .option('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks [project file: url]');
-    declareSigner(cmd, { provider: 'whose signing and timing to use', secret: 'signing secret; repeat for rotation (stripe, standard)' });
+    declareSigner(cmd, {
+      provider: 'whose signing and timing to use',
+      secret: 'signing secret; repeat for rotation (stripe, standard, svix)',
+    });
     declareTls(cmd);
     declareTiming(cmd);
     cmd
@@ -46,6 +50,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
       .option('--header <name:value>', 'add or replace a request header (repeatable)', collect)
       .option('--set <path=value>', 'override a fixture field, e.g. data.object.amount_paid=5000 (repeatable)', collect)
       .option('--event <name>', 'event name for a fixture file not named after it (GitHub X-GitHub-Event, Shopify topic)')
+      .option('--content-type <type>', "json, or form: a GitHub hook's content type (payload=<the JSON>, form-encoded) (default: json)")
       .option('--expect <status>', `what every delivery must end with: 2xx, 401, 4xx, 401,403 (default: ${SEND_DEFAULTS.expect})`);
     cmd.option('--verbose', "print each attempt's request (headers, body) and the answer on stderr");
     return declareOutput(cmd, { junit: 'write a JUnit XML report, one test case per delivery', quiet: true });
@@ -56,7 +61,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
     ...timingOptions(flags),
-    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event']),
+    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType']),
     shuffle: flags.shuffle === true,
     headers: flags.header ?? [],
     sets: flags.set ?? [],
