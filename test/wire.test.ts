@@ -20,7 +20,7 @@ interface Kind {
   fixture: string;
   /** [name as sent, pattern of its value], in the order the provider sends them. */
   headers: [string, string][];
-  body: 'pretty' | 'compact' | 'form' | 'form-payload' | 'form-json';
+  body: 'pretty' | 'compact' | 'compact-slashes' | 'form' | 'form-payload' | 'form-json';
   /** A GitHub hook's content type, where not json. */
   contentType?: 'form';
   /** The envelope's top-level keys in order (Stripe). */
@@ -123,6 +123,9 @@ for (const profile of profiles) {
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
+        } else if (kind.body === 'compact-slashes') {
+          assert.equal(text, JSON.stringify(JSON.parse(text)).replace(/\//g, '\\/'), 'compact JSON, every / as \\/');
+          assert.ok(text.includes('\\/'), 'the body has a / to escape');
         } else if (kind.body === 'form-json') {
           const payload = new URLSearchParams(text).get('payload') ?? '';
           assert.equal(text, new URLSearchParams({ payload }).toString(), 'one field, payload, form-encoded');

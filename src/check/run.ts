@@ -7,7 +7,8 @@ import { maskSecrets } from '../util/secrets.js';
 import { resolveTls } from '../delivery/tls.js';
 import { parseDuration } from '../util/duration.js';
 import { CHECK_DEFAULTS } from './defaults.js';
-import { DEFAULT_FIXTURE, compileFixture, resolveFixtures } from '../fixtures/index.js';
+import { DEFAULT_FIXTURE, compileFixture, contentTypeOption, resolveFixtures } from '../fixtures/index.js';
+import type { ContentType } from '../fixtures/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import { RECEIVER_DEFAULTS } from '../receiver/defaults.js';
@@ -42,6 +43,8 @@ export interface CheckOptions {
   readyTimeout?: string | number;
   /** The id every request carries as X-Hookdrill-Check (default: chk-<UTC time>-<random>), e.g. a CI job's id. */
   runId?: string;
+  /** `json` (the default) or `form`: the content type of the GitHub hook the receiver sits behind. */
+  contentType?: ContentType | (string & {});
   onCase?: (c: CaseReport) => void;
 }
 
@@ -121,6 +124,10 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
   const runId = checkRunId(stringOption(o.runId, 'runId'));
+  const contentType = contentTypeOption(o.contentType);
+  // Refused before anything starts: a form content type is GitHub's hook setting alone.
+  if (contentType === 'form' && !provider.formPayload)
+    throw new UsageError(`--content-type form: ${provider.title} sends JSON only (a form content type is GitHub's hook setting)`);
 
   const aliases = provider.otherIds;
   const probe: StoreProbe | undefined = inboxPath
@@ -158,13 +165,14 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
     const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
     const ctx: CheckContext = {
+      contentType,
       provider,
       secrets,
       url,
       timeoutMs,
       providerTimeoutMs,
       maxBytes,
-      factory: compileFixture(provider, fixture!, []),
+      factory: compileFixture(provider, fixture!, [], undefined, contentType),
       dispatcher,
       storedCounts,
       runId,

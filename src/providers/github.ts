@@ -3,6 +3,7 @@ import { UsageError } from '../util/errors.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile, WireFacts } from './types.js';
 import { SignatureError } from './types.js';
 import {
+  formPayloadJson,
   header,
   hmac,
   isObject,
@@ -38,9 +39,8 @@ function freshNodeId(old: string): string {
 
 /** A delivery's JSON, whether the hook's content type is json or form (`payload=<the JSON>`). */
 export function githubPayload(rawBody: Buffer): JsonValue | undefined {
-  if (rawBody.length === 0 || rawBody[0] === 0x7b || rawBody[0] === 0x5b) return parseJson(rawBody);
-  const payload = new URLSearchParams(rawBody.toString('utf8')).get('payload');
-  return payload === null ? undefined : parseJson(Buffer.from(payload));
+  const form = formPayloadJson(rawBody);
+  return form === undefined ? parseJson(rawBody) : parseJson(Buffer.from(form));
 }
 
 const HEADER = 'X-Hub-Signature-256';
@@ -85,15 +85,15 @@ export const HOOK_OWNERS: readonly { owner: string; targetType: string; idFrom?:
 ];
 
 /** The hook headers an event's body implies: its hook_id where it has one, the owner and the owner's id. */
-export function hookFacts(body: JsonObject, senders: readonly string[] | undefined, owner?: string): WireFacts {
-  const can =
-    senders && senders.length > 0 ? senders : HOOK_OWNERS.filter((o) => !o.idFrom || isObject(body[o.idFrom])).map((o) => o.owner);
-  const chosen = HOOK_OWNERS.find((o) => o.owner === (owner ?? HOOK_OWNERS.find((h) => can.includes(h.owner))?.owner)) ?? HOOK_OWNERS[0];
-  const holder = chosen?.idFrom ? body[chosen.idFrom] : undefined;
+export function hookFacts(body: JsonObject, senders: readonly string[] | undefined): WireFacts {
+  // Who can send it, as the description lists them; for a fixture of the user's, whoever the body names.
+  const can = senders?.length ? senders : HOOK_OWNERS.filter((o) => !o.idFrom || isObject(body[o.idFrom])).map((o) => o.owner);
+  const chosen = HOOK_OWNERS.find((o) => can.includes(o.owner)) ?? (HOOK_OWNERS[0] as (typeof HOOK_OWNERS)[number]);
+  const holder = chosen.idFrom ? body[chosen.idFrom] : undefined;
   const id =
     isObject(holder) && (typeof holder.id === 'number' || typeof holder.id === 'string') ? String(holder.id) : INSTALLATION_TARGET_ID;
   const hookId = typeof body.hook_id === 'number' ? String(body.hook_id) : HOOK_ID;
-  return { hookId, targetType: chosen?.targetType ?? 'repository', targetId: id };
+  return { hookId, targetType: chosen.targetType, targetId: id };
 }
 
 export const github: Provider = {

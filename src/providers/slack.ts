@@ -151,6 +151,16 @@ export const slack: Provider = {
     return { 'X-Slack-Retry-Num': String(retryNum), 'X-Slack-Retry-Reason': reason };
   },
 
+  /**
+   * Events API bodies as Slack writes them (PHP's json_encode): compact, every `/` escaped as `\/`
+   * — in URLs, in `tz` ("America\/Chicago"), in message text (captured event_callback bodies from
+   * 2017 to 2023; test/wire/slack.json). Non-ASCII is written as itself: no capture shows Slack's
+   * choice there.
+   */
+  serialize(body) {
+    return JSON.stringify(body).replace(/\//g, '\\/');
+  },
+
   encodeForm(fields) {
     // Inside `payload=`, Slack's JSON escapes `/` as `\/` (recorded block_actions bodies: the
     // response_url reads "https:\/\/hooks.slack.com\/actions\/…"): a receiver that compares or

@@ -85,6 +85,12 @@ export function parseJson(rawBody: Buffer): JsonValue | undefined {
   }
 }
 
+/** The JSON of a form body's one `payload` field (a GitHub hook set to form), or undefined for a JSON body or another form. */
+export function formPayloadJson(rawBody: Buffer): string | undefined {
+  if (rawBody.length === 0 || rawBody[0] === 0x7b || rawBody[0] === 0x5b) return undefined;
+  return new URLSearchParams(rawBody.toString('utf8')).get('payload') ?? undefined;
+}
+
 export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

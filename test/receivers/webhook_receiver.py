@@ -30,6 +30,7 @@ Flaws, one at a time:
   duplicate-500         answers a delivery it already holds 500, with its database's unique-key error
   join-lines            reads the body line by line and joins the lines without their line ends before
                         verifying (stripe-java#1151): Stripe's pretty-printed bodies no longer match
+  json-only             answers 400 to a body that is not JSON (a GitHub hook set to form sends payload=<JSON>)
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -210,6 +211,8 @@ def serve(args):
             try:
                 event = json.loads(body)
             except ValueError:
+                if args.flaw == 'json-only':
+                    return self.answer(400, b'expected JSON')
                 event = {}
             if not isinstance(event, dict):
                 event = {}

@@ -1,11 +1,12 @@
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
-import type { EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
+import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
 import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
+import { formPayloadJson } from '../../providers/util.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -22,6 +23,8 @@ export interface CaseOutcome {
 
 export interface CheckContext {
   provider: Provider;
+  /** How bodies go out: JSON, or (a GitHub hook set to form) the JSON in one `payload=` field. */
+  contentType: ContentType;
   secrets: readonly string[];
   url: URL;
   /** Per attempt: a receiver that hangs costs each case this long, not the provider's full timeout. */
@@ -175,8 +178,14 @@ export function rejection(
 }
 
 /** A delivery the provider really sends, which must get 2xx and be stored once. */
-export async function mustAccept(ctx: CheckContext, e: PreparedEvent, headers: Record<string, string>, body = e.rawBody) {
-  const res = await post(ctx, body, headers);
+export async function mustAccept(
+  ctx: CheckContext,
+  e: PreparedEvent,
+  headers: Record<string, string>,
+  body = e.rawBody,
+  pieces?: readonly Buffer[],
+) {
+  const res = await post(ctx, body, headers, pieces);
   const n = await storedCount(ctx, e.deliveryId);
   const ok = is2xx(res.status) && (n === undefined || n === 1);
   return { res, n, ok, text: `${answer(res)}${storedText(n)}` };
@@ -191,7 +200,7 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
     // An endpoint check (Slack's url_verification) and a form (a slash command, an interaction:
     // answered, not stored, by design) are requests of their own kind, with cases of their own.
     .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined && !(FORM_KEY in f.body))
-    .map((f) => compileFixture(p, f, []));
+    .map((f) => compileFixture(p, f, [], undefined, ctx.contentType));
   // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver
   // meets event kinds it was never written for, as it will in production.
   const catalogue = (catalogueOf(p.name)?.events ?? []).filter((e) => !others.some((f) => f.fixture.name === e.name));
@@ -199,10 +208,10 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
   const sampled = catalogue
     .filter((_, i) => i % step === 0)
     .slice(0, CATALOGUE_SAMPLE)
-    .map((e) => compileFixture(p, catalogueFixture(p.name, e), []));
+    .map((e) => compileFixture(p, catalogueFixture(p.name, e), [], undefined, ctx.contentType));
   const u = p.verifier.unknownType;
   const overrides: FieldOverride[] = 'path' in u ? [{ path: [...u.path], value: u.value, text: u.path.join('.') }] : [];
-  const unknown = compileFixture(p, ctx.factory.fixture, overrides, 'eventName' in u ? u.eventName : undefined);
+  const unknown = compileFixture(p, ctx.factory.fixture, overrides, 'eventName' in u ? u.eventName : undefined, ctx.contentType);
   return [...others, ...sampled, unknown];
 }
 
@@ -217,9 +226,10 @@ export const CATALOGUE_SAMPLE = 20;
  */
 function around(provider: Provider, e: PreparedEvent, field: string): { head: string; tail: string } {
   const text = e.rawBody.toString('utf8');
+  const payload = formPayloadOf(provider, e.rawBody);
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(payload ?? text);
   } catch {
     body = undefined;
   }
@@ -227,11 +237,18 @@ function around(provider: Provider, e: PreparedEvent, field: string): { head: st
     const end = text.lastIndexOf('}');
     return { head: `${text.slice(0, end < 0 ? text.length : end)},"${field}":"`, tail: '"}' };
   }
+  // Letters, digits and `-` only: a form encodes it as it is, so it can be found in either.
   const mark = `hookdrill-${field}-value`;
   const withField = { ...(body as JsonObject), [field]: mark };
-  const out = provider.serialize ? provider.serialize(withField) : JSON.stringify(withField);
+  const json = provider.serialize ? provider.serialize(withField) : JSON.stringify(withField);
+  const out = payload !== undefined && provider.formPayload ? provider.formPayload(json) : json;
   const at = out.lastIndexOf(`"${mark}"`);
   return { head: out.slice(0, at + 1), tail: out.slice(at + mark.length + 1) };
+}
+
+/** The JSON inside a form body (`payload=<the JSON>`, a GitHub hook set to form), or undefined for any other body. */
+export function formPayloadOf(provider: Provider, rawBody: Buffer): string | undefined {
+  return provider.formPayload ? formPayloadJson(rawBody) : undefined;
 }
 
 /** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was, written as the provider writes it. */

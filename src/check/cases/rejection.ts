@@ -1,5 +1,5 @@
-import { answer, is2xx, is4xx, mustNotStore, needsTimestamp, post, rejection, sigHeader, sign, stranger } from './common.js';
-import type { CheckCase } from './common.js';
+import { answer, formPayloadOf, is2xx, is4xx, mustNotStore, needsTimestamp, post, rejection, sigHeader, sign, stranger } from './common.js';
+import type { CheckCase, CheckContext } from './common.js';
 
 export const REJECTION: readonly CheckCase[] = [
   rejection(
@@ -30,7 +30,7 @@ export const REJECTION: readonly CheckCase[] = [
   rejection(
     'reserialized',
     'the same JSON re-serialised (whitespace): 4xx — signatures cover bytes, not JSON',
-    (ctx, e) => ({ body: reserialized(e.rawBody), headers: sign(ctx, e) }),
+    (ctx, e) => ({ body: reserialized(ctx, e.rawBody), headers: sign(ctx, e) }),
     () =>
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
   ),
@@ -104,10 +104,14 @@ export const REJECTION: readonly CheckCase[] = [
 
 /**
  * The same JSON written another way: pretty-printed, or compact where the provider's own bytes are
- * pretty already (Stripe's): either way other bytes than were signed.
+ * pretty already (Stripe's): either way other bytes than were signed. A form's JSON (`payload=`)
+ * is written another way inside the same form.
  */
-function reserialized(raw: Buffer): Buffer {
-  const value = JSON.parse(raw.toString('utf8')) as unknown;
-  const pretty = Buffer.from(JSON.stringify(value, null, 2));
-  return pretty.equals(raw) ? Buffer.from(JSON.stringify(value)) : pretty;
+function reserialized(ctx: CheckContext, raw: Buffer): Buffer {
+  const payload = formPayloadOf(ctx.provider, raw);
+  const text = payload ?? raw.toString('utf8');
+  const value = JSON.parse(text) as unknown;
+  const pretty = JSON.stringify(value, null, 2);
+  const other = pretty === text ? JSON.stringify(value) : pretty;
+  return Buffer.from(payload !== undefined && ctx.provider.formPayload ? ctx.provider.formPayload(other) : other);
 }

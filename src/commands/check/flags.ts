@@ -25,6 +25,7 @@ export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   receiver?: string;
   readyTimeout?: string;
   runId?: string;
+  contentType?: string;
   list?: boolean;
 }
 
@@ -50,6 +51,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--skip <cases>', 'skip these cases (comma list)')
       .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
       .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
+      .option('--content-type <type>', 'json, or form: the content type of the GitHub hook the receiver is behind (default: json)')
       .option(
         '--run-id <id>',
         'mark every request with X-Hookdrill-Check: ID (default: chk-<UTC time>-<random>); inspect --check-run ID finds the rows it left',
@@ -60,7 +62,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout', 'runId']),
+    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout', 'runId', 'contentType']),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
