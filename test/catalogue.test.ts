@@ -320,6 +320,28 @@ test("Slack: every member of @slack/types' SlackEvent, in its event_callback env
   ]);
 });
 
+test("Svix and Standard Webhooks: every member of resend's WebhookEventPayload (Resend sends through Svix), type-checked and verified by svix's own library", async () => {
+  const c = catalogueOf('svix');
+  assert.ok(c);
+  // The count in the source: the members of `type WebhookEventPayload = …` in the package's own types.
+  const source = readFileSync(modules('resend/dist/index.d.mts'), 'utf8');
+  const union = /type WebhookEventPayload = ([^;]+);/.exec(source)?.[1] ?? '';
+  assert.equal(c.events.length, union.split('|').length);
+  assert.equal(catalogueOf('standard'), c, 'standard sends the same events');
+  const secret = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
+  for (const ev of c.events) {
+    for (const provider of ['svix', 'standard'] as const) {
+      const { e, headers } = signed(provider, ev.name, ev.body, secret);
+      await verifyWithOfficialCode('svix', e.rawBody, headers, secret);
+      assert.equal(providers[provider].eventTypeOf(headers, e.rawBody), ev.name);
+    }
+  }
+  typeChecks('Resend', [
+    "import type { WebhookEventPayload } from 'resend';",
+    ...c.events.map((ev, i) => `export const e${i}: ${ev.typeName} = ${JSON.stringify(ev.body)};`),
+  ]);
+});
+
 test('fixtures show: the body send sends, the headers it adds, the signature never a real one; a form shown as its fields', async () => {
   const { show } = await import('../src/fixtures/list.js');
   const stripe = show({ name: 'stripe/customer.subscription.trial_will_end' });

@@ -182,7 +182,10 @@ function standardWebhooks(scheme: Scheme): Provider {
     },
 
     freshFields(body: JsonObject) {
-      return typeof body.timestamp === 'string' ? [{ path: ['timestamp'], make: (now: number) => new Date(now).toISOString() }] : [];
+      // When it happened: the spec's `timestamp`, or `created_at` as Resend's events (the catalogue's) have it.
+      return (['timestamp', 'created_at'] as const)
+        .filter((key) => typeof body[key] === 'string')
+        .map((key) => ({ path: [key], make: (now: number) => new Date(now).toISOString() }));
     },
 
     describe(body: JsonValue, fixtureName: string) {

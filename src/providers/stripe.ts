@@ -74,11 +74,14 @@ function isTestMode(rawBody: Buffer): boolean {
 
 /**
  * Stripe's test-mode deliveries carry a `v0=` entry beside `v1=` (a captured test-mode request;
- * stripe-dotnet#1853), signed with a key the endpoint does not hold: every verifier must ignore
- * it. Made here from the secret through a one-way HMAC, so it reveals nothing of it.
+ * stripe-dotnet#1853), signed with a key the endpoint does not hold: every verifier must ignore it,
+ * and none can check it. So a stand-in of its shape does: the v1 signature's hex digits reversed,
+ * which is never v1 and reveals nothing v1 does not. (A second HMAC cost a third of each signing.)
  */
-function v0Signature(rawBody: Buffer, secret: string, t: number): string {
-  return hmac('sha256', `hookdrill-stripe-v0:${hmac('sha256', secret, 'v0').toString('hex')}`, `${t}.`, rawBody).toString('hex');
+function v0Signature(v1: string): string {
+  let out = '';
+  for (let i = v1.length - 1; i >= 0; i--) out += v1[i];
+  return out;
 }
 
 function signature(rawBody: Buffer, secret: string, t: number): string {
@@ -120,8 +123,9 @@ export const stripe: Provider = {
 
   sign(rawBody, secrets, ctx) {
     const t = unixSeconds(ctx.nowMs);
-    const v1 = secrets.map((s) => `v1=${signature(rawBody, s, t)}`).join(',');
-    const v0 = isTestMode(rawBody) ? `,v0=${v0Signature(rawBody, secrets[0] ?? '', t)}` : '';
+    const signatures = secrets.map((s) => signature(rawBody, s, t));
+    const v1 = signatures.map((sig) => `v1=${sig}`).join(',');
+    const v0 = isTestMode(rawBody) ? `,v0=${v0Signature(signatures[0] ?? '')}` : '';
     // Names, values and order as Stripe hands a delivery over (stripe-cli#909 shows them before
     // any HTTP client adds its own; the Accept is Ruby rest-client's default, stripe-cli#1167), and
     // the Accept-Encoding captured direct deliveries carry (test/wire/stripe.json has the sources).
