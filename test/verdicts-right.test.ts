@@ -66,3 +66,10 @@ test('check --content-type form: a GitHub receiver behind a form hook (payload=<
   });
   assert.deepEqual(named(wrong, 'fail'), ['valid']);
 });
+
+test('a Slack receiver that compresses its answers, as Slack asks (Accept-Encoding: gzip,deflate), passes url-verification: the challenge is read decoded', async () => {
+  const receiver = python('slack');
+  const r = await checkReceiver('slack', { ...receiver, command: `GZIP_ANSWERS=1 ${receiver.command}` });
+  assert.deepEqual(named(r, 'fail'), [], explain(r));
+  assert.match(r.cases.find((c) => c.name === 'url-verification')?.observed ?? '', /the challenge echoed/);
+});

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { basicAuth } from '../util/options.js';
 import { setLongTimeout } from '../util/wait.js';
@@ -25,7 +26,7 @@ export interface AttemptOutcome {
 
 const SNIPPET_BYTES = 200;
 const WIRE_BYTES = 4096;
-const KEPT_HEADERS = ['retry-after', 'x-slack-no-retry', 'location'];
+const KEPT_HEADERS = ['retry-after', 'x-slack-no-retry', 'location', 'content-encoding'];
 
 export interface AttemptRequest {
   url: URL;
@@ -198,7 +199,7 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
             const final =
               status !== undefined && !(status >= 300 && status < 400 && headers.location !== undefined && req.maxRedirects > 0);
             if (final && !settled) req.onAnswer?.(status as number);
-            const text = snippet ? snippetText(snippet) : undefined;
+            const text = snippet ? snippetText(decoded(snippet, headers['content-encoding'])) : undefined;
             const wire = wireHeaders
               ? {
                   headers: wireHeaders,
@@ -216,6 +217,22 @@ function exchange(req: AttemptRequest, url: URL, timeoutMs: number): Promise<Exc
       );
     }
   });
+}
+
+/**
+ * The answer's first bytes as the receiver meant them: every provider but GitHub sends
+ * `Accept-Encoding: gzip`, so a receiver may compress its answer (Slack's challenge echoed in it).
+ * Decoded as far as the bytes kept go; what cannot be decoded is shown as it came.
+ */
+function decoded(chunks: Buffer[], encoding: string | undefined): Buffer[] {
+  if (encoding !== 'gzip' && encoding !== 'deflate') return chunks;
+  const raw = Buffer.concat(chunks);
+  const flush = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  try {
+    return [encoding === 'gzip' ? zlib.gunzipSync(raw, flush) : zlib.inflateSync(raw, flush)];
+  } catch {
+    return chunks;
+  }
 }
 
 function snippetText(chunks: Buffer[]): string | undefined {

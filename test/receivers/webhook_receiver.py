@@ -36,7 +36,7 @@ Flaws, one at a time:
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
-import argparse, base64, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
+import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
@@ -177,6 +177,10 @@ def serve(args):
 
         def answer(self, status, text=b'', content_type='text/plain'):
             self.send_response(status)
+            # With GZIP_ANSWERS=1, as a server behind compression middleware: gzip where the sender asks.
+            if text and os.environ.get('GZIP_ANSWERS') == '1' and 'gzip' in (self.headers.get('Accept-Encoding') or ''):
+                text = gzip.compress(text)
+                self.send_header('Content-Encoding', 'gzip')
             self.send_header('Content-Type', content_type)
             self.send_header('Content-Length', str(len(text)))
             self.end_headers()
