@@ -1,4 +1,4 @@
-import { answer, copySignedSecondsApart, duplicateDiagnosis, is2xx, post, sign, storedCount, storedText } from './common.js';
+import { answer, copySignedSecondsApart, duplicateDiagnosis, is2xx, post, sign, storedCount, storedText, storedWrongly } from './common.js';
 import type { CheckCase } from './common.js';
 
 export const ACCEPTANCE: readonly CheckCase[] = [
@@ -16,9 +16,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
         status: 'fail',
         observed,
         diagnosis: is2xx(res.status)
-          ? n === 0
-            ? 'your receiver answers 2xx but does not store the delivery (or stores it under another id than the delivery id)'
-            : 'your receiver stores one delivery more than once'
+          ? storedWrongly(n)
           : `your receiver refuses a valid delivery signed as ${ctx.provider.title} signs it: is the secret right, and is the signature checked over the raw bytes?`,
       };
     },

@@ -177,6 +177,13 @@ export function rejection(
   };
 }
 
+/** Why a delivery answered 2xx is mishandled all the same: not stored (n is 0), or stored more than once. */
+export function storedWrongly(n: number | undefined, what = 'the delivery'): string {
+  return n === 0
+    ? `your receiver answers 2xx but does not store ${what} (or stores it under another id than the delivery id)`
+    : 'your receiver stores one delivery more than once';
+}
+
 /** A delivery the provider really sends, which must get 2xx and be stored once. */
 export async function mustAccept(
   ctx: CheckContext,

@@ -15,6 +15,7 @@ import {
   sigHeader,
   sign,
   storedText,
+  storedWrongly,
   straddling,
   stranger,
 } from './common.js';
@@ -113,9 +114,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
         status: 'fail',
         observed,
         diagnosis: is2xx(res.status)
-          ? n === 0
-            ? 'your receiver answers 2xx to a large multi-byte delivery but does not store it'
-            : 'your receiver stores one delivery more than once'
+          ? storedWrongly(n, 'a large multi-byte delivery')
           : `your receiver refuses a valid delivery whose multi-byte characters arrive split across two reads — it turns each chunk into text before joining them (\`body += chunk\`), which corrupts a character cut in two, so the signature no longer matches: collect the raw bytes (Buffer.concat of the chunks) and verify those. ${ctx.provider.title}'s real events carry such text (names, commit messages, emoji)`,
       };
     },
