@@ -101,6 +101,10 @@ test('values that cannot be meant are refused', async () => {
   usage(await hookdrill(['inspect', '--inbox', inbox, '--since', '1h', '--until', '2h']), /--until 2h is not after --since 1h/);
   usage(await hookdrill(['inspect', '--inbox', inbox, '--source', 'strpe']), /--source strpe: no such provider/);
   usage(await hookdrill(['send', '--url', URL_, '--provider', 'stripe', '--secret', 'whsec_…']), /README's placeholder/);
+  // A form content type is a GitHub hook's setting: refused for another provider, before any receiver starts.
+  usage(await hookdrill(['send', '--url', URL_, ...S, '--content-type', 'form']), /--content-type form: Stripe sends JSON only/);
+  usage(await hookdrill(['check', '--url', URL_, ...S, '--content-type', 'form']), /--content-type form: Stripe sends JSON only/);
+  usage(await hookdrill(['send', '--url', URL_, ...S, '--content-type', 'xml']), /--content-type xml: expected json or form/);
   usage(
     await hookdrill(['send', '--url', URL_, ...S, '--header', 'Content-Length: 5']),
     /--header Content-Length: hookdrill sets Content-Length itself/,

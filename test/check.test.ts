@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { run as check } from '../src/check/run.js';
 import { CASE_NAMES } from '../src/check/cases/index.js';
+import { MULTIBYTE_BODY_BYTES, straddling } from '../src/check/cases/common.js';
+import { resolveFixtures, compileFixture } from '../src/fixtures/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import type { Inbox } from '../src/inbox/index.js';
@@ -161,7 +163,10 @@ test('a Shopify receiver that rejects malformed JSON gets a warning (a Stripe on
     inner(req, res);
   });
   try {
-    const r = await check({ url: server.url, provider: 'shopify', secrets: [SECRET], only: 'valid,malformed-json' });
+    // With the inbox: listen keys Shopify's deliveries on X-Shopify-Event-Id, check finds them under
+    // the webhook id it sent and that id's event id (store-probe's aliases), so valid is a pass.
+    const r = await check({ url: server.url, provider: 'shopify', secrets: [SECRET], inbox: path, only: 'valid,malformed-json' });
+    assert.match(r.cases.find((c) => c.name === 'valid')?.observed ?? '', /, stored$/);
     assert.deepEqual(
       r.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]),
       [
@@ -278,4 +283,35 @@ test('a selection that runs nothing for this provider is refused too (GitHub sig
     check({ url: 'http://127.0.0.1:1/', provider: 'github', secrets: [SECRET], only: 'stale-timestamp,future-timestamp' }),
     (e: unknown) => e instanceof UsageError && /no case left to run \(not in --only; GitHub signs no timestamp\)/.test(e.message),
   );
+});
+
+test("multibyte-body: a 4-byte character across every 1 KiB of the body, every piece but the last ending inside one, the body the provider's own JSON", () => {
+  for (const name of ['stripe', 'github', 'slack', 'svix', 'shopify'] as const) {
+    const p = providers[name];
+    const [fixture] = resolveFixtures([], name);
+    const e = compileFixture(p, fixture!, []).make(Date.now());
+    const { body, pieces } = straddling(p, e, MULTIBYTE_BODY_BYTES, 1024);
+    // A UTF-8 continuation byte (10xxxxxx) right after each cut: the character began before it.
+    const continues = (at: number) => ((body[at] as number) & 0xc0) === 0x80;
+    // From the first cut inside the text field to the last (the envelope before it is the event's own).
+    const text = body.indexOf('"hookdrill_text"') + 24;
+    const end = body.lastIndexOf('"');
+    let cuts = 0;
+    for (let cut = Math.ceil(text / 1024) * 1024; cut < end - 2; cut += 1024, cuts++)
+      assert.ok(continues(cut), `${name}: byte ${cut} starts a character`);
+    assert.ok(cuts >= 50, `${name}: ${cuts} cuts`);
+    assert.ok(pieces.length > 10, `${name}: ${pieces.length} pieces`);
+    assert.ok(Buffer.concat(pieces).equals(body), name);
+    let at = 0;
+    for (const piece of pieces.slice(0, -1)) {
+      at += piece.length;
+      if (at > text) assert.ok(continues(at), `${name}: a piece ends between characters at ${at}`);
+    }
+    // Still the event it was, written as the provider writes its bodies.
+    const parsed = JSON.parse(body.toString('utf8'));
+    assert.equal(parsed.hookdrill_text.length > 10_000, true);
+    const { hookdrill_text: _, ...rest } = parsed;
+    assert.deepEqual(rest, JSON.parse(e.rawBody.toString('utf8')), name);
+    if (p.serialize) assert.equal(body.toString('utf8'), p.serialize(parsed), `${name}: serialised as the provider does`);
+  }
 });

@@ -212,3 +212,26 @@ test('standard: a secret that is not whsec_ base64 is refused up front', () => {
   assert.throws(() => providers.standard.checkSecret('whsec_not base64!'), /must be "whsec_" followed by base64/);
   providers.standard.checkSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
 });
+
+test("stripe: a test-mode event's signature header carries v0= beside v1= (a value no verifier can check, never v1's), a live one only v1=", () => {
+  const secret = SECRETS.stripe as string;
+  const at = (livemode: boolean) =>
+    lower(
+      providers.stripe.sign(Buffer.from(JSON.stringify({ id: 'evt_1', data: { object: { livemode } }, livemode })), [secret], {
+        nowMs: NOW,
+        deliveryId: 'evt_1',
+        eventType: 'x',
+      }),
+    )['stripe-signature'] as string;
+  const test = at(false);
+  const [, v1, v0] = /^t=\d+,v1=([0-9a-f]{64}),v0=([0-9a-f]{64})$/.exec(test) ?? [];
+  assert.ok(v1 && v0, test);
+  assert.notEqual(v0, v1);
+  assert.match(at(true), /^t=\d+,v1=[0-9a-f]{64}$/);
+  // A nested livemode does not decide it: the envelope's, the last in the text, does.
+  const nested = Buffer.from(JSON.stringify({ id: 'evt_2', data: { object: { livemode: false } }, livemode: true }));
+  assert.doesNotMatch(
+    lower(providers.stripe.sign(nested, [secret], { nowMs: NOW, deliveryId: 'evt_2', eventType: 'x' }))['stripe-signature'] as string,
+    /v0=/,
+  );
+});

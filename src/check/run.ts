@@ -124,10 +124,8 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
   const runId = checkRunId(stringOption(o.runId, 'runId'));
-  const contentType = contentTypeOption(o.contentType);
-  // Refused before anything starts: a form content type is GitHub's hook setting alone.
-  if (contentType === 'form' && !provider.formPayload)
-    throw new UsageError(`--content-type form: ${provider.title} sends JSON only (a form content type is GitHub's hook setting)`);
+  // Checked before the receiver starts: a form content type is GitHub's hook setting alone.
+  const contentType = contentTypeOption(o.contentType, provider);
 
   const aliases = provider.otherIds;
   const probe: StoreProbe | undefined = inboxPath

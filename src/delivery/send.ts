@@ -93,7 +93,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const seed = o.shuffle ? parseIntFlag(o.seed, '--seed', 0, 2 ** 32 - 1, Math.floor(Math.random() * 2 ** 32)) : undefined;
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
-  const contentType = contentTypeOption(o.contentType);
+  const contentType = contentTypeOption(o.contentType, provider);
   const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event, contentType));
   const out = await runDeliveries({
     provider,

@@ -7,6 +7,7 @@ import {
   header,
   hmac,
   isObject,
+  isoSeconds,
   parseJson,
   randomAlnum,
   randomUint32,
@@ -19,11 +20,6 @@ import {
 
 /** The objects of a body that say where the hook is and who acted: the same between deliveries. */
 const STABLE = new Set(['repository', 'organization', 'installation', 'enterprise', 'sender', 'hook']);
-
-/** GitHub's timestamps: ISO 8601 to the second, in UTC (`2019-05-15T15:20:18Z`). */
-function githubTime(nowMs: number): string {
-  return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * A node id of the same kind and length: the kind is what comes before `_` in the new format
@@ -190,7 +186,7 @@ export const github: Provider = {
       const nodeId = value.node_id;
       if (typeof nodeId === 'string') fields.push({ path: [key, 'node_id'], make: () => freshNodeId(nodeId) });
       for (const stamp of ['created_at', 'updated_at'])
-        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: (now: number) => githubTime(now) });
+        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: isoSeconds });
     }
     return fields;
   },

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { MINUTE, header, hmac, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';
+import { MINUTE, header, hmac, isoSeconds, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Shopify-Hmac-Sha256';
 
@@ -42,7 +42,7 @@ export function shopifyEventId(deliveryId: string): string {
 /** Now, written in the offset `like` is written in (`-05:00`, or `Z`), to the second. */
 export function shopTime(nowMs: number, like: string): string {
   const m = /([+-])(\d{2}):(\d{2})$/.exec(like);
-  if (!m) return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (!m) return isoSeconds(nowMs);
   const offsetMin = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
   const local = new Date(nowMs + offsetMin * 60_000).toISOString().slice(0, 19);
   return `${local}${m[0]}`;

@@ -44,6 +44,11 @@ export function formRequest(rawBody: Buffer): { type: string; id: string | undef
 }
 const TS_HEADER = 'X-Slack-Request-Timestamp';
 
+/** JSON as Slack writes it (PHP's json_encode): compact, every `/` escaped as `\/`. */
+export function slackJson(value: JsonValue): string {
+  return JSON.stringify(value).replace(/\//g, '\\/');
+}
+
 /**
  * A form value as Slack encodes it (PHP's urlencode): every byte but letters, digits and `-_.`
  * percent-encoded, a space as `+` — so `*` is `%2A` and `'` is `%27` (a recorded interaction:
@@ -157,16 +162,14 @@ export const slack: Provider = {
    * 2017 to 2023; test/wire/slack.json). Non-ASCII is written as itself: no capture shows Slack's
    * choice there.
    */
-  serialize(body) {
-    return JSON.stringify(body).replace(/\//g, '\\/');
-  },
+  serialize: slackJson,
 
   encodeForm(fields) {
     // Inside `payload=`, Slack's JSON escapes `/` as `\/` (recorded block_actions bodies: the
     // response_url reads "https:\/\/hooks.slack.com\/actions\/…"): a receiver that compares or
     // re-serialises the JSON instead of verifying the raw bytes breaks on it.
     return Object.entries(fields)
-      .map(([k, v]) => `${slackEncode(k)}=${slackEncode(typeof v === 'string' ? v : JSON.stringify(v).replace(/\//g, '\\/'))}`)
+      .map(([k, v]) => `${slackEncode(k)}=${slackEncode(typeof v === 'string' ? v : slackJson(v))}`)
       .join('&');
   },
 

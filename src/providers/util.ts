@@ -133,6 +133,11 @@ export function randomUint32(): number {
   return ((randomByte() << 24) | (randomByte() << 16) | (randomByte() << 8) | randomByte()) >>> 0;
 }
 
+/** ISO 8601 in UTC to the second (`2019-05-15T15:20:18Z`), as GitHub and Shopify write their times. */
+export function isoSeconds(nowMs: number): string {
+  return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 export function unixSeconds(nowMs: number): number {
   return Math.floor(nowMs / 1000);
 }

@@ -247,8 +247,7 @@ function around(provider: Provider, e: PreparedEvent, field: string): { head: st
   // Letters, digits and `-` only: a form encodes it as it is, so it can be found in either.
   const mark = `hookdrill-${field}-value`;
   const withField = { ...(body as JsonObject), [field]: mark };
-  const json = provider.serialize ? provider.serialize(withField) : JSON.stringify(withField);
-  const out = payload !== undefined && provider.formPayload ? provider.formPayload(json) : json;
+  const out = likeBody(provider, e.rawBody, provider.serialize ? provider.serialize(withField) : JSON.stringify(withField));
   const at = out.lastIndexOf(`"${mark}"`);
   return { head: out.slice(0, at + 1), tail: out.slice(at + mark.length + 1) };
 }
@@ -256,6 +255,11 @@ function around(provider: Provider, e: PreparedEvent, field: string): { head: st
 /** The JSON inside a form body (`payload=<the JSON>`, a GitHub hook set to form), or undefined for any other body. */
 export function formPayloadOf(provider: Provider, rawBody: Buffer): string | undefined {
   return provider.formPayload ? formPayloadJson(rawBody) : undefined;
+}
+
+/** `json` as a body of the kind `rawBody` is: inside the same `payload=` form where it was one, else as it is. */
+export function likeBody(provider: Provider, rawBody: Buffer, json: string): string {
+  return provider.formPayload && formPayloadJson(rawBody) !== undefined ? provider.formPayload(json) : json;
 }
 
 /** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was, written as the provider writes it. */

@@ -1,4 +1,17 @@
-import { answer, formPayloadOf, is2xx, is4xx, mustNotStore, needsTimestamp, post, rejection, sigHeader, sign, stranger } from './common.js';
+import {
+  answer,
+  formPayloadOf,
+  is2xx,
+  likeBody,
+  is4xx,
+  mustNotStore,
+  needsTimestamp,
+  post,
+  rejection,
+  sigHeader,
+  sign,
+  stranger,
+} from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
 export const REJECTION: readonly CheckCase[] = [
@@ -112,6 +125,5 @@ function reserialized(ctx: CheckContext, raw: Buffer): Buffer {
   const text = payload ?? raw.toString('utf8');
   const value = JSON.parse(text) as unknown;
   const pretty = JSON.stringify(value, null, 2);
-  const other = pretty === text ? JSON.stringify(value) : pretty;
-  return Buffer.from(payload !== undefined && ctx.provider.formPayload ? ctx.provider.formPayload(other) : other);
+  return Buffer.from(likeBody(ctx.provider, raw, pretty === text ? JSON.stringify(value) : pretty));
 }
