@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run as check } from '../src/check/run.js';
-import { freePort } from './helpers/ports.js';
-import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
+import { checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
 
 // Right receivers must pass: a false fail is as bad a verdict as a false pass.
 
@@ -41,29 +39,11 @@ test('a Shopify receiver keyed on X-Shopify-Event-Id, as Shopify says to dedupe,
 });
 
 test('check --content-type form: a GitHub receiver behind a form hook (payload=<the JSON>) that verifies the raw bytes passes; one that parses JSON first fails every valid delivery', async () => {
-  const port = await freePort();
-  const right = python('github');
-  const r = await check({
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'github',
-    secrets: [SECRET.github as string],
-    receiver: right.command,
-    stored: right.stored,
-    contentType: 'form',
-  });
+  const r = await checkReceiver('github', python('github'), { contentType: 'form' });
   assert.deepEqual(named(r, 'fail'), [], explain(r));
   assert.equal(r.cases.find((c) => c.name === 'multibyte-body')?.status, 'skipped');
   // A receiver that takes the body for JSON refuses what a form hook sends.
-  const jsonOnly = python('github', 'json-only');
-  const wrong = await check({
-    url: `http://127.0.0.1:${await freePort()}/`,
-    provider: 'github',
-    secrets: [SECRET.github as string],
-    receiver: jsonOnly.command,
-    stored: jsonOnly.stored,
-    contentType: 'form',
-    only: 'valid',
-  });
+  const wrong = await checkReceiver('github', python('github', 'json-only'), { contentType: 'form', only: 'valid' });
   assert.deepEqual(named(wrong, 'fail'), ['valid']);
 });
 

@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run as check } from '../src/check/run.js';
 import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
-import { freePort } from './helpers/ports.js';
 
 /** Every case that sends a valid delivery signed as the provider signs it: a receiver that refuses all of them fails these. */
 const VALID_DELIVERY_CASES = [
@@ -90,14 +88,8 @@ for (const row of rows) {
 
 test('rotation: with two secrets given, every signature is shortened in wrong-length-signature (a right receiver knows only the first)', async () => {
   // The user passes the endpoint's two live secrets; the receiver holds the new one only.
-  const port = await freePort();
-  const receiver = official('stripe');
-  const r = await check({
-    url: `http://127.0.0.1:${port}/`,
-    provider: 'stripe',
+  const r = await checkReceiver('stripe', official('stripe'), {
     secrets: [SECRET.stripe as string, 'whsec_the_old_one'],
-    receiver: receiver.command,
-    stored: receiver.stored,
     only: 'valid,wrong-length-signature,rotation',
   });
   assert.deepEqual(named(r, 'fail'), [], explain(r));

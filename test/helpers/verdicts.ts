@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
-import type { CheckResult } from '../../src/check/run.js';
+import type { CheckOptions, CheckResult } from '../../src/check/run.js';
 import { freePort } from './ports.js';
 import { tempDir } from './tmp.js';
 
@@ -45,8 +45,8 @@ export function official(provider: string): Receiver {
   return { command: `node ${OFFICIAL} ${provider} '${SECRET[provider]}' ${store}`, stored: `cat ${store} 2>/dev/null || true` };
 }
 
-/** check's whole battery against the receiver, which check starts and stops itself. */
-export async function checkReceiver(provider: string, r: Receiver): Promise<CheckResult> {
+/** check's whole battery (or what `more` selects) against the receiver, which check starts and stops itself. */
+export async function checkReceiver(provider: string, r: Receiver, more: Partial<CheckOptions> = {}): Promise<CheckResult> {
   const port = await freePort();
   return check({
     url: `http://127.0.0.1:${port}/`,
@@ -54,6 +54,7 @@ export async function checkReceiver(provider: string, r: Receiver): Promise<Chec
     secrets: [SECRET[provider] as string],
     receiver: r.command,
     stored: r.stored,
+    ...more,
   });
 }
 
