@@ -66,11 +66,12 @@ test('Stripe: every type of Stripe.Event, each accepted by constructEvent and ty
   // The count in the source: the members of `export type Event = …` in the package's own types.
   const source = readFileSync(modules('stripe/esm/resources/Events.d.ts'), 'utf8');
   const union = /export type Event = ([^;]+);/.exec(source)?.[1] ?? '';
-  assert.equal(c.events.length, union.split('|').length);
-  assert.ok(c.events.length >= 265);
+  const snapshots = c.events.filter((e) => e.body.object === 'event');
+  assert.equal(snapshots.length, union.split('|').length);
+  assert.ok(snapshots.length >= 265);
   const stripe = new Stripe('sk_test_hookdrill');
   const secret = 'whsec_catalogue';
-  for (const ev of c.events) {
+  for (const ev of snapshots) {
     const { e, headers } = signed('stripe', ev.name, ev.body, secret);
     const parsed = stripe.webhooks.constructEvent(e.rawBody, headers['stripe-signature'] as string, secret);
     assert.equal(parsed.type, ev.name);
@@ -82,7 +83,7 @@ test('Stripe: every type of Stripe.Event, each accepted by constructEvent and ty
     // The JSON Stripe sends, as the package types it: a Decimal travels as its string.
     "type Decimal = ReturnType<(typeof Stripe)['Decimal']['from']>;",
     'type Wire<T> = T extends Decimal ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
-    ...c.events.map((ev, i) => `export const e${i}: Wire<Stripe.${ev.typeName}> = ${JSON.stringify(ev.body)};`),
+    ...snapshots.map((ev, i) => `export const e${i}: Wire<Stripe.${ev.typeName}> = ${JSON.stringify(ev.body)};`),
     // A shipped fixture shadows the catalogue entry of its name: typed as the same interface.
     ...listShippedFixtures()
       .filter((f) => f.provider === 'stripe')
@@ -90,6 +91,47 @@ test('Stripe: every type of Stripe.Event, each accepted by constructEvent and ty
         const typeName = c.events.find((e) => e.name === f.name)?.typeName ?? 'Event';
         return `export const shipped${i}: Wire<Stripe.${typeName}> = ${JSON.stringify(loadFixtureFile(f.path).body)};`;
       }),
+  ]);
+});
+
+test("Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed by parseEventNotification, refused by constructEvent, type-checked", () => {
+  const c = catalogueOf('stripe');
+  assert.ok(c);
+  const thin = c.events.filter((e) => e.body.object === 'v2.core.event');
+  const source = readFileSync(modules('stripe/esm/resources/V2/Core/Events.d.ts'), 'utf8');
+  const union = /export type EventNotification = ([^;]+);/.exec(source)?.[1] ?? '';
+  assert.equal(thin.length, union.split('|').length);
+  assert.ok(thin.length >= 300);
+  assert.ok(thin.every((e) => /^v[12]\./.test(e.name)), 'thin types are named v1.… or v2.…');
+  const stripe = new Stripe('sk_test_hookdrill');
+  const secret = 'whsec_catalogue';
+  for (const ev of thin) {
+    const { e, headers } = signed('stripe', ev.name, ev.body, secret);
+    const sig = headers['stripe-signature'] as string;
+    const text = e.rawBody.toString('utf8');
+    // As Stripe sends one: unversioned, its time ISO, a fresh test-mode id, pretty like the others.
+    assert.match(text, /^\{\n {2}"id": "evt_test_65[A-Za-z0-9]{44}",\n {2}"object": "v2.core.event",\n {2}"type": /);
+    const parsed = stripe.parseEventNotification(e.rawBody, sig, secret);
+    assert.equal(parsed.type, ev.name);
+    assert.match(String(parsed.created), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.ok(!('api_version' in parsed) && !('data' in parsed));
+    // A receiver written for snapshot events (constructEvent) fails on them, as it would on Stripe.
+    assert.throws(() => stripe.webhooks.constructEvent(e.rawBody, sig, secret), /thin event/);
+  }
+  // The related object is the one fetchRelatedObject() fetches, at the path its retrieve requests.
+  const related = (name: string) => (thin.find((e) => e.name === name)?.body as { related_object?: Record<string, string> }).related_object;
+  assert.deepEqual(related('v1.billing.meter.error_report_triggered')?.type, 'billing.meter');
+  assert.match(related('v1.billing.meter.error_report_triggered')?.url ?? '', /^\/v1\/billing\/meters\/meter_[A-Za-z0-9]{24}$/);
+  assert.match(related('v1.person.created')?.url ?? '', /^\/v1\/accounts\/acct_\w+\/persons\/person_\w+$/);
+  assert.match(related('v2.core.account.created')?.id ?? '', /^acct_/);
+  assert.deepEqual(related('v1.balance.available'), { type: 'balance', url: '/v1/balance' });
+  typeChecks('StripeThin', [
+    "import type Stripe from 'stripe';",
+    // The notification as JSON carries no methods (fetchEvent, fetchRelatedObject: the SDK's) and a context as its string.
+    "type Wire<T> = Omit<T, 'fetchEvent' | 'fetchRelatedObject' | 'context'> & { context?: string };",
+    ...thin.map(
+      (ev, i) => `export const t${i}: Wire<Extract<Stripe.V2.Core.EventNotification, { type: '${ev.name}' }>> = ${JSON.stringify(ev.body)};`,
+    ),
   ]);
 });
 
@@ -120,7 +162,7 @@ test("Stripe: each body says what its event says — statuses, failures, flags �
   assert.equal(object('checkout.session.completed').payment_status, 'paid');
   // Every event: a succeeded, failed or deleted object whose status can say so, says so.
   const wrong: string[] = [];
-  for (const ev of c.events) {
+  for (const ev of c.events.filter((e) => e.body.object === 'event')) {
     const o = (ev.body.data as { object: Record<string, unknown> }).object;
     const status = o.status;
     if (typeof status !== 'string') continue;
@@ -244,7 +286,8 @@ test('hookdrill fixtures --json counts, per provider, what the source packages h
   const grep = await run({ provider: 'stripe', grep: 'TRIAL_WILL' });
   assert.deepEqual(
     grep.fixtures.map((f) => f.name),
-    ['stripe/customer.subscription.trial_will_end'],
+    // The snapshot event and its thin twin, both sent by Stripe (to different destinations).
+    ['stripe/customer.subscription.trial_will_end', 'stripe/v1.customer.subscription.trial_will_end'],
   );
 });
 
