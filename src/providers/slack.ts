@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import {
   MINUTE,
@@ -40,7 +40,19 @@ export function formRequest(rawBody: Buffer): { type: string; id: string | undef
     return { type, id };
   }
   if (form.has('command')) return { type: 'command', id: form.get('trigger_id') ?? undefined };
+  if (form.has('ssl_check')) return { type: 'ssl_check', id: undefined };
   return undefined;
+}
+
+/**
+ * Slack's certificate check of a slash command's URL: a form `ssl_check=1&token=…`, sent with no
+ * X-Slack-Signature (a captured request in slackapi/bolt-js#1397). @slack/bolt's HTTPReceiver
+ * answers it 200 before verifying when the body is a form and `ssl_check` is exactly `1`
+ * (HTTPModuleFunctions.parseAndVerifyHTTPRequest; `0`, `true` or a JSON body are verified as usual).
+ */
+export function isSslCheck(rawBody: Buffer, contentType: string | undefined): boolean {
+  if (rawBody[0] === 0x7b || (contentType !== undefined && !contentType.startsWith('application/x-www-form-urlencoded'))) return false;
+  return new URLSearchParams(rawBody.toString('utf8')).get('ssl_check') === '1';
 }
 const TS_HEADER = 'X-Slack-Request-Timestamp';
 
@@ -107,9 +119,29 @@ export const slack: Provider = {
     return { challenge: body.challenge };
   },
 
-  sign(rawBody, secrets, ctx) {
+  unsignedCheck(rawBody, headers) {
+    const type = headers['content-type'];
+    return isSslCheck(rawBody, Array.isArray(type) ? type[0] : type);
+  },
+
+  isNotice(body) {
+    // Sent when Slack stops delivering an app's events for a minute (> 30,000 an hour from one
+    // workspace): no event_id, no event; a receiver may log it and drop it.
+    return isObject(body) && body.type === 'app_rate_limited';
+  },
+
+  sign(rawBody, secrets, ctx): OutgoingHeaders {
     const ts = unixSeconds(ctx.nowMs);
     const json = rawBody[0] === 0x7b;
+    if (isSslCheck(rawBody, undefined)) {
+      // Unsigned, as Slack sends it: a receiver that verifies first refuses it (bolt answers 200).
+      return {
+        'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+        'Accept-Encoding': 'gzip,deflate',
+        Accept: 'application/json,*/*',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      };
+    }
     // Names, values and order of captured deliveries (test/wire/slack.json): the Events API asks
     // for `*/*`, commands and interactivity for `application/json,*/*`; both gzip or deflate.
     return {
@@ -146,7 +178,11 @@ export const slack: Provider = {
   deliveryId(_headers, rawBody) {
     const form = formRequest(rawBody);
     if (form) return form.id;
-    return stringField(parseJson(rawBody), 'event_id');
+    const body = parseJson(rawBody);
+    // A rate-limit notice has no event_id: one per workspace and minute, so Slack's retries of it are one.
+    if (isObject(body) && body.type === 'app_rate_limited' && typeof body.minute_rate_limited === 'number')
+      return `app_rate_limited:${stringField(body, 'team_id') ?? ''}:${body.minute_rate_limited}`;
+    return stringField(body, 'event_id');
   },
 
   retryHeaders(retryNum, reason, rawBody) {
@@ -180,20 +216,32 @@ export const slack: Provider = {
       const trigger = () => `${Date.now()}.${randomAlnum(10, '0123456789')}.${randomAlnum(32, '0123456789abcdef')}`;
       const payload = form.payload;
       if (isObject(payload)) {
-        if (typeof payload.trigger_id === 'string') return [{ path: [FORM, 'payload', 'trigger_id'], make: trigger }];
+        const fields: FreshField[] = [];
+        if (typeof payload.trigger_id === 'string') fields.push({ path: [FORM, 'payload', 'trigger_id'], make: trigger });
         // No trigger_id (view_closed, block_suggestion): the view's hash, new on every view state.
-        if (isObject(payload.view) && typeof payload.view.hash === 'string')
-          return [
-            { path: [FORM, 'payload', 'view', 'hash'], make: (now: number) => `${unixSeconds(now)}.${randomAlnum(8, '0123456789abcdef')}` },
-          ];
-        return [];
+        else if (isObject(payload.view) && typeof payload.view.hash === 'string')
+          fields.push({
+            path: [FORM, 'payload', 'view', 'hash'],
+            make: (now: number) => `${unixSeconds(now)}.${randomAlnum(8, '0123456789abcdef')}`,
+          });
+        // A legacy action or dialog's moment (dialog_submission has no trigger_id: its action_ts
+        // makes one submission differ from the next, as on Slack).
+        if (typeof payload.action_ts === 'string')
+          fields.push({
+            path: [FORM, 'payload', 'action_ts'],
+            make: (now: number, r: number) => `${unixSeconds(now)}.${String(r % 1_000_000).padStart(6, '0')}`,
+          });
+        return fields;
       }
       return typeof form.trigger_id === 'string' ? [{ path: [FORM, 'trigger_id'], make: trigger }] : [];
     }
     if (body.type === 'url_verification') return [{ path: ['challenge'], make: () => randomAlnum(48) }];
+    // The minute the limit began, rounded down (Slack's app_rate_limited).
+    if (body.type === 'app_rate_limited')
+      return [{ path: ['minute_rate_limited'], make: (now) => unixSeconds(now) - (unixSeconds(now) % 60) }];
     const fields: FreshField[] = [];
     if (typeof body.event_id === 'string') fields.push({ path: ['event_id'], make: () => slack.newDeliveryId() });
-    if (typeof body.event_time === 'number') fields.push({ path: ['event_time'], make: (now) => unixSeconds(now) });
+    if (typeof body.event_time === 'number') fields.push({ path: ['event_time'], make: (now) => unixSeconds(now), clock: true });
     const event = body.event;
     if (isObject(event)) {
       // A new message has ts == event_ts: both derive from the event's one random number.
@@ -209,7 +257,7 @@ export const slack: Provider = {
     if (isObject(form)) {
       const payload = isObject(form.payload) ? form.payload : undefined;
       // Its key is read from the final bytes when it is made (formRequest, via compileFixture).
-      return { eventType: payload ? (stringField(payload, 'type') ?? fixtureName) : 'command' };
+      return { eventType: payload ? (stringField(payload, 'type') ?? fixtureName) : 'ssl_check' in form ? 'ssl_check' : 'command' };
     }
     const type = stringField(body, 'type');
     const inner = isObject(body) ? stringField(body.event, 'type') : undefined;

@@ -19,6 +19,11 @@ export interface FreshField {
   path: readonly (string | number)[];
   /** The new value; `r` is one random 32-bit number per event, so related fields can agree. */
   make(nowMs: number, r: number): JsonValue;
+  /**
+   * A moment of the event (when it was created): a retry under --time-scale makes it again as
+   * long before as the real schedule would have left it (PreparedEvent.aged).
+   */
+  clock?: true;
 }
 
 export interface SignContext {
@@ -148,6 +153,17 @@ export interface Provider {
    * receiver answers it after verifying the signature and stores nothing.
    */
   challengeAnswer?(rawBody: Buffer): unknown;
+  /**
+   * A check the provider sends *unsigned* (Slack's `ssl_check=1` to a slash command's URL): true
+   * when the request is one. The receiver answers it 200 before any verification, reads nothing
+   * else from it and stores nothing (what @slack/bolt's HTTPReceiver does).
+   */
+  unsignedCheck?(rawBody: Buffer, headers: IncomingHeaders): boolean;
+  /**
+   * A notice that is not an event (Slack's `app_rate_limited`): a receiver may store it or drop
+   * it, so check's other-types does not demand either.
+   */
+  isNotice?(body: JsonValue): boolean;
   /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */
   otherSecret(secret: string): string;
   /**

@@ -138,6 +138,8 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
 
   async function handle(rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const bytes = rawBody.length;
+    // Sent unsigned by design (Slack's ssl_check): answered, nothing of it read or kept.
+    if (provider.unsignedCheck?.(rawBody, req.headers)) return answer(res, { status: 200, result: 'challenge', bytes }, {});
     try {
       provider.verify(rawBody, req.headers, options.secrets, verifyOptions);
     } catch (err) {

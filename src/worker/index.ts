@@ -193,12 +193,21 @@ export class Worker {
   }
 }
 
-/** The body as JSON; a body that is not JSON cannot get better on retry, so it is permanent. */
+/**
+ * The body as JSON; a body that is not JSON cannot get better on retry, so it is permanent. A
+ * form (Slack's slash commands and interactivity, a GitHub hook set to `form`) is read as its
+ * sender means it: the JSON of its one `payload=` field, else its fields as an object.
+ */
 function parseBody(row: Claimed): unknown {
   if (row.body === null) throw new PermanentError('payload was pruned');
+  const text = row.body.toString('utf8');
+  const form = (row.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
   try {
-    return JSON.parse(row.body.toString('utf8'));
+    if (!form) return JSON.parse(text);
+    const fields = new URLSearchParams(text);
+    const payload = fields.get('payload');
+    return payload !== null ? JSON.parse(payload) : Object.fromEntries(fields);
   } catch (err) {
-    throw new PermanentError(`body is not JSON: ${(err as Error).message}`);
+    throw new PermanentError(`body is not JSON${form ? ' (in its form payload)' : ''}: ${(err as Error).message}`);
   }
 }
