@@ -94,7 +94,7 @@ test('Stripe: every type of Stripe.Event, each accepted by constructEvent and ty
   ]);
 });
 
-test("Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed by parseEventNotification, refused by constructEvent, type-checked", () => {
+test('Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed by parseEventNotification, refused by constructEvent, type-checked', () => {
   const c = catalogueOf('stripe');
   assert.ok(c);
   const thin = c.events.filter((e) => e.body.object === 'v2.core.event');
@@ -102,7 +102,10 @@ test("Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed
   const union = /export type EventNotification = ([^;]+);/.exec(source)?.[1] ?? '';
   assert.equal(thin.length, union.split('|').length);
   assert.ok(thin.length >= 300);
-  assert.ok(thin.every((e) => /^v[12]\./.test(e.name)), 'thin types are named v1.… or v2.…');
+  assert.ok(
+    thin.every((e) => /^v[12]\./.test(e.name)),
+    'thin types are named v1.… or v2.…',
+  );
   const stripe = new Stripe('sk_test_hookdrill');
   const secret = 'whsec_catalogue';
   for (const ev of thin) {
@@ -119,7 +122,8 @@ test("Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed
     assert.throws(() => stripe.webhooks.constructEvent(e.rawBody, sig, secret), /thin event/);
   }
   // The related object is the one fetchRelatedObject() fetches, at the path its retrieve requests.
-  const related = (name: string) => (thin.find((e) => e.name === name)?.body as { related_object?: Record<string, string> }).related_object;
+  const related = (name: string) =>
+    (thin.find((e) => e.name === name)?.body as { related_object?: Record<string, string> } | undefined)?.related_object;
   assert.deepEqual(related('v1.billing.meter.error_report_triggered')?.type, 'billing.meter');
   assert.match(related('v1.billing.meter.error_report_triggered')?.url ?? '', /^\/v1\/billing\/meters\/meter_[A-Za-z0-9]{24}$/);
   assert.match(related('v1.person.created')?.url ?? '', /^\/v1\/accounts\/acct_\w+\/persons\/person_\w+$/);
@@ -130,7 +134,8 @@ test("Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed
     // The notification as JSON carries no methods (fetchEvent, fetchRelatedObject: the SDK's) and a context as its string.
     "type Wire<T> = Omit<T, 'fetchEvent' | 'fetchRelatedObject' | 'context'> & { context?: string };",
     ...thin.map(
-      (ev, i) => `export const t${i}: Wire<Extract<Stripe.V2.Core.EventNotification, { type: '${ev.name}' }>> = ${JSON.stringify(ev.body)};`,
+      (ev, i) =>
+        `export const t${i}: Wire<Extract<Stripe.V2.Core.EventNotification, { type: '${ev.name}' }>> = ${JSON.stringify(ev.body)};`,
     ),
   ]);
 });

@@ -113,19 +113,27 @@ export async function deliver(
   let lastReason: RetryReason = meta.lastReason ?? 'unknown_error';
   let outcome: DeliveryOutcome | undefined;
   let finalStatus: number | undefined;
+  // The waits so far, as slept: under --time-scale the real schedule's were longer by 1/scale.
+  let waitedMs = 0;
 
   for (let n = firstAttempt; outcome === undefined; n++) {
     if (n > firstAttempt) await ctx.slots.acquire();
+    // A retry is the same event, as old as the real schedule makes it: its `created` as far before
+    // this attempt as the uncompressed waits would have put it (the same bytes when not compressed).
+    const rawBody =
+      waitedMs > 0 && timing.timeScale < 1 && event.aged && !event.fixedHeaders
+        ? event.aged(waitedMs / timing.timeScale - waitedMs)
+        : event.rawBody;
     const headers = event.fixedHeaders
       ? { ...event.fixedHeaders }
-      : provider.sign(event.rawBody, ctx.secrets, {
+      : provider.sign(rawBody, ctx.secrets, {
           nowMs: Date.now(),
           deliveryId: event.deliveryId,
           eventType: event.eventType,
           facts: event.facts,
         });
     const retryHeaders =
-      n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, event.rawBody) : undefined;
+      n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, rawBody) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);
     applyExtraHeaders(headers, ctx.extraHeaders);
 
@@ -136,7 +144,7 @@ export async function deliver(
       result = await attempt({
         url: ctx.url,
         headers,
-        body: event.rawBody,
+        body: rawBody,
         timeoutMs: timing.timeoutMs,
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
@@ -170,7 +178,7 @@ export async function deliver(
       ctx.onWire({
         deliveryId: event.deliveryId,
         n,
-        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: event.rawBody.toString('utf8') },
+        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: rawBody.toString('utf8') },
         ...(result.status !== undefined && result.wire
           ? { response: { status: result.status, body: result.wire.body, headers: maskCredentials(result.wire.headers) } }
           : {}),
@@ -204,6 +212,7 @@ export async function deliver(
         if (asked !== undefined) delay = asked * timing.timeScale;
       }
       record.nextDelayMs = delay;
+      waitedMs += delay;
       ctx.onRetryScheduled?.({ deliveryId: event.deliveryId, eventType: event.eventType, failed: record, dueAt: Date.now() + delay });
       if (!(await sleep(delay, ctx.signal))) outcome = 'interrupted';
     }

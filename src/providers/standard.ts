@@ -185,7 +185,7 @@ function standardWebhooks(scheme: Scheme): Provider {
       // When it happened: the spec's `timestamp`, or `created_at` as Resend's events (the catalogue's) have it.
       return (['timestamp', 'created_at'] as const)
         .filter((key) => typeof body[key] === 'string')
-        .map((key) => ({ path: [key], make: (now: number) => new Date(now).toISOString() }));
+        .map((key) => ({ path: [key], make: (now: number) => new Date(now).toISOString(), clock: true as const }));
     },
 
     describe(body: JsonValue, fixtureName: string) {

@@ -187,12 +187,12 @@ export const stripe: Provider = {
       const mode = body.livemode === true ? '' : 'test_';
       return [
         { path: ['id'], make: () => `evt_${mode}65${randomAlnum(44)}` },
-        { path: ['created'], make: (now: number) => new Date(now).toISOString() },
+        { path: ['created'], make: (now: number) => new Date(now).toISOString(), clock: true as const },
       ];
     }
     const fields: FreshField[] = [
       { path: ['id'], make: () => `evt_${randomAlnum(24)}` },
-      { path: ['created'], make: (now) => unixSeconds(now) },
+      { path: ['created'], make: (now) => unixSeconds(now), clock: true },
     ];
     const request = body.request;
     if (isObject(request)) {
