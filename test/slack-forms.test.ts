@@ -177,7 +177,7 @@ test('a worker reads a stored form as its sender means it — the JSON of its pa
     );
     assert.equal(seen.get('command')?.command, '/weather', "a command's fields");
     assert.equal(seen.get('block_actions')?.type, 'block_actions', "an interaction's payload JSON");
-    assert.deepEqual((seen.get('dialog_submission')?.submission as Record<string, unknown>).comment, null);
+    assert.deepEqual((seen.get('dialog_submission')?.submission as Record<string, unknown> | undefined)?.comment, null);
   } finally {
     server.closeAllConnections();
     await new Promise((done) => server.close(done));
