@@ -299,7 +299,9 @@ test("multibyte-body: a 4-byte character across every 1 KiB of the body, every p
     let cuts = 0;
     for (let cut = Math.ceil(text / 1024) * 1024; cut < end - 2; cut += 1024, cuts++)
       assert.ok(continues(cut), `${name}: byte ${cut} starts a character`);
-    assert.ok(cuts >= 50, `${name}: ${cuts} cuts`);
+    // Every KiB boundary of the text is checked above; the event before it takes up to ~12 KiB
+    // (Shopify's orders/create), so the 60 KiB body holds at least 45 of them.
+    assert.ok(cuts >= 45 && cuts >= Math.floor((MULTIBYTE_BODY_BYTES - text) / 1024) - 1, `${name}: ${cuts} cuts`);
     assert.ok(pieces.length > 10, `${name}: ${pieces.length} pieces`);
     assert.ok(Buffer.concat(pieces).equals(body), name);
     let at = 0;
