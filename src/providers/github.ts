@@ -7,7 +7,7 @@ import {
   header,
   hmac,
   isObject,
-  isoSeconds,
+  timeLike,
   parseJson,
   randomAlnum,
   randomUint32,
@@ -185,8 +185,11 @@ export const github: Provider = {
       if (typeof value.id === 'number') fields.push({ path: [key, 'id'], make: () => 100_000_000 + (randomUint32() % 2_000_000_000) });
       const nodeId = value.node_id;
       if (typeof nodeId === 'string') fields.push({ path: [key, 'node_id'], make: () => freshNodeId(nodeId) });
-      for (const stamp of ['created_at', 'updated_at'])
-        if (typeof value[stamp] === 'string') fields.push({ path: [key, stamp], make: isoSeconds, clock: true });
+      for (const stamp of ['created_at', 'updated_at']) {
+        const old = value[stamp];
+        // In the style that object's times are written in (a rule's `.000-04:00`, an issue's `Z`).
+        if (typeof old === 'string') fields.push({ path: [key, stamp], make: (now) => timeLike(now, old), clock: true });
+      }
     }
     return fields;
   },

