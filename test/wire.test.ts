@@ -32,6 +32,8 @@ interface Kind {
   /** Which body field the X-GitHub-Hook-* values equal. */
   targetIdIs?: string;
   hookIdIs?: string;
+  /** `send --hook-owner`: who owns the hook that sends. */
+  hookOwner?: string;
 }
 
 interface Profile {
@@ -87,6 +89,23 @@ test('every provider has a wire profile with its sources', () => {
   for (const p of profiles) assert.ok(p.sources.length > 0 && p.kinds.length > 0, p.provider);
 });
 
+test('send --hook-owner sends only from a kind of hook GitHub sends the event from, and says which', async () => {
+  const at = { provider: 'github', secrets: ['s'], url: 'http://127.0.0.1:9/', noRetry: true } as const;
+  await assert.rejects(send({ ...at, fixtures: ['github/push'], hookOwner: 'marketplace' }), {
+    name: 'UsageError',
+    message:
+      "--hook-owner marketplace: GitHub sends push only from repository, organization, app hooks (its description's supported-webhook-types)",
+  });
+  await assert.rejects(send({ ...at, fixtures: ['github/push'], hookOwner: 'team' }), {
+    name: 'UsageError',
+    message: /expected one of repository, organization, app/,
+  });
+  await assert.rejects(send({ ...at, provider: 'stripe', fixtures: ['stripe/invoice.paid'], hookOwner: 'app' }), {
+    name: 'UsageError',
+    message: /GitHub's/,
+  });
+});
+
 for (const profile of profiles) {
   for (const kind of profile.kinds) {
     test(`${profile.provider}/${kind.fixture} goes out as ${profile.provider}'s own deliveries do: headers, their order and casing, the body's format`, async () => {
@@ -100,6 +119,7 @@ for (const profile of profiles) {
           fixtures: [`${profile.provider}/${kind.fixture}`],
           ...(retried ? { retryDelays: [0] } : { noRetry: true }),
           ...(kind.contentType ? { contentType: kind.contentType } : {}),
+          ...(kind.hookOwner ? { hookOwner: kind.hookOwner } : {}),
         });
         assert.equal(r.ok, true, JSON.stringify(r.deliveries));
         const [first, second] = server.seen;

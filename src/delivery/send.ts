@@ -2,7 +2,15 @@ import { UsageError } from '../util/errors.js';
 import { deliveryHooks } from './hooks.js';
 import type { DeliveryHookOptions } from './hooks.js';
 import { existsSync } from 'node:fs';
-import { applyOverrides, compileFixture, contentTypeOption, looksLikeAPath, overridesOption, resolveFixtures } from '../fixtures/index.js';
+import {
+  applyOverrides,
+  compileFixture,
+  contentTypeOption,
+  hookOwnerOption,
+  looksLikeAPath,
+  overridesOption,
+  resolveFixtures,
+} from '../fixtures/index.js';
 import type { ContentType } from '../fixtures/index.js';
 import type { EventFactory, FieldOverride, FieldSets, Fixture } from '../fixtures/index.js';
 import { headersOption, stringOption, stringsOption } from '../util/shapes.js';
@@ -49,6 +57,8 @@ export interface SendOptions extends DeliveryHookOptions {
   event?: string;
   /** `json` (the default) or `form`: a GitHub hook's content type (`payload=<the JSON>`, form-encoded). */
   contentType?: ContentType | (string & {});
+  /** GitHub: who owns the hook that sends — repository, organization, app, business, marketplace, sponsors_listing (default: the first the event can come from). */
+  hookOwner?: string;
   signal?: AbortSignal;
 }
 
@@ -94,7 +104,8 @@ export async function run(o: SendOptions): Promise<SendResult> {
   if (!o.shuffle && o.seed !== undefined) throw new UsageError('--seed goes with --shuffle');
 
   const contentType = contentTypeOption(o.contentType, provider);
-  const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event, contentType));
+  const hookOwner = hookOwnerOption(o.hookOwner, provider, fixtures);
+  const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event, contentType, hookOwner));
   const out = await runDeliveries({
     provider,
     secrets,

@@ -125,6 +125,8 @@ export const github: Provider = {
     return new URLSearchParams({ payload: json }).toString();
   },
 
+  hookOwners: HOOK_OWNERS.map((o) => o.owner),
+
   wireFacts(body, senders) {
     return hookFacts(body, senders);
   },

@@ -191,6 +191,8 @@ export interface Provider {
    * provider's own description lists them (GitHub's supported-webhook-types), where known.
    */
   wireFacts?(body: JsonObject, senders: readonly string[] | undefined): WireFacts;
+  /** Who can own the hook that sends (GitHub's supported-webhook-types), for `send --hook-owner`. */
+  hookOwners?: readonly string[];
 
   /** The fields of this fixture that every send makes new (ids, timestamps): each send is a new event. */
   freshFields(body: JsonObject): FreshField[];

@@ -24,6 +24,7 @@ export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFla
   set?: string[];
   event?: string;
   contentType?: string;
+  hookOwner?: string;
   expect?: string;
 }
 
@@ -51,6 +52,10 @@ export const send = defineCommand<SendFlags, SendOptions>({
       .option('--set <path=value>', 'override a fixture field, e.g. data.object.amount_paid=5000 (repeatable)', collect)
       .option('--event <name>', 'event name for a fixture file not named after it (GitHub X-GitHub-Event, Shopify topic)')
       .option('--content-type <type>', "json, or form: a GitHub hook's content type (payload=<the JSON>, form-encoded) (default: json)")
+      .option(
+        '--hook-owner <owner>',
+        'GitHub: who owns the hook that sends: repository, organization, app, business, marketplace, sponsors_listing (default: the first the event can come from)',
+      )
       .option('--expect <status>', `what every delivery must end with: 2xx, 401, 4xx, 401,403 (default: ${SEND_DEFAULTS.expect})`);
     cmd.option('--verbose', "print each attempt's request (headers, body) and the answer on stderr");
     return declareOutput(cmd, { junit: 'write a JUnit XML report, one test case per delivery', quiet: true });
@@ -61,7 +66,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
     ...timingOptions(flags),
-    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType']),
+    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
     shuffle: flags.shuffle === true,
     headers: flags.header ?? [],
     sets: flags.set ?? [],
