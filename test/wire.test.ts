@@ -20,7 +20,9 @@ interface Kind {
   fixture: string;
   /** [name as sent, pattern of its value], in the order the provider sends them. */
   headers: [string, string][];
-  body: 'pretty' | 'compact' | 'compact-slashes' | 'form' | 'form-payload' | 'form-json';
+  body: 'pretty' | 'compact' | 'compact-slashes' | 'compact-capital-escapes' | 'form' | 'form-payload' | 'form-json';
+  /** Fields set for this kind (`send --set`): a value the comparison needs, such as a control character. */
+  sets?: Record<string, string>;
   /** A GitHub hook's content type, where not json. */
   contentType?: 'form';
   /** The envelope's top-level keys in order (Stripe). */
@@ -80,6 +82,10 @@ function payloadOf(kind: Kind, body: Buffer): unknown {
   return JSON.parse(body.toString());
 }
 
+/** A `\u` escape (not an escaped backslash before a `u`), in capital or lower-case hex. */
+const capitalEscape = /(?<!\\)(?:\\\\)*\\u[0-9A-F]{4}/g;
+const lowerEscape = /(?<!\\)(?:\\\\)*\\u(?=[0-9a-fA-F]{4})[0-9A-F]*[a-f]/;
+
 const profiles = readdirSync(WIRE)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(`${WIRE}${f}`, 'utf8')) as Profile);
@@ -120,6 +126,7 @@ for (const profile of profiles) {
           ...(retried ? { retryDelays: [0] } : { noRetry: true }),
           ...(kind.contentType ? { contentType: kind.contentType } : {}),
           ...(kind.hookOwner ? { hookOwner: kind.hookOwner } : {}),
+          ...(kind.sets ? { sets: kind.sets } : {}),
         });
         assert.equal(r.ok, true, JSON.stringify(r.deliveries));
         const [first, second] = server.seen;
@@ -143,13 +150,26 @@ for (const profile of profiles) {
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
+        } else if (kind.body === 'compact-capital-escapes') {
+          assert.equal(
+            text.replace(capitalEscape, (e) => e.toLowerCase()),
+            JSON.stringify(JSON.parse(text)),
+            'compact JSON',
+          );
+          if (kind.sets) assert.match(text, /\\u001B/, 'a control character written \\u001B, as GitHub writes it');
+          assert.doesNotMatch(text, lowerEscape, 'no \\u escape in lower-case hex');
         } else if (kind.body === 'compact-slashes') {
           assert.equal(text, JSON.stringify(JSON.parse(text)).replace(/\//g, '\\/'), 'compact JSON, every / as \\/');
           assert.ok(text.includes('\\/'), 'the body has a / to escape');
         } else if (kind.body === 'form-json') {
           const payload = new URLSearchParams(text).get('payload') ?? '';
           assert.equal(text, new URLSearchParams({ payload }).toString(), 'one field, payload, form-encoded');
-          assert.equal(payload, JSON.stringify(JSON.parse(payload)), 'holding compact JSON');
+          assert.equal(
+            payload.replace(capitalEscape, (e) => e.toLowerCase()),
+            JSON.stringify(JSON.parse(payload)),
+            'holding compact JSON',
+          );
+          assert.doesNotMatch(payload, lowerEscape, 'no \\u escape in lower-case hex');
           // And hookdrill's own receiver reads the event from it as from JSON.
           assert.equal(getProvider(profile.provider).eventTypeOf(first.headers, first.body), 'push');
         } else {

@@ -34,6 +34,28 @@ function freshNodeId(old: string): string {
 }
 
 /** A delivery's JSON, whether the hook's content type is json or form (`payload=<the JSON>`). */
+/**
+ * Commit messages as people write them, one per push, each with 2-, 3- and 4-byte UTF-8 text (a
+ * 687 KB push of CJK and emoji messages is what broke the `body += chunk` receivers of issue 34),
+ * and the head commit's with a terminal's colour codes pasted in: GitHub writes a control
+ * character as a `\u` escape with capital hex (`\u001B`, octokit/webhooks.js#71), which
+ * JSON.stringify and Python's json.dumps write in lower case — a receiver that verifies a
+ * re-serialised body fails on every push, not on one push in four.
+ */
+const COMMIT_MESSAGES: readonly string[] = [
+  'Fix naïve date parsing in the café menu — 修复日期解析 🐛',
+  'Übersetzung ergänzt: 日本語とDeutsch 🚀\n\nCo-authored-by: Zoë Ñúñez <zoe@example.com>',
+  'Añadir soporte para ₹ y € en facturas 💸',
+];
+const HEAD_MESSAGE = 'Quiet the flaky test: \u001b[31mFAIL\u001b[0m → \u001b[32mPASS\u001b[0m ✅';
+
+/** GitHub's JSON: compact, a control character's `\u` escape in capital hex (`\u001B`), as GitHub writes it. */
+export function githubJson(body: JsonValue): string {
+  return JSON.stringify(body).replace(/\\(u[0-9a-f]{4}|.)/g, (m, esc: string) =>
+    esc.length === 5 ? `\\u${esc.slice(1).toUpperCase()}` : m,
+  );
+}
+
 export function githubPayload(rawBody: Buffer): JsonValue | undefined {
   const form = formPayloadJson(rawBody);
   return form === undefined ? parseJson(rawBody) : parseJson(Buffer.from(form));
@@ -121,6 +143,9 @@ export const github: Provider = {
   // A hook made through the API defaults to form (GitHub's "Creating webhooks"): one field,
   // `payload`, holding the JSON, encoded as Ruby's URI.encode_www_form does — a space as `+`,
   // `*-._` left as they are, exactly what URLSearchParams writes.
+  serialize: githubJson,
+  jsonValue: githubJson,
+
   formPayload(json) {
     return new URLSearchParams({ payload: json }).toString();
   },
@@ -182,6 +207,15 @@ export const github: Provider = {
     // and its timestamps. Where the hook lives (repository, organization, installation, enterprise)
     // and who acted (sender) stay, as they do between real deliveries of one hook.
     const fields: FreshField[] = [];
+    // A push's messages: the head commit is the last of its commits, so the two say the same.
+    const commits = Array.isArray(body.commits) ? body.commits : [];
+    const last = Math.max(commits.length - 1, 0);
+    const message = (i: number) => (_now: number, r: number) =>
+      i === last ? HEAD_MESSAGE : (COMMIT_MESSAGES[(r + i) % COMMIT_MESSAGES.length] as string);
+    for (const [i, c] of commits.entries())
+      if (isObject(c) && typeof c.message === 'string') fields.push({ path: ['commits', i, 'message'], make: message(i) });
+    if (isObject(body.head_commit) && typeof body.head_commit.message === 'string')
+      fields.push({ path: ['head_commit', 'message'], make: message(last) });
     for (const [key, value] of Object.entries(body)) {
       if (STABLE.has(key) || !isObject(value)) continue;
       if (typeof value.id === 'number') fields.push({ path: [key, 'id'], make: () => 100_000_000 + (randomUint32() % 2_000_000_000) });

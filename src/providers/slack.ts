@@ -199,6 +199,7 @@ export const slack: Provider = {
    * choice there.
    */
   serialize: slackJson,
+  jsonValue: slackJson,
 
   encodeForm(fields) {
     // Inside `payload=`, Slack's JSON escapes `/` as `\/` (recorded block_actions bodies: the

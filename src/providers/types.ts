@@ -175,6 +175,11 @@ export interface Provider {
   /** The body's bytes as the provider writes them (Stripe: pretty-printed, in its key order); compact JSON where absent. */
   serialize?(body: JsonObject): string;
   /**
+   * How the provider writes one value inside its JSON, where that differs from JSON.stringify
+   * (Slack's `\/`, GitHub's `\u001B`): each event's fresh values are spliced in with it.
+   */
+  jsonValue?(value: JsonValue): string;
+  /**
    * A form-encoded body (Slack's commands and interactivity) as the provider encodes it: its
    * fields in order, an object field (`payload`) as the provider writes its JSON. URLSearchParams
    * with compact JSON where absent.

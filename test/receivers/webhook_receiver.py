@@ -31,6 +31,8 @@ Flaws, one at a time:
   join-lines            reads the body line by line and joins the lines without their line ends before
                         verifying (stripe-java#1151): Stripe's pretty-printed bodies no longer match
   json-only             answers 400 to a body that is not JSON (a GitHub hook set to form sends payload=<JSON>)
+  reserialize-json      verifies the body parsed and serialised again (json.dumps, compact, ensure_ascii off),
+                        not the raw bytes: GitHub's \\u001B comes back \\u001b, Slack's \\/ comes back /
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -206,6 +208,11 @@ def serve(args):
             if args.flaw == 'join-lines':
                 body = b''.join(body.splitlines())
             signed = body
+            if args.flaw == 'reserialize-json' and body.startswith(b'{'):
+                try:
+                    signed = json.dumps(json.loads(body), separators=(',', ':'), ensure_ascii=False).encode()
+                except ValueError:
+                    pass
             if args.flaw == 'parse-form-first' and not body.startswith(b'{'):
                 # What a framework's form parser hands on: the fields, serialised again (as JSON).
                 signed = json.dumps(dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))).encode()
