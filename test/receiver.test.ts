@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -260,4 +261,42 @@ test("every provider: what send signs, the receiver verifies and stores under th
     );
     await inbox.close();
   }
+});
+
+test("a Shopify Events delivery (shopify-* headers, no X-Shopify-*) is verified and stored under its shopify-webhook-id, as @shopify/shopify-api's validate takes it", async () => {
+  // The body shaped as Shopify's changelog of 2026-09-16 shows an Events payload; the headers as
+  // @shopify/shopify-api names them (ShopifyEventsHeader). One merchant action, two subscriptions:
+  // one event id, two webhook ids, two deliveries to keep.
+  const body = Buffer.from(
+    JSON.stringify({
+      topic: 'Product',
+      action: 'update',
+      handle: 'product-updates',
+      fields_changed: { added: [], updated: ["product[id: 'gid://shopify/Product/123'].title"], removed: [] },
+      query_variables: { product_id: 'gid://shopify/Product/123' },
+    }),
+  );
+  const hmac = (secret: string) => createHmac('sha256', secret).update(body).digest('base64');
+  const events = (webhookId: string, secret = SECRET) => ({
+    'content-type': 'application/json',
+    'shopify-api-version': 'unstable',
+    'shopify-event-id': 'b4f4f8a2-0d37-4c5e-9d2b-3c1f2f0f6a11',
+    'shopify-hmac-sha256': hmac(secret),
+    'shopify-shop-domain': 'hookdrill-test.myshopify.com',
+    'shopify-topic': 'Product',
+    'shopify-action': 'update',
+    'shopify-handle': 'product-updates',
+    'shopify-resource-id': 'gid://shopify/Product/123',
+    'shopify-triggered-at': new Date().toISOString(),
+    'shopify-webhook-id': webhookId,
+  });
+  await withReceiver({ provider: providers.shopify }, async ({ url, inbox }) => {
+    assert.equal((await post(url, body, events('wh-1'))).status, 200);
+    assert.equal((await post(url, body, events('wh-2'))).status, 200);
+    assert.equal((await post(url, body, events('wh-1'))).status, 200, 'a copy of one it holds: 2xx');
+    assert.equal((await post(url, body, events('wh-3', 'another secret'))).status, 401, 'still verified');
+    const rows = await (inbox as ReturnType<typeof openSqliteInbox>).list();
+    assert.deepEqual(rows.map((r) => r.deliveryId).sort(), ['wh-1', 'wh-2']);
+    assert.ok(rows.every((r) => r.eventType === 'Product/update'));
+  });
 });

@@ -5,6 +5,21 @@ import { SignatureError } from './types.js';
 import { MINUTE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Shopify-Hmac-Sha256';
+/**
+ * Shopify's Events (its next-generation subscriptions, developer preview) deliver with `shopify-*`
+ * headers instead: shopify-hmac-sha256 over the raw body as before, shopify-topic (`Product`) with
+ * shopify-action (`update`), shopify-webhook-id and shopify-event-id. @shopify/shopify-api's
+ * validate (lib/webhooks/validate.ts, ShopifyEventsHeader in lib/types.ts) takes a delivery as
+ * Events when shopify-hmac-sha256 is present, and requires both ids; Shopify's "Verify Events
+ * deliveries" has receivers dedupe on Shopify-Webhook-Id.
+ */
+const EVENTS = {
+  hmac: 'shopify-hmac-sha256',
+  topic: 'shopify-topic',
+  action: 'shopify-action',
+  webhookId: 'shopify-webhook-id',
+  eventId: 'shopify-event-id',
+} as const;
 
 /** Shopify publishes "8 retries over 4 hours, exponential"; doubling from 1m gives 8 retries over 4h15m. */
 const shopifyProfile: TimingProfile = {
@@ -88,21 +103,31 @@ export const shopify: Provider = {
 
   verify(rawBody, headers, secrets) {
     requireSecrets(secrets);
-    const value = requireHeader(headers, HEADER);
+    // The Events header first, as @shopify/shopify-api's validate looks for it first.
+    const name = header(headers, EVENTS.hmac) !== undefined ? EVENTS.hmac : HEADER;
+    const value = requireHeader(headers, name);
     if (!/^[A-Za-z0-9+/]{43}=$/.test(value)) {
-      throw new SignatureError('malformed_header', `${HEADER} must be the base64 of 32 bytes`);
+      throw new SignatureError('malformed_header', `${name} must be the base64 of 32 bytes`);
     }
     for (const secret of secrets) {
       if (safeEqual(value, hmac('sha256', secret, rawBody).toString('base64'))) return;
     }
-    throw new SignatureError('no_match', `${HEADER} does not match the body for any secret`);
+    throw new SignatureError('no_match', `${name} does not match the body for any secret`);
   },
 
   eventTypeOf(headers) {
+    if (header(headers, EVENTS.hmac) !== undefined) {
+      // An Events delivery names its resource and what happened to it: `Product` and `update`.
+      const topic = header(headers, EVENTS.topic);
+      const action = header(headers, EVENTS.action);
+      return topic && action ? `${topic}/${action}` : topic;
+    }
     return header(headers, 'X-Shopify-Topic');
   },
 
   deliveryId(headers) {
+    // Events: the webhook id, as "Verify Events deliveries" says to dedupe.
+    if (header(headers, EVENTS.hmac) !== undefined) return header(headers, EVENTS.webhookId) || header(headers, EVENTS.eventId);
     // Shopify's docs dedupe on the event id (one event sent twice, or to two subscriptions, is one
     // event); deliveries from before it had one carry the webhook id alone.
     return header(headers, 'X-Shopify-Event-Id') || header(headers, 'X-Shopify-Webhook-Id');
