@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { MINUTE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
@@ -36,6 +36,31 @@ const shopifyProfile: TimingProfile = {
 export const SHOP_DOMAIN = 'hookdrill-test.myshopify.com';
 
 /**
+ * An Events payload (Shopify's changelog of 2026-09-16): `topic` a resource name (`Product`),
+ * `action` create, update or delete, the subscription's `handle`, and `fields_changed` as
+ * `{ added, updated, removed }`.
+ */
+export function isEventsBody(body: JsonValue): body is JsonObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const { topic, action, handle, fields_changed: changed } = body;
+  return (
+    typeof topic === 'string' &&
+    /^[A-Z]\w*$/.test(topic) &&
+    (action === 'create' || action === 'update' || action === 'delete') &&
+    typeof handle === 'string' &&
+    changed !== null &&
+    typeof changed === 'object'
+  );
+}
+
+/** The gid an Events payload is about: the first gid among its query_variables, as shopify-resource-id carries it. */
+function resourceIdOf(body: JsonObject): string | undefined {
+  const vars = body.query_variables;
+  if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) return undefined;
+  return Object.values(vars).find((v): v is string => typeof v === 'string' && v.startsWith('gid://shopify/'));
+}
+
+/**
  * A Shopify id made from the event's random number: 16 digits, below 2^53 so that every JSON
  * parser reads it exactly (Shopify's own reach 18 digits, which JavaScript's JSON.parse rounds).
  */
@@ -60,6 +85,11 @@ export function shopifyEventId(deliveryId: string): string {
  * them orders/link_requested, fulfillment_orders/progress_reported, inventory_transfers/updated).
  */
 export const SHOPIFY_API_VERSION = '2026-07';
+/**
+ * The API version an Events subscription names (shopify.dev/docs/api/events/2026-10: its
+ * shopify.app.toml sets `[events] api_version = "2026-10"`; before that, `unstable`).
+ */
+export const EVENTS_API_VERSION = '2026-10';
 
 export const shopify: Provider = {
   name: 'shopify',
@@ -83,7 +113,46 @@ export const shopify: Provider = {
     if (secret.length === 0) throw new UsageError('shopify: the secret is empty');
   },
 
+  subscriptionKind(body) {
+    return isEventsBody(body) ? 'events' : 'webhooks';
+  },
+
+  wireFacts(body) {
+    if (!isEventsBody(body)) return {};
+    const resourceId = resourceIdOf(body);
+    return {
+      events: '1',
+      topic: body.topic as string,
+      action: body.action as string,
+      handle: body.handle as string,
+      ...(resourceId ? { resourceId } : {}),
+    };
+  },
+
   sign(rawBody, secrets, ctx) {
+    const f = ctx.facts;
+    if (f?.events) {
+      // An Events delivery: the shopify-* headers, named as @shopify/shopify-api's
+      // ShopifyEventsHeader names them, in alphabetical order as the classic ones go. The transport headers are
+      // the classic deliveries' (no capture of an Events delivery was found to say otherwise).
+      const events: OutgoingHeaders = {
+        'User-Agent': 'Shopify-Captain-Hook',
+        Accept: '*/*',
+        'Accept-Encoding': 'gzip;q=1.0,deflate;q=0.6,identity;q=0.3',
+        'Content-Type': 'application/json',
+        'shopify-action': f.action as string,
+        'shopify-api-version': EVENTS_API_VERSION,
+        'shopify-event-id': shopifyEventId(ctx.deliveryId),
+        'shopify-handle': f.handle as string,
+        [EVENTS.hmac]: hmac('sha256', secrets[0] ?? '', rawBody).toString('base64'),
+        ...(f.resourceId ? { 'shopify-resource-id': f.resourceId } : {}),
+        'shopify-shop-domain': SHOP_DOMAIN,
+        'shopify-topic': f.topic as string,
+        'shopify-triggered-at': new Date(ctx.nowMs).toISOString(),
+        [EVENTS.webhookId]: ctx.deliveryId,
+      };
+      return events;
+    }
     // Names, values and order of captured deliveries (test/wire/shopify.json): Ruby Net::HTTP's
     // Accept and Accept-Encoding, then the X-Shopify-* headers in alphabetical order.
     return {

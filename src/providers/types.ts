@@ -164,6 +164,12 @@ export interface Provider {
    * it, so check's other-types does not demand either.
    */
   isNotice?(body: JsonValue): boolean;
+  /**
+   * The kind of subscription a body is delivered to, where a provider has more than one (Shopify's
+   * `events` beside its `webhooks`): an endpoint receives one kind, so check's other-types sends
+   * only bodies of the kind its default fixture is.
+   */
+  subscriptionKind?(body: JsonValue): string;
   /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */
   otherSecret(secret: string): string;
   /**

@@ -55,7 +55,8 @@ export async function verifyWithOfficialCode(
     }
     case 'shopify': {
       const expected = createHmac('sha256', secret).update(rawBody).digest('base64');
-      if (!equal(expected, h('x-shopify-hmac-sha256') ?? '')) throw new Error('shopify: signature mismatch');
+      // An Events delivery's shopify-hmac-sha256 first, as @shopify/shopify-api's validate reads it.
+      if (!equal(expected, h('shopify-hmac-sha256') ?? h('x-shopify-hmac-sha256') ?? '')) throw new Error('shopify: signature mismatch');
       return;
     }
     default:

@@ -207,6 +207,7 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
     // An endpoint check (Slack's url_verification) and a form (a slash command, an interaction:
     // answered, not stored, by design) are requests of their own kind, with cases of their own.
     .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined && !(FORM_KEY in f.body) && !p.isNotice?.(f.body))
+    .filter((f) => p.subscriptionKind?.(f.body) === p.subscriptionKind?.(ctx.factory.fixture.body))
     .map((f) => compileFixture(p, f, [], undefined, ctx.contentType));
   // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver
   // meets event kinds it was never written for, as it will in production.
