@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import type { FreshField, JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
+import type { FreshField, JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile, WireFacts } from './types.js';
 import { SignatureError } from './types.js';
 import { MINUTE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
@@ -51,13 +51,6 @@ export function isEventsBody(body: JsonValue): body is JsonObject {
     changed !== null &&
     typeof changed === 'object'
   );
-}
-
-/** The gid an Events payload is about: the first gid among its query_variables, as shopify-resource-id carries it. */
-function resourceIdOf(body: JsonObject): string | undefined {
-  const vars = body.query_variables;
-  if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) return undefined;
-  return Object.values(vars).find((v): v is string => typeof v === 'string' && v.startsWith('gid://shopify/'));
 }
 
 /**
@@ -117,23 +110,19 @@ export const shopify: Provider = {
     return isEventsBody(body) ? 'events' : 'webhooks';
   },
 
-  wireFacts(body) {
+  wireFacts(body): WireFacts {
     if (!isEventsBody(body)) return {};
-    const resourceId = resourceIdOf(body);
-    return {
-      events: '1',
-      topic: body.topic as string,
-      action: body.action as string,
-      handle: body.handle as string,
-      ...(resourceId ? { resourceId } : {}),
-    };
+    return { events: '1', topic: body.topic as string, action: body.action as string, handle: body.handle as string };
   },
 
   sign(rawBody, secrets, ctx) {
     const f = ctx.facts;
     if (f?.events) {
       // An Events delivery: the shopify-* headers, named as @shopify/shopify-api's
-      // ShopifyEventsHeader names them, in alphabetical order as the classic ones go. The transport headers are
+      // ShopifyEventsHeader names them, in alphabetical order as the classic ones go. Since
+      // Shopify's changelog of 2026-09-16 ("Updates to Events payloads and subscription
+      // configuration") they no longer include shopify-event-id or shopify-resource-id:
+      // shopify-webhook-id is the dedupe key, the resource's gid is in the payload. The transport headers are
       // the classic deliveries' (no capture of an Events delivery was found to say otherwise).
       const events: OutgoingHeaders = {
         'User-Agent': 'Shopify-Captain-Hook',
@@ -142,10 +131,8 @@ export const shopify: Provider = {
         'Content-Type': 'application/json',
         'shopify-action': f.action as string,
         'shopify-api-version': EVENTS_API_VERSION,
-        'shopify-event-id': shopifyEventId(ctx.deliveryId),
         'shopify-handle': f.handle as string,
         [EVENTS.hmac]: hmac('sha256', secrets[0] ?? '', rawBody).toString('base64'),
-        ...(f.resourceId ? { 'shopify-resource-id': f.resourceId } : {}),
         'shopify-shop-domain': SHOP_DOMAIN,
         'shopify-topic': f.topic as string,
         'shopify-triggered-at': new Date(ctx.nowMs).toISOString(),
