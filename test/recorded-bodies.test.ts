@@ -61,7 +61,8 @@ function form(v: JsonValue): string {
   if (gid) return `gid ${gid[1]}`;
   const node = /^([A-Za-z]+)_[A-Za-z0-9_-]+$/.exec(v);
   if (node) return `node id ${node[1]}`;
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(v)) return 'legacy node id';
+  // GitHub's old node ids (`MDQ6VXNlcjE=`): base64 of a type and a number, never a plain word.
+  if (v.length >= 8 && /\d|=$/.test(v) && /^[A-Za-z0-9+/]+={0,2}$/.test(v)) return 'legacy node id';
   return 'string';
 }
 

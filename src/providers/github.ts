@@ -47,7 +47,7 @@ const COMMIT_MESSAGES: readonly string[] = [
   'Übersetzung ergänzt: 日本語とDeutsch 🚀\n\nCo-authored-by: Zoë Ñúñez <zoe@example.com>',
   'Añadir soporte para ₹ y € en facturas 💸',
 ];
-const HEAD_MESSAGE = 'Quiet the flaky test: \u001b[31mFAIL\u001b[0m → \u001b[32mPASS\u001b[0m ✅';
+const HEAD_MESSAGE = 'Quiet the flaky café test 🐛: \u001b[31mFAIL\u001b[0m → \u001b[32mPASS\u001b[0m ✅';
 
 /** GitHub's JSON: compact, a control character's `\u` escape in capital hex (`\u001B`), as GitHub writes it. */
 export function githubJson(body: JsonValue): string {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { FreshField, JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile, WireFacts } from './types.js';
 import { SignatureError } from './types.js';
-import { MINUTE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
+import { MINUTE, PEOPLE, header, hmac, requireHeader, timeLike, requireSecrets, safeEqual, otherStringSecret } from './util.js';
 
 const HEADER = 'X-Shopify-Hmac-Sha256';
 /**
@@ -195,6 +195,14 @@ export const shopify: Provider = {
       // In the shop's own offset, as Shopify writes them (`2021-12-31T19:00:00-05:00`), not UTC.
       return typeof old === 'string' ? [{ path: [key], make: (now: number) => timeLike(now, old), clock: true as const }] : [];
     });
+    // Who ordered, new each send and in every UTF-8 width (PEOPLE): the customer and the billing
+    // address name the same person, as on a real order.
+    for (const holder of ['customer', 'billing_address'] as const) {
+      const person = body[holder];
+      if (person === null || typeof person !== 'object' || Array.isArray(person)) continue;
+      for (const [i, key] of (['first_name', 'last_name'] as const).entries())
+        if (typeof person[key] === 'string') fields.push({ path: [holder, key], make: (_now, r) => PEOPLE[r % PEOPLE.length]?.[i] ?? '' });
+    }
     // A new object each time: its id, and the GraphQL gid that names the same id.
     const gid = body.admin_graphql_api_id;
     if (typeof body.id === 'number') fields.push({ path: ['id'], make: (_now, r) => shopifyId(r) });

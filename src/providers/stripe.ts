@@ -8,6 +8,7 @@ import {
   checkTimestamp,
   hmac,
   isObject,
+  PEOPLE,
   parseJson,
   randomAlnum,
   requireHeader,
@@ -194,6 +195,10 @@ export const stripe: Provider = {
       { path: ['id'], make: () => `evt_${randomAlnum(24)}` },
       { path: ['created'], make: (now) => unixSeconds(now), clock: true },
     ];
+    // The customer's name on an invoice, new each send and in every UTF-8 width (PEOPLE).
+    const object = isObject(body.data) && isObject(body.data.object) ? body.data.object : undefined;
+    if (object && object.object === 'invoice' && 'customer_name' in object)
+      fields.push({ path: ['data', 'object', 'customer_name'], make: (_now, r) => PEOPLE[r % PEOPLE.length]?.join(' ') ?? '' });
     const request = body.request;
     if (isObject(request)) {
       // Null in events the Dashboard or Stripe itself caused; only API-caused events carry them.

@@ -155,6 +155,17 @@ export function timeLike(nowMs: number, like: string): string {
   return `${local.slice(0, 19)}${fraction}${m[2]}`;
 }
 
+/**
+ * People's names as customers write them, each with 2-, 3- and 4-byte UTF-8 (𠮷 is the 4-byte
+ * "yoshi" of 𠮷田 and 𠮷野家): a default run carries every width, so a receiver that turns each
+ * chunk into text before joining them meets a character it can cut in two.
+ */
+export const PEOPLE: readonly (readonly [string, string])[] = [
+  ['花子 Zoë', '𠮷田'],
+  ['Jürgen', 'Weiß · 𠮷野'],
+  ['María', 'Ñúñez – 𠮷川'],
+];
+
 export function unixSeconds(nowMs: number): number {
   return Math.floor(nowMs / 1000);
 }
