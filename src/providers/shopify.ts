@@ -8,10 +8,10 @@ const HEADER = 'X-Shopify-Hmac-Sha256';
 /**
  * Shopify's Events (its next-generation subscriptions, developer preview) deliver with `shopify-*`
  * headers instead: shopify-hmac-sha256 over the raw body as before, shopify-topic (`Product`) with
- * shopify-action (`update`), shopify-webhook-id and shopify-event-id. @shopify/shopify-api's
- * validate (lib/webhooks/validate.ts, ShopifyEventsHeader in lib/types.ts) takes a delivery as
- * Events when shopify-hmac-sha256 is present, and requires both ids; Shopify's "Verify Events
- * deliveries" has receivers dedupe on Shopify-Webhook-Id.
+ * shopify-action (`update`) and shopify-webhook-id (shopify-event-id too, until Shopify's change
+ * of 2026-09-16). @shopify/shopify-api's validate (lib/webhooks/validate.ts, ShopifyEventsHeader
+ * in lib/types.ts) takes a delivery as Events when shopify-hmac-sha256 is present; Shopify's
+ * "Verify Events deliveries" has receivers dedupe on Shopify-Webhook-Id.
  */
 const EVENTS = {
   hmac: 'shopify-hmac-sha256',
