@@ -91,7 +91,7 @@ test("the README's and the library page's node:test and Vitest examples run as w
   }
 });
 
-test('check({ receiver }) starts a receiver that does not verify signatures, finds it out, stops it; assertCheckPassed names the failed cases', async () => {
+test('check({ receiver }) starts a receiver that does not verify signatures, finds it out, stops it; assertCheckPassed names the failed cases and why', async () => {
   const stored = join(tempDir(), 'stored.txt');
   writeFileSync(stored, '');
   const port = await freePort();
@@ -110,7 +110,8 @@ test('check({ receiver }) starts a receiver that does not verify signatures, fin
     () => assertCheckPassed(result),
     (err: unknown) =>
       err instanceof HookdrillAssertionError &&
-      failed.every((c) => err.message.includes(`✗ ${c.name}: ${c.observed}`)) &&
+      failed.every((c) => err.message.includes(`✗ ${c.name}: ${c.observed}${c.diagnosis ? `\n    → ${c.diagnosis}` : ''}`)) &&
+      failed.some((c) => c.diagnosis && err.message.includes(`→ ${c.diagnosis}`)) &&
       err.result === result,
   );
   // Stopped: nothing answers on its port any more.

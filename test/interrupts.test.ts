@@ -74,3 +74,35 @@ test('output cut short by the reader (| head -1) never exits 0: the verdict is u
   });
   assert.notEqual(r, 0);
 });
+
+test('check interrupted (SIGTERM, as a CI timeout sends): what was judged is printed and in the JUnit report, the rest skipped as not judged; exit 143', async () => {
+  const { PY, SECRET: SECRETS } = await import('./helpers/verdicts.js');
+  const store = join(tempDir(), 'stored.txt');
+  const junit = join(tempDir(), 'check.xml');
+  const port = await freePort();
+  const p = liveWith(
+    [
+      'check',
+      '--provider',
+      'stripe',
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--receiver',
+      `python3 ${PY} serve --provider stripe --secret ${SECRETS.stripe} --port "$PORT" --store ${store}`,
+      '--stored',
+      `python3 ${PY} ids --store ${store}`,
+      '--junit',
+      junit,
+    ],
+    SECRETS.stripe as string,
+  );
+  await p.waitFor('out', /^PASS duplicate/m);
+  p.child.kill('SIGTERM');
+  assert.equal(await p.exit, 143, p.err());
+  assert.match(p.out(), /^PASS valid/m);
+  assert.match(p.out(), /^SKIP \S+ +not judged: interrupted/m);
+  assert.match(p.out(), /^interrupted: FAIL \d+ passed, 0 failed, .* \d+ not judged/m);
+  const xml = readFileSync(junit, 'utf8');
+  assert.match(xml, /name="valid: /);
+  assert.match(xml, /<skipped message="not judged: interrupted/);
+});

@@ -15,7 +15,10 @@ import { RECEIVER_DEFAULTS } from '../receiver/defaults.js';
 import { storedCounts as probeCounts } from '../harness/store-probe.js';
 import type { StoreProbe } from '../harness/store-probe.js';
 import { CASES, CASE_NAMES } from './cases/index.js';
-import type { CaseStatus, CheckContext } from './cases/index.js';
+import type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './cases/index.js';
+import { Interrupt } from '../util/wait.js';
+import { CheckPreflightError, preflight } from './preflight.js';
+import { runIdsCommand } from '../harness/store-probe.js';
 import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
 import { providers } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
@@ -46,6 +49,8 @@ export interface CheckOptions {
   /** `json` (the default) or `form`: the content type of the GitHub hook the receiver sits behind. */
   contentType?: ContentType | (string & {});
   onCase?: (c: CaseReport) => void;
+  /** Aborting it (Ctrl-C, a CI job's SIGTERM) stops sending: the cases judged are reported, the rest marked not judged. */
+  signal?: AbortSignal;
 }
 
 export interface CaseReport {
@@ -57,6 +62,8 @@ export interface CaseReport {
   diagnosis?: string;
   /** With a fail or a warning: the first line of the receiver's last answer body that was not a 2xx (its own words). */
   answer?: string;
+  /** Not judged (status skipped): the case whose failure leaves this one's verdict meaningless, or `interrupted`. */
+  notJudged?: string;
   ms: number;
 }
 
@@ -72,6 +79,12 @@ export interface CheckResult {
   receiver?: string;
   cases: CaseReport[];
   counts: Record<CaseStatus, number>;
+  /** The failures that are causes (every failed case: a consequence of one is not judged, not failed). */
+  roots: string[];
+  /** Cases not judged because a case they depend on failed, or the run was interrupted (counted as skipped). */
+  notJudged: number;
+  /** Stopped early by an interrupt: what was judged is reported, and the run does not pass. */
+  interrupted: boolean;
   elapsedMs: number;
 }
 
@@ -97,6 +110,33 @@ function checkRunId(given: string | undefined): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `chk-${at}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A case's report with what only check itself reads: whether valid's delivery got 2xx, and its id. */
+type Report = CaseReport & Pick<CaseOutcome, 'accepted' | 'deliveryId'>;
+
+/** A case that was not run: what it waited on, in words, and which case (or the interrupt) that was. */
+function notJudged(c: CheckCase, why: string, root: string): CaseReport {
+  return { name: c.name, summary: c.summary, status: 'skipped', observed: `not judged: ${why}`, notJudged: root, ms: 0 };
+}
+
+/** Why a case's verdict would mean nothing: a case it needs failed (or was not judged itself). */
+function blockedBy(c: CheckCase, done: ReadonlyMap<string, Report>): { why: string; root: string } | undefined {
+  for (const need of c.needs ?? []) {
+    const r = done.get(need.case);
+    if (r === undefined || r.status === 'pass' || r.status === 'warn') continue;
+    if (r.notJudged !== undefined) return { why: r.observed.replace(/^not judged: /, ''), root: r.notJudged };
+    if (r.status !== 'fail') continue; // skipped by --only/--skip: nothing known, so judged as usual
+    if (need.answered && r.accepted) continue;
+    const why =
+      need.case === 'valid'
+        ? r.accepted
+          ? 'a valid delivery is answered 2xx but not stored as sent (see valid)'
+          : 'valid deliveries are refused (see valid)'
+        : `${need.case} failed`;
+    return { why, root: need.case };
+  }
+  return undefined;
 }
 
 /** Every case, what it proves, and the providers it cannot apply to (check --list). */
@@ -158,9 +198,30 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     await receiver?.stop();
   }
 
+  /**
+   * A --stored command that prints something, but not the id of the valid delivery the receiver
+   * just took, is printing another column (or the receiver keys on its own id): judging duplicates
+   * with it would call every one "stored 0 times". Said once, instead of judged with.
+   */
+  async function probeStoredCommand(valid: Report, ctx: CheckContext): Promise<void> {
+    if (valid.status !== 'fail' || valid.accepted !== true || !o.stored) return;
+    const lines = await runIdsCommand(o.stored, '--stored', {}).catch(() => undefined);
+    if (!lines || lines.length === 0) return; // nothing held: the valid case's own finding
+    const id = valid.deliveryId;
+    if (id !== undefined && lines.some((l) => l === id || provider.otherIds?.(id).includes(l))) return;
+    const example = lines[lines.length - 1] ?? '';
+    throw new CheckPreflightError(
+      maskSecrets(
+        `--stored printed ${lines.length} line${lines.length === 1 ? '' : 's'} but not the id of the delivery the receiver just answered 2xx (${id ?? ''}); its last line is ${JSON.stringify(example.slice(0, 80))}: give a command that prints the ${ctx.provider.title} delivery ids the receiver keys on, one per line — or, if it does, the receiver stores deliveries under an id of its own, and cannot tell a retry from a new event`,
+        secrets,
+      ),
+    );
+  }
+
   async function battery(): Promise<CheckResult> {
     await warmUpHttpClient();
     const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
+    const interrupt = new Interrupt(o.signal);
     const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
     const ctx: CheckContext = {
       contentType,
@@ -174,6 +235,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       dispatcher,
       storedCounts,
       runId,
+      interrupt,
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.
@@ -183,17 +245,29 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       const why = [...new Set(CASES.map(skipReason))].join('; ');
       throw new UsageError(`no case left to run (${why}): nothing would be checked`);
     }
+    // Nothing listening is one finding, said before any case runs (check --receiver has made sure
+    // already that its child owns the port).
+    if (!o.receiver)
+      await preflight(url, resolveTls(o), timeoutMs).catch(async (err: unknown) => {
+        await dispatcher.close();
+        throw err;
+      });
     const reports: CaseReport[] = [];
+    const byName = new Map<string, Report>();
     try {
       for (const c of CASES) {
         const t = performance.now();
         const reason = skipReason(c);
-        let report: CaseReport;
+        const blocked = reason === undefined ? blockedBy(c, byName) : undefined;
+        let report: Report;
         if (reason !== undefined) {
           report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
+        } else if (interrupt.aborted || blocked !== undefined) {
+          const why = interrupt.aborted ? 'interrupted before it ran' : (blocked?.why ?? '');
+          report = notJudged(c, why, interrupt.aborted ? 'interrupted' : (blocked?.root ?? ''));
         } else {
           let said: string | undefined;
-          const outcome = await c.run({
+          const outcome: CaseOutcome = await c.run({
             ...ctx,
             onAnswer: (a) => {
               const first =
@@ -201,16 +275,22 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
               if (first) said = first.slice(0, 200);
             },
           });
-          report = {
-            name: c.name,
-            summary: c.summary,
-            ...outcome,
-            ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
-            ms: Math.round(performance.now() - t),
-          };
+          // Stopped halfway, a case's verdict would judge the interrupt, not the receiver.
+          report = interrupt.aborted
+            ? notJudged(c, 'interrupted while it ran', 'interrupted')
+            : {
+                name: c.name,
+                summary: c.summary,
+                ...outcome,
+                ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
+                ms: Math.round(performance.now() - t),
+              };
+          if (c.name === 'valid' && !interrupt.aborted && probe?.kind === 'command') await probeStoredCommand(report, ctx);
         }
-        reports.push(report);
-        o.onCase?.(report);
+        byName.set(c.name, report);
+        const { accepted: _a, deliveryId: _d, ...shown } = report;
+        reports.push(shown);
+        o.onCase?.(shown);
       }
     } finally {
       await dispatcher.close();
@@ -219,13 +299,16 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     for (const r of reports) counts[r.status]++;
     return {
       command: 'check',
-      ok: counts.fail === 0,
+      ok: counts.fail === 0 && !interrupt.aborted,
       runId,
       provider: provider.name,
       url: displayUrl(url),
       store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
       cases: reports,
       counts,
+      roots: reports.filter((r) => r.status === 'fail').map((r) => r.name),
+      notJudged: reports.filter((r) => r.notJudged !== undefined).length,
+      interrupted: interrupt.aborted,
       elapsedMs: Math.round(performance.now() - started),
     };
   }

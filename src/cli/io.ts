@@ -43,8 +43,14 @@ export function show(json: boolean | undefined, value: unknown, text: () => stri
  * The first Ctrl-C (or SIGTERM, as a CI job's timeout sends, or SIGHUP) stops the work and reports
  * what happened; a second one leaves at once. `onSecond` runs first (chaos kills its receiver).
  */
-export function interruptOnSignals(onSecond?: () => void): { signal: AbortSignal; dispose(): void } {
+export function interruptOnSignals(onSecond?: () => void): {
+  signal: AbortSignal;
+  dispose(): void;
+  /** The first signal received, if any (check exits with its code: 130, 143). */
+  received(): keyof typeof SIGNAL_EXIT | undefined;
+} {
   const controller = new AbortController();
+  let first: keyof typeof SIGNAL_EXIT | undefined;
   const onSignal = (name: keyof typeof SIGNAL_EXIT) => {
     if (controller.signal.aborted) {
       onSecond?.();
@@ -53,6 +59,7 @@ export function interruptOnSignals(onSecond?: () => void): { signal: AbortSignal
     process.stderr.write(
       `\nhookdrill: ${name === 'SIGINT' ? 'interrupted' : name}; stopping and reporting what was done (Ctrl-C again to quit now)\n`,
     );
+    first = name;
     controller.abort();
   };
   const names = Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[];
@@ -60,7 +67,7 @@ export function interruptOnSignals(onSecond?: () => void): { signal: AbortSignal
   const dispose = () => {
     for (const n of names) process.off(n, onSignal);
   };
-  return { signal: controller.signal, dispose };
+  return { signal: controller.signal, dispose, received: () => first };
 }
 
 /**

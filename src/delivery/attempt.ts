@@ -255,7 +255,8 @@ function keptHeaders(raw: Record<string, string | string[] | undefined>): Record
   return out;
 }
 
-function classify(err: unknown): { error: TransportError; detail: string } {
+/** A transport failure in hookdrill's few kinds (refused, reset, dns, timeout, tls, other), with its code for people. */
+export function classify(err: unknown): { error: TransportError; detail: string } {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const detail = code || e.message || String(err);

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { Agent, Client, Dispatcher, Pool } from 'undici';
+import { Agent, Client, Dispatcher, Pool, buildConnector } from 'undici';
 
 /**
  * A Pool for the target's origin, and an Agent only for the other origins a redirect may lead to.
@@ -50,6 +50,30 @@ function tlsConnect(tls: TlsOptions): { rejectUnauthorized?: boolean; ca?: strin
     ...(tls.insecure ? { rejectUnauthorized: false } : {}),
     ...(tls.ca ? { ca: [...rootCertificates, tls.ca] } : {}),
   };
+}
+
+/**
+ * Open one connection to the URL's origin (TLS handshake included, with the same trust as every
+ * request) and close it: whether anything answers there at all. Rejects with the connector's error.
+ */
+export function connectOnce(url: URL, tls: TlsOptions, timeoutMs: number): Promise<void> {
+  const connect = buildConnector({ ...tlsConnect(tls), timeout: timeoutMs });
+  return new Promise<void>((resolve, reject) => {
+    connect(
+      {
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        host: url.host,
+        protocol: url.protocol,
+        port: url.port || (url.protocol === 'https:' ? '443' : '80'),
+        servername: url.hostname,
+      },
+      (err, socket) => {
+        if (err) return reject(err);
+        socket?.destroy();
+        resolve();
+      },
+    );
+  });
 }
 
 let warmed: Promise<void> | undefined;

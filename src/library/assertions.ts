@@ -29,8 +29,9 @@ export function assertCheckPassed(result: CheckResult): void {
   const failed = result.cases.filter((c) => c.status === 'fail');
   throw new HookdrillAssertionError(
     [
-      `hookdrill check: ${failed.length} of ${result.cases.filter((c) => c.status !== 'skipped').length} cases failed against ${result.url}`,
-      ...failed.map((c) => `  ✗ ${c.name}: ${c.observed}`),
+      `hookdrill check: ${failed.length} of ${result.cases.filter((c) => c.status !== 'skipped').length} cases failed against ${result.url}${result.interrupted ? ' (interrupted)' : ''}${result.notJudged ? `, ${result.notJudged} not judged (they depend on a failed case)` : ''}`,
+      // What was seen, then the defect as a developer fixes it: a test log must say why.
+      ...failed.flatMap((c) => [`  ✗ ${c.name}: ${c.observed}`, ...(c.diagnosis ? [`    → ${c.diagnosis}`] : [])]),
     ].join('\n'),
     result,
   );

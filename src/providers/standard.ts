@@ -118,6 +118,7 @@ function standardWebhooks(scheme: Scheme): Provider {
       parsesJson: true,
       // The spec reserves v1a (asymmetric, ed25519) beside v1; the library skips every version but v1.
       withOtherScheme: (value) => `${value} v1a,${Buffer.alloc(64, 0x5a).toString('base64')}`,
+      firstSignatureOnly: (value) => value.split(' ').find((entry) => entry.startsWith('v1,')) ?? value,
       editSignatures: (value, edit) =>
         value
           .split(' ')

@@ -118,6 +118,10 @@ export const stripe: Provider = {
     parsesJson: true,
     // Test mode adds a v0= entry (signed with a test key); every verifier ignores schemes but v1.
     withOtherScheme: (value) => `${value},v0=${'6ffbb59b2300aae63f272406069a9788598b792a944a07aba816edb039989a39'}`,
+    firstSignatureOnly: (value) => {
+      const items = value.split(',');
+      return [items.find((i) => i.startsWith('t=')), items.find((i) => i.startsWith('v1='))].filter(Boolean).join(',');
+    },
     editSignatures: (value, edit) =>
       value
         .split(',')

@@ -113,6 +113,12 @@ export interface VerifierRules {
    * must ignore it. Undefined where the header holds one signature and nothing else.
    */
   withOtherScheme?(value: string): string;
+  /**
+   * The signature header with its first signature alone and nothing else beside it (no other
+   * scheme's entry, no second secret's): what a receiver that parses only the simplest header accepts.
+   * Undefined where the header never holds more than one signature.
+   */
+  firstSignatureOnly?(value: string): string;
   /** The signature header with every signature in it passed through `edit` (rotation: several). */
   editSignatures(value: string, edit: (signature: string) => string): string;
   /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */

@@ -40,10 +40,19 @@ export function renderCheckEnd(r: CheckResult): string {
       `run ${safe(r.runId)} (on every request as X-Hookdrill-Check) · what it left in an inbox: hookdrill inspect --check-run ${safe(r.runId)}`,
     ),
   );
+  // The causes first: a developer fixes these, and the cases not judged are judged next run.
+  // Each as its first clause: the whole diagnosis is under the case's line above.
+  for (const root of r.cases.filter((x) => x.status === 'fail'))
+    lines.push(`${chalk.red('✗')} ${root.name}: ${(root.diagnosis ?? root.observed).split(/ — |: /)[0]}`);
   const c = r.counts;
+  const unjudged = r.notJudged ? `, ${r.notJudged} not judged` : '';
+  const plainSkips = c.skipped - r.notJudged;
+  const interrupted = r.interrupted ? `${chalk.yellow('interrupted')}: ` : '';
   lines.push(
-    `${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skipped} skipped · ${(r.elapsedMs / 1000).toFixed(1)}s`,
+    `${interrupted}${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${plainSkips} skipped${unjudged} · ${(r.elapsedMs / 1000).toFixed(1)}s`,
   );
+  if (r.notJudged && !r.interrupted)
+    lines.push(chalk.dim(`the ${r.notJudged} not judged depend on a failed case: fix ${r.roots.join(', ')}, then run check again`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -58,4 +67,14 @@ export function renderCheckJunit(r: CheckResult): string {
     return `${open}</testcase>`;
   });
   return junitReport('hookdrill check', cases, { failures: r.counts.fail, skipped: r.counts.skipped, seconds: r.elapsedMs / 1000 });
+}
+
+/** check could not judge at all (nothing listens, a --stored that says nothing true): one error, not a case per failure. */
+export function renderCheckErrorJunit(provider: string | undefined, message: string): string {
+  const testcase = [
+    `    <testcase classname="hookdrill.check.${xml(provider ?? 'unknown')}" name="check could run" time="0.000">`,
+    `      <error message="${xml(message)}"/>`,
+    '    </testcase>',
+  ].join('\n');
+  return junitReport('hookdrill check', [testcase], { failures: 0, errors: 1, seconds: 0 });
 }

@@ -16,14 +16,15 @@ export function xml(text: string): string {
 export function junitReport(
   suite: string,
   cases: readonly string[],
-  counts: { failures: number; skipped?: number; seconds: number },
+  counts: { failures: number; skipped?: number; errors?: number; seconds: number },
 ): string {
   const time = counts.seconds.toFixed(3);
   const skipped = counts.skipped ?? 0;
+  const errors = counts.errors ?? 0;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="hookdrill" tests="${cases.length}" failures="${counts.failures}" skipped="${skipped}" time="${time}">`,
-    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${counts.failures}" errors="0" skipped="${skipped}" time="${time}">`,
+    `<testsuites name="hookdrill" tests="${cases.length}" failures="${counts.failures}" errors="${errors}" skipped="${skipped}" time="${time}">`,
+    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${counts.failures}" errors="${errors}" skipped="${skipped}" time="${time}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

@@ -5,6 +5,11 @@ and hold each verdict to what the provider would say.
   python3 webhook_receiver.py serve --provider stripe --secret S --port P --store FILE [--flaw F]
          [--sqlite-sync FULL|NORMAL|OFF] [--http10]
   python3 webhook_receiver.py ids --store FILE      # the delivery ids it holds, one per line
+         [--column hash]                            # ... or, wrongly, a hash of each (another column)
+
+--path P serves deliveries only at that path (404 anywhere else, as a router does).
+--dump DIR writes each request as raw HTTP the way this receiver verifies it (its flaw applied to
+the body, Content-Length set to match), one file per request: what a user captures from their app.
 
 The store is a file of ids (appended and fsynced before the 200; the ids already held are read
 back at start, so a duplicate after a restart is still a duplicate), or, when FILE ends in .db,
@@ -33,6 +38,9 @@ Flaws, one at a time:
   json-only             answers 400 to a body that is not JSON (a GitHub hook set to form sends payload=<JSON>)
   reserialize-json      verifies the body parsed and serialised again (json.dumps, compact, ensure_ascii off),
                         not the raw bytes: GitHub's \\u001B comes back \\u001b, Slack's \\/ comes back /
+  latin1-text           decodes the body as Latin-1 and encodes it as UTF-8 before verifying (a charset default
+                        gone wrong): every non-ASCII character becomes two or more others
+  crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -205,8 +213,14 @@ def serve(args):
                 body = text.encode('utf-8')
             else:
                 body = self.rfile.read(length)
+            if args.path and self.path.split('?')[0] != args.path:
+                return self.answer(404, b'not found')
             if args.flaw == 'join-lines':
                 body = b''.join(body.splitlines())
+            if args.flaw == 'crlf-lines':
+                body = body.replace(b'\n', b'\r\n')
+            if args.flaw == 'latin1-text':
+                body = body.decode('latin-1').encode('utf-8')
             signed = body
             if args.flaw == 'reserialize-json' and body.startswith(b'{'):
                 try:
@@ -216,6 +230,11 @@ def serve(args):
             if args.flaw == 'parse-form-first' and not body.startswith(b'{'):
                 # What a framework's form parser hands on: the fields, serialised again (as JSON).
                 signed = json.dumps(dict(urllib.parse.parse_qsl(body.decode(), keep_blank_values=True))).encode()
+            if args.dump:
+                head = ''.join(f'{k}: {v}\r\n' for k, v in self.headers.items() if k.lower() != 'content-length')
+                raw = f'{self.requestline}\r\n{head}Content-Length: {len(signed)}\r\n\r\n'.encode('latin-1') + signed
+                with open(os.path.join(args.dump, f'{time.time_ns()}.http'), 'wb') as f:
+                    f.write(raw)
             why = verify(args, self.headers, signed)
             if why:
                 return self.answer(400, why.encode())
@@ -259,10 +278,13 @@ def main():
     p.add_argument('--flaw', default='')
     p.add_argument('--sqlite-sync', default='FULL', choices=['FULL', 'NORMAL', 'OFF', 'EXTRA'])
     p.add_argument('--http10', action='store_true')
+    p.add_argument('--path', default='')
+    p.add_argument('--dump', default='')
+    p.add_argument('--column', default='id', choices=['id', 'hash'])
     args = p.parse_args()
     if args.command == 'ids':
         for i in read_ids(args.store):
-            print(i)
+            print(hashlib.sha1(i.encode()).hexdigest() if args.column == 'hash' else i)
         return
     serve(args)
 

@@ -1,5 +1,17 @@
-import { answer, copySignedSecondsApart, duplicateDiagnosis, is2xx, post, sign, storedCount, storedText, storedWrongly } from './common.js';
+import {
+  answer,
+  copySignedSecondsApart,
+  duplicateDiagnosis,
+  is2xx,
+  post,
+  sign,
+  storedCount,
+  storedText,
+  storedWrongly,
+  NEEDS_VALID,
+} from './common.js';
 import type { CheckCase } from './common.js';
+import { IN_WORDS, answerItself, diagnoseRefusal } from '../diagnose.js';
 
 export const ACCEPTANCE: readonly CheckCase[] = [
   {
@@ -10,20 +22,27 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       const res = await post(ctx, e.rawBody, sign(ctx, e));
       const n = await storedCount(ctx, e.deliveryId);
       const ok = is2xx(res.status) && (n === undefined || n === 1);
-      const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 1 ? ', stored' : `, stored ${n} times`}`;
-      if (ok) return { status: 'pass', observed };
+      const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 0 ? ', nothing stored' : n === 1 ? ', stored' : `, stored ${n} times`}`;
+      const deliveryId = e.deliveryId;
+      if (ok) return { status: 'pass', observed, accepted: true, deliveryId };
+      if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n), accepted: true, deliveryId };
+      // Refused: every other case would be refused too, so this is where the cause is looked for.
+      const itself = answerItself(ctx, res);
+      if (itself !== undefined) return { status: 'fail', observed, diagnosis: itself, accepted: false };
+      const found = await diagnoseRefusal(ctx, res);
+      const tried = found.accepted.length + found.refused.length;
       return {
         status: 'fail',
-        observed,
-        diagnosis: is2xx(res.status)
-          ? storedWrongly(n)
-          : `your receiver refuses a valid delivery signed as ${ctx.provider.title} signs it: is the secret right, and is the signature checked over the raw bytes?`,
+        observed: `${observed}; of ${tried} variants it took ${found.accepted.length ? found.accepted.map((n) => IN_WORDS[n] ?? n).join('; ') : 'none'}`,
+        diagnosis: found.diagnosis,
+        accepted: false,
       };
     },
   },
   {
     name: 'duplicate',
     summary: 'the same delivery again (re-signed, as the provider would) gets 2xx and is stored once',
+    needs: NEEDS_VALID,
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const first = await post(ctx, e.rawBody, copySignedSecondsApart(ctx, e, 0, 2));
@@ -37,6 +56,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
   {
     name: 'retry',
     summary: "a retry of a delivery, re-signed 1 s later with the provider's retry headers, gets 2xx and is stored once",
+    needs: [...NEEDS_VALID, { case: 'duplicate' }],
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       // What every real retry looks like: the same delivery id, a timestamp (and so a signature)
@@ -53,6 +73,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
   {
     name: 'concurrent-duplicates',
     summary: '10 copies at once (each re-signed, as retries are) all get 2xx, and it is stored once',
+    needs: [...NEEDS_VALID, { case: 'duplicate' }],
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const all = await Promise.all(Array.from({ length: 10 }, (_, i) => post(ctx, e.rawBody, copySignedSecondsApart(ctx, e, i, 10))));

@@ -7,6 +7,7 @@ import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson } from '../../providers/util.js';
+import type { Interrupt } from '../../util/wait.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -19,7 +20,29 @@ export interface CaseOutcome {
    * ("your receiver refuses a valid signature when the header holds two v1= entries — …").
    */
   diagnosis?: string;
+  /** The valid case: whether the delivery itself got 2xx (the rejection cases mean something only if it did). */
+  accepted?: boolean;
+  /** The valid case: its delivery's id (a --stored command that never prints it prints something else). */
+  deliveryId?: string;
 }
+
+/**
+ * What must have held for a case's verdict to mean anything: `case` did not fail (or was not
+ * judged itself); with `answered`, only that its delivery got 2xx. A receiver that refuses every
+ * valid delivery also "passes" every forgery and fails every duplicate: one finding, not twenty.
+ */
+export interface Need {
+  case: string;
+  answered?: boolean;
+}
+
+/** A case that needs a valid delivery taken and stored: it sends valid deliveries and judges their storing. */
+export const NEEDS_VALID: readonly Need[] = [{ case: 'valid' }];
+/** A case that needs only a valid delivery answered 2xx: a refusal it asks for means nothing from a receiver that refuses everything. */
+export const NEEDS_ANSWERED: readonly Need[] = [{ case: 'valid', answered: true }];
+
+/** A forgery case: meaningful once the receiver answers valid deliveries and refuses another secret's signature. */
+export const NEEDS_SIGNATURE: readonly Need[] = [...NEEDS_ANSWERED, { case: 'wrong-secret' }];
 
 export interface CheckContext {
   provider: Provider;
@@ -40,6 +63,8 @@ export interface CheckContext {
   onAnswer?(o: AttemptOutcome): void;
   /** The run's id: every request carries it as X-Hookdrill-Check, so its rows can be told apart in an inbox. */
   runId: string;
+  /** An interrupt stops every attempt in flight and every one after it. */
+  interrupt?: Interrupt;
 }
 
 export interface CheckCase {
@@ -47,6 +72,8 @@ export interface CheckCase {
   summary: string;
   /** Why the case cannot apply to this provider (known before anything is sent), if it cannot. */
   skipFor?(provider: Provider): string | undefined;
+  /** The cases whose verdicts this one's depends on: where one failed, this one is not judged. */
+  needs?: readonly Need[];
   run(ctx: CheckContext): Promise<CaseOutcome>;
 }
 
@@ -116,6 +143,7 @@ export async function post(
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
     ...(pieces ? { pieces } : {}),
+    ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
   });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
@@ -159,6 +187,9 @@ export function rejection(
     name,
     summary,
     ...(skipFor ? { skipFor } : {}),
+    // A receiver that takes another secret's signature (or stores before it verifies) takes every
+    // forgery: one finding, wrong-secret, not one per forgery.
+    needs: name === 'wrong-secret' ? NEEDS_ANSWERED : NEEDS_SIGNATURE,
     async run(ctx) {
       const event = ctx.factory.make(Date.now());
       const req = make(ctx, event);
@@ -304,13 +335,25 @@ function multibyteText(gap: number): string {
  * stack uses — 1, 4, 8, 16, 64 KiB — splits one). Returns the body and its cuts there, so it can be
  * sent in pieces that split those characters as a network's segments would.
  */
-export function straddling(provider: Provider, e: PreparedEvent, bytes: number, every: number): { body: Buffer; pieces: Buffer[] } {
+export function straddling(
+  provider: Provider,
+  e: PreparedEvent,
+  bytes: number,
+  every: number,
+  /** false: the same kind of text, laid out so that every cut falls between two characters. */
+  across = true,
+): { body: Buffer; pieces: Buffer[] } {
   const { head, tail } = around(provider, e, 'hookdrill_text');
   let pos = Buffer.byteLength(head);
   let text = '';
   let n = 0;
   for (let cut = every; cut < bytes; cut += every) {
     if (cut - 2 < pos) continue;
+    if (!across) {
+      text += multibyteText(cut - pos);
+      pos = cut;
+      continue;
+    }
     text += multibyteText(cut - 2 - pos) + (ACROSS[n++ % ACROSS.length] as string);
     pos = cut + 2;
   }

@@ -4,13 +4,14 @@ import type { PreparedEvent } from '../../fixtures/index.js';
 import { percentile } from '../../util/stats.js';
 import { hostAndPort } from '../../util/options.js';
 import { sleep } from '../../util/wait.js';
-import { answer, is2xx, is4xx, mib, padded, post, sigHeader, sign } from './common.js';
+import { answer, is2xx, is4xx, mib, padded, post, sigHeader, sign, NEEDS_ANSWERED, NEEDS_SIGNATURE } from './common.js';
 import type { CheckCase } from './common.js';
 
 export const LIMITS: readonly CheckCase[] = [
   {
     name: 'oversized-body',
     summary: 'a body over --max-bytes gets 413 (a reset instead is a warning), and the receiver still answers',
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const body = padded(ctx.provider, e, e.rawBody.length + ctx.maxBytes + 1024);
@@ -38,6 +39,7 @@ export const LIMITS: readonly CheckCase[] = [
     name: 'malformed-json',
     summary:
       "authentic but malformed JSON gets 2xx, or 4xx where the provider's own library parses the body it verified (all but Shopify's); elsewhere a 4xx is a warning",
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const body = Buffer.from(e.rawBody.toString('utf8').slice(0, -5));
@@ -62,6 +64,7 @@ export const LIMITS: readonly CheckCase[] = [
   {
     name: 'latency',
     summary: "p99 of 50 sequential valid deliveries is below half the provider's timeout",
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const latencies: number[] = [];
       let failures = 0;
@@ -83,6 +86,7 @@ export const LIMITS: readonly CheckCase[] = [
   {
     name: 'slow-client',
     summary: 'a client sending its headers a byte a second does not stop a valid delivery being answered',
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const socket = connect(hostAndPort(ctx.url));
       socket.on('error', () => undefined);
@@ -109,6 +113,7 @@ export const LIMITS: readonly CheckCase[] = [
   {
     name: 'unsigned-flood',
     summary: '200 unsigned requests: none answered 2xx, none stored',
+    needs: NEEDS_SIGNATURE,
     async run(ctx) {
       const events = Array.from({ length: 200 }, () => ctx.factory.make(Date.now()));
       let answered2xx = 0;

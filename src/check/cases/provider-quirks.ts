@@ -18,6 +18,8 @@ import {
   storedWrongly,
   straddling,
   stranger,
+  NEEDS_VALID,
+  NEEDS_ANSWERED,
 } from './common.js';
 import type { CheckCase } from './common.js';
 
@@ -27,6 +29,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     summary:
       "while a secret is rolled the header holds two signatures (the receiver's and one by a secret it does not know), in either order: both 2xx, stored",
     skipFor: (p) => (p.rotation ? undefined : `${p.title} signs with one secret at a time`),
+    needs: NEEDS_VALID,
     async run(ctx) {
       const p = ctx.provider;
       const results: string[] = [];
@@ -54,6 +57,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     name: 'other-schemes',
     summary: "beside the signature, an entry of another scheme (Stripe test mode's v0=, Standard Webhooks' v1a,) is ignored: 2xx, stored",
     skipFor: (p) => (p.verifier.withOtherScheme ? undefined : `${p.title}'s signature header holds one signature and nothing else`),
+    needs: NEEDS_VALID,
     async run(ctx) {
       const p = ctx.provider;
       const e = ctx.factory.make(Date.now());
@@ -73,6 +77,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   {
     name: 'large-body',
     summary: `a valid ${mib(LARGE_BODY_BYTES)} delivery (and one just under the provider's documented maximum, where it has one: GitHub 25 MB) gets 2xx and is stored`,
+    needs: NEEDS_VALID,
     async run(ctx) {
       const p = ctx.provider;
       const sizes = [LARGE_BODY_BYTES, ...(p.verifier.maxBodyBytes ? [p.verifier.maxBodyBytes - 100_000] : [])];
@@ -101,6 +106,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   {
     name: 'multibyte-body',
     summary: `a valid ${MULTIBYTE_BODY_BYTES / 1024} KiB delivery of 2-, 3- and 4-byte UTF-8 text, a character split across every 1 KiB and the body sent in pieces cut inside characters, gets 2xx and is stored`,
+    needs: NEEDS_VALID,
     async run(ctx) {
       // A form body is ASCII on the wire (every other byte percent-encoded): nothing to split.
       if (ctx.contentType === 'form') return { status: 'skipped', observed: 'a form body is ASCII on the wire: no character to split' };
@@ -110,12 +116,29 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       const { res, n, ok, text } = await mustAccept(ctx, e, sign(ctx, e), body, pieces);
       const observed = `${text} to ${Math.round(body.length / 1024)} KiB in ${pieces.length} pieces`;
       if (ok) return { status: 'pass', observed };
+      if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n, 'a large multi-byte delivery') };
+      // Split reads are one cause; the text itself is another: the same kind of text with no
+      // character across any 1 KiB boundary (nor any piece's end) tells them apart — a receiver
+      // that decodes chunk by chunk takes it, one that re-encodes non-ASCII refuses it too.
+      const again = ctx.factory.make(Date.now());
+      const aligned = straddling(ctx.provider, again, MULTIBYTE_BODY_BYTES, 1024, false);
+      const single = await mustAccept(
+        ctx,
+        { ...again, rawBody: aligned.body },
+        sign(ctx, { ...again, rawBody: aligned.body }),
+        aligned.body,
+        aligned.pieces,
+      );
+      if (!is2xx(single.res.status))
+        return {
+          status: 'fail',
+          observed: `${observed}; ${answer(single.res)} to the same text with no character split`,
+          diagnosis: `your receiver refuses a valid delivery with multi-byte text even when no character is split between reads — it re-encodes non-ASCII text before verifying (the body decoded as Latin-1 or another charset, then encoded as UTF-8): take the bytes as they are. ${ctx.provider.title}'s real events carry such text (names, commit messages, emoji)`,
+        };
       return {
         status: 'fail',
-        observed,
-        diagnosis: is2xx(res.status)
-          ? storedWrongly(n, 'a large multi-byte delivery')
-          : `your receiver refuses a valid delivery whose multi-byte characters arrive split across two reads — it turns each chunk into text before joining them (\`body += chunk\`), which corrupts a character cut in two, so the signature no longer matches: collect the raw bytes (Buffer.concat of the chunks) and verify those. ${ctx.provider.title}'s real events carry such text (names, commit messages, emoji)`,
+        observed: `${observed}; ${answer(single.res)} to the same text with no character split`,
+        diagnosis: `your receiver refuses a valid delivery whose multi-byte characters arrive split across two reads — it turns each chunk into text before joining them (\`body += chunk\`), which corrupts a character cut in two, so the signature no longer matches: collect the raw bytes (Buffer.concat of the chunks) and verify those. ${ctx.provider.title}'s real events carry such text (names, commit messages, emoji)`,
       };
     },
   },
@@ -123,6 +146,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     name: 'other-types',
     summary:
       'authentic events of every other shipped type, 20 types spread over the catalogue, and a type no receiver knows: each 2xx and stored (store or ignore what you do not handle)',
+    // Other types carry multi-byte text too: refused for that, they are multibyte-body's finding.
+    needs: [...NEEDS_VALID, { case: 'multibyte-body' }],
     async run(ctx) {
       const refused: string[] = [];
       const factories = eventsOfOtherTypes(ctx);
@@ -154,6 +179,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     name: 'url-verification',
     summary: "Slack's url_verification request is answered 2xx with its challenge in the body (plain text or JSON)",
     skipFor: (p) => (p.challengeAnswer ? undefined : `${p.title} sends no endpoint check`),
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const [shipped] = listShippedFixtures().filter(
         (f) =>
@@ -189,6 +215,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
         : p.formPayload
           ? `${p.title} sends no slash commands or interactions (a hook set to form: check --content-type form)`
           : `${p.title} sends no form-encoded requests`,
+    needs: NEEDS_ANSWERED,
     async run(ctx) {
       const refused: string[] = [];
       const factories = formFixtures(ctx);
@@ -212,6 +239,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     summary:
       "a delivery never seen before that already carries the provider's retry headers (the first attempt never arrived) gets 2xx and is stored",
     skipFor: (p) => (p.retryHeaders ? undefined : `${p.title}'s retries carry no header of their own: an unseen retry is the valid case`),
+    needs: NEEDS_VALID,
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const r = await mustAccept(ctx, e, sign(ctx, e, { retry: 1, retryReason: 'connection_failed' }));

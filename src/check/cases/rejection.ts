@@ -11,6 +11,7 @@ import {
   sigHeader,
   sign,
   stranger,
+  NEEDS_SIGNATURE,
 } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
@@ -89,6 +90,8 @@ export const REJECTION: readonly CheckCase[] = [
     summary:
       "signed 6 minutes ahead: 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's accepts it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
     skipFor: needsTimestamp,
+    // No timestamp check at all fails both sides; stale-timestamp names it.
+    needs: [...NEEDS_SIGNATURE, { case: 'stale-timestamp' }],
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const res = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: Date.now() + 360_000 }));

@@ -68,10 +68,16 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     ...tlsOptions(flags),
   }),
   async execute(options, flags) {
-    const [{ run, listCases }, { renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit }, io] = await Promise.all([
+    const [
+      { run, listCases },
+      { renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit, renderCheckErrorJunit },
+      io,
+      { UsageError },
+    ] = await Promise.all([
       import('../../check/run.js'),
       import('../../render/check.js'),
       import('../../cli/io.js'),
+      import('../../util/errors.js'),
     ]);
     if (flags.list) {
       const cases = listCases();
@@ -82,11 +88,24 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     // Each case's line as it finishes: a receiver that hangs shows where, not minutes of nothing.
     // --quiet: only what needs a look (failures and warnings), then the verdict.
     const shown = (c: { status: string }) => !flags.quiet || c.status === 'fail' || c.status === 'warn';
+    // Ctrl-C, or a CI job's timeout (SIGTERM): the case in hand stops, what was judged is printed
+    // and written to the JUnit report (the rest as skipped), and the exit code is the signal's.
+    const stop = io.interruptOnSignals();
     const result = await run({
       ...options,
+      signal: stop.signal,
       ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(safeOutput(renderCaseLine(c))) }),
-    });
+    })
+      .catch((err: unknown) => {
+        // Nothing could be judged (nothing listens, the receiver would not start, a --stored that
+        // prints no delivery ids): the report holds that one error, not a failure per case.
+        if (flags.junit && err instanceof UsageError) io.writeAtomically(flags.junit, renderCheckErrorJunit(options.provider, err.message));
+        throw err;
+      })
+      .finally(() => stop.dispose());
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
     io.printResult(result, flags.json, renderCheckEnd);
+    const signal = stop.received();
+    if (signal) process.exitCode = io.SIGNAL_EXIT[signal];
   },
 });
