@@ -19,6 +19,13 @@ export type {
 export { run as send } from './delivery/send.js';
 export { run as check } from './check/run.js';
 export type { CheckOptions, CheckResult, CaseReport } from './check/run.js';
+export { CheckPreflightError } from './check/preflight.js';
+export { run as verify } from './verify/run.js';
+export type { VerifyRequestOptions, VerifyResult } from './verify/run.js';
+export { explain as explainSignature } from './verify/explain.js';
+export type { VerifyCode } from './verify/explain.js';
+export { parseRawHttp } from './verify/request.js';
+export type { CapturedRequest } from './verify/request.js';
 export { run as chaos } from './chaos/run.js';
 export type { ChaosOptions, ChaosResult } from './chaos/run.js';
 export { run as inspect } from './incident/inspect.js';

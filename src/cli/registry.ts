@@ -15,6 +15,7 @@ import { requeue } from '../commands/requeue/flags.js';
 import { send } from '../commands/send/flags.js';
 import { completion } from '../commands/completion/flags.js';
 import { ui } from '../commands/ui/flags.js';
+import { verify } from '../commands/verify/flags.js';
 import type { CommandSpec } from './spec.js';
 
 /** Every command, in the order `--help` lists them. Adding one: its flags module, and a line here. */
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   replay,
   ui,
   check,
+  verify,
   profiles,
   demo,
   init,

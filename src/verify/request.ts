@@ -1,0 +1,99 @@
+/**
+ * One captured request, from what people have at hand: raw HTTP (a file, stdin, `nc -l`, a proxy's
+ * dump), a HAR file's entry (a browser's or a proxy's export), or a row of a hookdrill inbox.
+ */
+import { UsageError } from '../util/errors.js';
+import { openCaptures } from '../fixtures/import/files.js';
+import type { Captured } from '../fixtures/import/files.js';
+
+export interface CapturedRequest {
+  /** Lowercased names; a repeated header's values joined with ", " as Node joins them. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The Content-Length the request declared, where it declared one. */
+  declaredLength?: number;
+  /** When the request arrived, where the capture says (a HAR entry's startedDateTime, an inbox row's receivedAt). */
+  arrivedAtMs?: number;
+  /** Where it came from, for the report: "request.http", "capture.har entry 2", "inbox row evt_…". */
+  source: string;
+}
+
+/** A raw HTTP/1.x request: the request line, headers, a blank line, the body (chunked bodies are joined). */
+export function parseRawHttp(bytes: Buffer, source: string): CapturedRequest {
+  let end = bytes.indexOf('\r\n\r\n');
+  let sep = 4;
+  const lf = bytes.indexOf('\n\n');
+  if (end < 0 || (lf >= 0 && lf < end)) {
+    end = lf;
+    sep = 2;
+  }
+  if (end < 0) throw new UsageError(`${source}: no blank line after the headers: not a raw HTTP request`);
+  const lines = bytes.subarray(0, end).toString('latin1').split(/\r?\n/);
+  const requestLine = lines.shift() ?? '';
+  if (!/^[A-Z]+ \S+ HTTP\/\d(\.\d)?$/.test(requestLine.trim()))
+    throw new UsageError(
+      `${source}: the first line is not an HTTP request line ("POST /path HTTP/1.1"): ${JSON.stringify(requestLine.slice(0, 60))}`,
+    );
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon < 1) throw new UsageError(`${source}: a header line without a name and ":": ${JSON.stringify(line.slice(0, 60))}`);
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  let body = bytes.subarray(end + sep);
+  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(body, source);
+  const declared = headers['content-length'];
+  return {
+    headers,
+    body: Buffer.from(body),
+    ...(declared !== undefined && /^\d+$/.test(declared) ? { declaredLength: Number(declared) } : {}),
+    source,
+  };
+}
+
+function dechunk(raw: Buffer, source: string): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = raw.indexOf('\r\n', at);
+    if (eol < 0) throw new UsageError(`${source}: a chunked body that ends before its last (zero-size) chunk`);
+    const size = Number.parseInt(raw.subarray(at, eol).toString('latin1').split(';')[0] ?? '', 16);
+    if (!Number.isFinite(size)) throw new UsageError(`${source}: a chunk size that is not hex`);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(raw.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
+
+/** An entry of a HAR file (read as `import` reads one): the one given (1-based), or the only POST in it. */
+export function harEntry(file: string, entry?: number): CapturedRequest {
+  const captures = [...openCaptures(file).captures()];
+  const number = (c: Captured) => Number(/#entry (\d+)$/.exec(c.where)?.[1]);
+  const chosen = entry !== undefined ? captures.find((c) => number(c) === entry) : captures.length === 1 ? captures[0] : undefined;
+  if (!chosen)
+    throw new UsageError(
+      entry !== undefined
+        ? `--entry ${entry}: ${file} holds no POST with a body at entry ${entry} (POSTs: ${captures.map(number).join(', ') || 'none'})`
+        : `${file} holds ${captures.length} POST requests with a body${captures.length ? ` (entries ${captures.map(number).join(', ')})` : ''}: pick one with --entry N`,
+    );
+  return {
+    headers: chosen.headers,
+    body: chosen.body,
+    ...(chosen.arrivedAtMs !== undefined ? { arrivedAtMs: chosen.arrivedAtMs } : {}),
+    source: chosen.where,
+  };
+}
+
+/** Raw HTTP or a HAR file, told apart by their first character (a HAR file is a JSON object). */
+export function parseCapture(bytes: Buffer, source: string, entry?: number, file?: string): CapturedRequest {
+  const first = bytes.subarray(0, 64).toString('latin1').trimStart()[0];
+  if (first === '{') {
+    if (file === undefined) throw new UsageError('a HAR file is read from a file, not stdin: give its path');
+    return harEntry(file, entry);
+  }
+  if (entry !== undefined) throw new UsageError('--entry goes with a HAR file');
+  if (bytes.length === 0) throw new UsageError(`${source} is empty: expected a raw HTTP request or a HAR file`);
+  return parseRawHttp(bytes, source);
+}

@@ -1,0 +1,105 @@
+/** `hookdrill verify`: one captured request judged, from a file, stdin, a HAR entry, or an inbox row. */
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { openInbox, resolveTarget } from '../inbox/open.js';
+import { providers } from '../providers/index.js';
+import type { ProviderName } from '../providers/index.js';
+import { UsageError } from '../util/errors.js';
+import { listOption, stringOption } from '../util/shapes.js';
+import type { Strings } from '../util/shapes.js';
+import { explain } from './explain.js';
+import type { VerifyResult } from './explain.js';
+import { parseCapture } from './request.js';
+import type { CapturedRequest } from './request.js';
+
+export type { VerifyResult } from './explain.js';
+
+export interface VerifyRequestOptions {
+  /** A raw HTTP request or a HAR file; `-` (or nothing, with `stdin`) reads a raw request from stdin. */
+  file?: string;
+  /** With a HAR file: which entry (1-based); default: its only POST. */
+  entry?: number | string;
+  /** Judge a row of this inbox instead (with `id`). */
+  inbox?: string;
+  id?: string;
+  provider?: ProviderName | (string & {});
+  secrets?: Strings;
+  /** Judge as of this moment (ISO time or Unix seconds); default: when the capture says it arrived, else now. */
+  at?: string;
+  /** Where `-` reads from (the CLI's stdin). */
+  stdin?: Readable;
+}
+
+/** The most a capture may be: beyond the largest event any provider sends, and never all of /dev/zero. */
+const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
+async function readCapped(stream: Readable, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_CAPTURE_BYTES) {
+      stream.destroy();
+      throw new UsageError(`${name}: larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB: not one captured request`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function fromInbox(o: VerifyRequestOptions): Promise<CapturedRequest> {
+  if (!o.id) throw new UsageError('--inbox goes with --id DELIVERY_ID: the row to verify');
+  if (!o.provider) throw new UsageError('--inbox: give --provider, the source the row was stored under');
+  const inbox = await openInbox(resolveTarget(o.inbox as string), { readonly: true, create: false });
+  try {
+    const row = await inbox.get({ source: o.provider, deliveryId: o.id });
+    if (!row) throw new UsageError(`no ${o.provider} row ${JSON.stringify(o.id)} in the inbox`);
+    if (row.body === null) throw new UsageError(`row ${o.id} keeps no body (pruned): nothing to verify`);
+    return { headers: row.headers, body: row.body, arrivedAtMs: row.receivedAt, source: `inbox row ${o.id}` };
+  } finally {
+    await inbox.close();
+  }
+}
+
+/** A moment: Unix seconds, or an ISO 8601 time with its zone. */
+function parseAt(text: string): number {
+  if (/^\d{9,11}$/.test(text)) return Number(text) * 1000;
+  const ms = /\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:?\d\d)$/i.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(ms))
+    throw new UsageError(`--at ${JSON.stringify(text)}: expected Unix seconds or an ISO time with its zone (2026-12-03T17:45:00Z)`);
+  return ms;
+}
+
+export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
+  const secrets = listOption(o.secrets, 'secrets') ?? [];
+  const file = stringOption(o.file, 'file');
+  const entry =
+    o.entry === undefined
+      ? undefined
+      : /^[1-9]\d{0,6}$/.test(String(o.entry))
+        ? Number(o.entry)
+        : (() => {
+            throw new UsageError(`--entry ${String(o.entry)}: expected an entry number from 1`);
+          })();
+  if (o.provider !== undefined && !(o.provider in providers))
+    throw new UsageError(`unknown provider ${JSON.stringify(o.provider)} (providers: ${Object.keys(providers).join(', ')})`);
+  const atMs = o.at === undefined ? undefined : parseAt(o.at);
+  let req: CapturedRequest;
+  if (o.inbox !== undefined) {
+    if (file !== undefined) throw new UsageError('give a capture or --inbox with --id, not both');
+    req = await fromInbox(o);
+  } else if (file === undefined || file === '-') {
+    const stdin = o.stdin;
+    if (!stdin || (stdin as { isTTY?: boolean }).isTTY)
+      throw new UsageError('give a captured request: a file (raw HTTP or HAR), - with a request piped in, or --inbox FILE --id ID');
+    req = parseCapture(await readCapped(stdin, 'stdin'), 'stdin', entry);
+  } else {
+    const stream = createReadStream(file);
+    const bytes = await readCapped(stream, file).catch((err: unknown) => {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    });
+    req = parseCapture(bytes, file, entry, file);
+  }
+  return explain(req, { ...(o.provider !== undefined ? { provider: o.provider } : {}), secrets, ...(atMs !== undefined ? { atMs } : {}) });
+}

@@ -1,0 +1,160 @@
+// hookdrill verify on requests as users' receivers saw them: each receiver (Python, wrong in one
+// way) writes the request it verified; verify must name what was done to it, and say nothing false.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookdrill } from './helpers/cli.js';
+import { PY, SECRET } from './helpers/verdicts.js';
+import { freePort } from './helpers/ports.js';
+import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
+
+/** One delivery sent by `hookdrill send` to the Python receiver with this flaw; the request it verified, as raw HTTP. */
+async function captured(provider: string, flaw: string, secret = SECRET[provider] as string): Promise<string> {
+  const dir = tempDir();
+  const dump = join(dir, 'dump');
+  mkdirSync(dump);
+  const port = await freePort();
+  const child = spawn(
+    'python3',
+    [
+      PY,
+      'serve',
+      '--provider',
+      provider,
+      '--secret',
+      SECRET[provider] as string,
+      '--port',
+      String(port),
+      '--store',
+      join(dir, 's.txt'),
+      '--dump',
+      dump,
+      ...(flaw ? ['--flaw', flaw] : []),
+    ],
+    { stdio: 'ignore' },
+  );
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    await until(
+      async () =>
+        fetch(url, { method: 'GET' }).then(
+          () => true,
+          () => false,
+        ),
+      'the receiver listening',
+    );
+    await hookdrill(['send', '--provider', provider, '--secret', secret, '--url', url, '--no-retry']);
+    const [file] = readdirSync(dump);
+    assert.ok(file, 'the receiver wrote no request');
+    return join(dump, file);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+async function verify(args: string[]) {
+  const r = await hookdrill(['verify', ...args]);
+  return {
+    ...r,
+    json:
+      r.code === 2 || !args.includes('--json')
+        ? undefined
+        : (JSON.parse(r.stdout) as { ok: boolean; code: string; findings: string[]; secret?: number }),
+  };
+}
+
+const rows: { provider: string; flaw: string; code: string; says: RegExp }[] = [
+  { provider: 'stripe', flaw: '', code: 'valid', says: /^signed as Stripe signs, \d+ s old now/ },
+  { provider: 'stripe', flaw: 'crlf-lines', code: 'transformed', says: /its line ends were changed from \\n to \\r\\n/ },
+  { provider: 'stripe', flaw: 'reserialize-json', code: 'transformed', says: /it was parsed and written again/ },
+  { provider: 'stripe', flaw: 'latin1-text', code: 'transformed', says: /read as Latin-1 and written as UTF-8/ },
+  { provider: 'github', flaw: 'latin1-text', code: 'transformed', says: /read as Latin-1 and written as UTF-8/ },
+  { provider: 'github', flaw: 'reserialize-json', code: 'transformed', says: /it was parsed and written again/ },
+  { provider: 'slack', flaw: 'reserialize-json', code: 'transformed', says: /it was parsed and written again/ },
+  { provider: 'svix', flaw: 'crlf-lines', code: 'valid', says: /^signed as Svix signs/ },
+];
+
+for (const row of rows) {
+  test(`verify names what a ${row.provider} receiver with ${row.flaw || 'no flaw'} did to the request it refused: ${row.code}`, async () => {
+    const file = await captured(row.provider, row.flaw);
+    const r = await verify([file, '--secret', SECRET[row.provider] as string, '--json']);
+    assert.equal(r.code, row.code === 'valid' ? 0 : 1, r.stderr + r.stdout);
+    assert.equal(r.json?.code, row.code);
+    assert.match(r.json?.findings[0] ?? '', row.says);
+    // Never the secret, whatever the verdict.
+    assert.ok(!r.stdout.includes(SECRET[row.provider] as string));
+  });
+}
+
+test('verify: another secret, the second of two, a stale capture judged as of its arrival, a cut body, another provider', async () => {
+  const file = await captured('stripe', '');
+  const wrong = await verify([file, '--secret', 'whsec_someone_else', '--json']);
+  assert.equal(wrong.code, 1);
+  assert.equal(wrong.json?.code, 'no_match');
+  assert.match(wrong.json?.findings[1] ?? '', /the secret is not the one that signed it/);
+
+  const second = await verify([file, '--secret', 'whsec_old', '--secret', SECRET.stripe as string]);
+  assert.equal(second.code, 0);
+  assert.match(second.stdout, /^VALID signed as Stripe signs with secret 2 of 2 \(not the first\)/);
+
+  const later = await verify([file, '--secret', SECRET.stripe as string, '--at', new Date(Date.now() + 3_600_000).toISOString()]);
+  assert.equal(later.code, 1);
+  assert.match(
+    later.stdout,
+    /^INVALID stale when it arrived: the signature matches the body, but the timestamp is 60 min old \(the tolerance is 300 s\)/,
+  );
+
+  const raw = readFileSync(file);
+  const cut = join(tempDir(), 'cut.http');
+  writeFileSync(cut, raw.subarray(0, raw.length - 40));
+  const short = await verify([cut, '--secret', SECRET.stripe as string, '--json']);
+  assert.equal(short.json?.code, 'truncated');
+  assert.match(short.json?.findings[0] ?? '', /^the body is \d+ bytes but Content-Length says \d+ — it was cut short/);
+
+  const asGithub = await verify([file, '--secret', SECRET.stripe as string, '--provider', 'github', '--json']);
+  assert.equal(asGithub.json?.code, 'other_provider');
+  assert.match(
+    asGithub.json?.findings[0] ?? '',
+    /it carries Stripe-Signature, not X-Hub-Signature-256 — it is Stripe's \(give --provider stripe\)/,
+  );
+});
+
+test('verify: a HAR entry judged as of its startedDateTime; bad input is one line and exit 2', async () => {
+  const file = await captured('github', '');
+  const raw = readFileSync(file);
+  const split = raw.indexOf('\r\n\r\n');
+  const lines = raw.subarray(0, split).toString('latin1').split('\r\n').slice(1);
+  const har = {
+    log: {
+      entries: [
+        { startedDateTime: new Date().toISOString(), request: { method: 'GET', url: 'http://x/', headers: [] } },
+        {
+          startedDateTime: new Date().toISOString(),
+          request: {
+            method: 'POST',
+            url: 'http://x/',
+            headers: lines.map((l) => ({ name: l.slice(0, l.indexOf(':')), value: l.slice(l.indexOf(':') + 1).trim() })),
+            postData: { mimeType: 'application/json', text: raw.subarray(split + 4).toString('utf8') },
+          },
+        },
+      ],
+    },
+  };
+  const harFile = join(tempDir(), 'capture.har');
+  writeFileSync(harFile, JSON.stringify(har));
+  const r = await verify([harFile, '--secret', SECRET.github as string]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /from .*capture\.har#entry 2/);
+
+  const none = await hookdrill(['verify', '--secret', 'x'], {});
+  assert.equal(none.code, 2);
+  const garbage = join(tempDir(), 'x.http');
+  writeFileSync(garbage, 'hello\n\nworld');
+  const bad = await hookdrill(['verify', garbage, '--secret', 'x']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^hookdrill: .*x\.http: the first line is not an HTTP request line/);
+  assert.doesNotMatch(bad.stderr, /at .*\.js:\d+/);
+});
