@@ -449,6 +449,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     {},
     { url: U, receiver: 'node app.js', readyTimeout: '20s', provider: 'stripe', secrets: ['s'] },
   ],
+  [
+    ['verify', 'request.http', '--secret', 'a', '--secret', 'b', '--at', '1700000000', '--entry', '2'],
+    {},
+    { file: 'request.http', at: '1700000000', entry: '2', secrets: ['a', 'b'] },
+  ],
 ];
 
 /** The command a row runs: `fixtures`, or `fixtures capture` when the second word names a subcommand. */

@@ -30,6 +30,7 @@ const RANKS: Record<string, number> = {
   reconcile: 7,
   scenario: 7,
   project: 7,
+  verify: 7,
   render: 8,
   // The browser inspector: a page served over the incident engines.
   ui: 8,

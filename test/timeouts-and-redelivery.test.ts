@@ -32,7 +32,9 @@ test('check against a receiver that never answers: each case printed as it finis
     await p.waitFor('out', /FAIL valid +timeout/, 5_000);
     assert.doesNotMatch(p.out(), /passed, .* failed/, 'the first case is out before the run ends');
     assert.equal(await p.exit, 1);
-    assert.match(p.out(), /FAIL 0 passed, 4 failed/);
+    // One finding: the copies wait on a valid delivery answered, so they are not judged.
+    assert.match(p.out(), /FAIL 0 passed, 1 failed, 0 warnings, \d+ skipped, 3 not judged/);
+    assert.match(p.out(), /SKIP duplicate +not judged: valid deliveries get no answer \(see valid\)/);
   } finally {
     await hang.close();
   }

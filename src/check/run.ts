@@ -113,7 +113,7 @@ function checkRunId(given: string | undefined): string {
 }
 
 /** A case's report with what only check itself reads: whether valid's delivery got 2xx, and its id. */
-type Report = CaseReport & Pick<CaseOutcome, 'accepted' | 'deliveryId'>;
+type Report = CaseReport & Pick<CaseOutcome, 'accepted' | 'deliveryId' | 'unanswered'>;
 
 /** A case that was not run: what it waited on, in words, and which case (or the interrupt) that was. */
 function notJudged(c: CheckCase, why: string, root: string): CaseReport {
@@ -132,7 +132,9 @@ function blockedBy(c: CheckCase, done: ReadonlyMap<string, Report>): { why: stri
       need.case === 'valid'
         ? r.accepted
           ? 'a valid delivery is answered 2xx but not stored as sent (see valid)'
-          : 'valid deliveries are refused (see valid)'
+          : r.unanswered
+            ? 'valid deliveries get no answer (see valid)'
+            : 'valid deliveries are refused (see valid)'
         : `${need.case} failed`;
     return { why, root: need.case };
   }
@@ -236,6 +238,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       storedCounts,
       runId,
       interrupt,
+      tls: resolveTls(o),
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.
@@ -288,7 +291,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
           if (c.name === 'valid' && !interrupt.aborted && probe?.kind === 'command') await probeStoredCommand(report, ctx);
         }
         byName.set(c.name, report);
-        const { accepted: _a, deliveryId: _d, ...shown } = report;
+        const { accepted: _a, deliveryId: _d, unanswered: _u, ...shown } = report;
         reports.push(shown);
         o.onCase?.(shown);
       }

@@ -28,7 +28,8 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n), accepted: true, deliveryId };
       // Refused: every other case would be refused too, so this is where the cause is looked for.
       const itself = answerItself(ctx, res);
-      if (itself !== undefined) return { status: 'fail', observed, diagnosis: itself, accepted: false };
+      if (itself !== undefined)
+        return { status: 'fail', observed, diagnosis: itself, accepted: false, ...(res.status === undefined ? { unanswered: true } : {}) };
       const found = await diagnoseRefusal(ctx, res);
       const tried = found.accepted.length + found.refused.length;
       return {

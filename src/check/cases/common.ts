@@ -4,7 +4,7 @@ import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '..
 import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
-import type { TargetDispatcher } from '../../delivery/dispatcher.js';
+import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson } from '../../providers/util.js';
 import type { Interrupt } from '../../util/wait.js';
@@ -22,6 +22,8 @@ export interface CaseOutcome {
   diagnosis?: string;
   /** The valid case: whether the delivery itself got 2xx (the rejection cases mean something only if it did). */
   accepted?: boolean;
+  /** The valid case: its delivery got no answer at all (a timeout, a reset), not a refusal. */
+  unanswered?: boolean;
   /** The valid case: its delivery's id (a --stored command that never prints it prints something else). */
   deliveryId?: string;
 }
@@ -63,6 +65,8 @@ export interface CheckContext {
   onAnswer?(o: AttemptOutcome): void;
   /** The run's id: every request carries it as X-Hookdrill-Check, so its rows can be told apart in an inbox. */
   runId: string;
+  /** How the receiver's certificate is trusted (--ca, --insecure), for the case that opens its own socket. */
+  tls: TlsOptions;
   /** An interrupt stops every attempt in flight and every one after it. */
   interrupt?: Interrupt;
 }
@@ -118,8 +122,14 @@ export function copySignedSecondsApart(ctx: CheckContext, event: PreparedEvent, 
 
 /** Why copies of one delivery were mishandled: a refused duplicate, or one stored again. */
 export function duplicateDiagnosis(ctx: CheckContext, answers: readonly AttemptOutcome[], n: number | undefined): string {
+  // Each diagnosis as the observation shows it: the first copy refused is no refused duplicate,
+  // and nothing stored is no duplicate stored.
+  const [first] = answers;
+  if (first && !is2xx(first.status))
+    return `your receiver answered ${answer(first)} to the first copy, a delivery it had not seen — not a duplicate's problem: see valid (is it flaky under a second request?)`;
   if (answers.some((a) => !is2xx(a.status)))
     return 'your receiver refuses a copy of a delivery it already holds — the sender is asking "do you have it?": answer it 2xx, or it retries what you have for days';
+  if (n === 0) return storedWrongly(0);
   return `your receiver stores a copy of a delivery it already holds (${n} times): dedupe on ${ctx.provider.title}'s delivery id, not on the signature, the timestamp or the arrival`;
 }
 

@@ -6,6 +6,8 @@ import { hostAndPort } from '../../util/options.js';
 import { sleep } from '../../util/wait.js';
 import { answer, is2xx, is4xx, mib, padded, post, sigHeader, sign, NEEDS_ANSWERED, NEEDS_SIGNATURE } from './common.js';
 import type { CheckCase } from './common.js';
+import { postReadingEarly } from '../early-answer.js';
+import { CHECK_HEADER } from '../../inbox/types.js';
 
 export const LIMITS: readonly CheckCase[] = [
   {
@@ -15,18 +17,29 @@ export const LIMITS: readonly CheckCase[] = [
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const body = padded(ctx.provider, e, e.rawBody.length + ctx.maxBytes + 1024);
-      const big = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
+      // Read while writing: a 413 sent before the receiver closes is heard every time.
+      const big = await postReadingEarly(
+        ctx.url,
+        { ...sign(ctx, { ...e, rawBody: body }), [CHECK_HEADER]: ctx.runId },
+        body,
+        ctx.tls,
+        Math.max(ctx.timeoutMs, 30_000),
+        ctx.interrupt,
+      );
       const refused = big.status === 413 || big.error === 'reset';
       const next = ctx.factory.make(Date.now());
       const after = await post(ctx, next.rawBody, sign(ctx, next));
       const ok = refused && is2xx(after.status);
-      const observed = `${answer(big)} to ${body.length} bytes, then ${answer(after)} to a valid delivery`;
+      const bigAnswer = big.status !== undefined ? String(big.status) : (big.error ?? 'no answer');
+      const observed = `${bigAnswer} to ${body.length} bytes${big.status === undefined ? ` (after ${mib(big.written)} written)` : ''}, then ${answer(after)} to a valid delivery`;
       if (!ok)
         return {
           status: 'fail',
           observed: `${observed} (expected 413, then 2xx)`,
           diagnosis: refused
-            ? 'your receiver stops answering after refusing a large body'
+            ? after.status !== undefined
+              ? `your receiver answers ${after.status} to a valid delivery right after refusing a large body`
+              : `your receiver stops answering after refusing a large body (${answer(after)})`
             : `your receiver takes a body larger than --max-bytes (${mib(ctx.maxBytes)}): with no limit anyone can exhaust its memory, so refuse larger bodies with 413 (if its limit is higher, give check that limit with --max-bytes)`,
         };
       // A reset instead of the 413 (the receiver closed before reading the rest): a sender that

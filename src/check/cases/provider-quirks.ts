@@ -83,16 +83,21 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       const sizes = [LARGE_BODY_BYTES, ...(p.verifier.maxBodyBytes ? [p.verifier.maxBodyBytes - 100_000] : [])];
       const results: string[] = [];
       let refused: number | undefined;
+      let notStored = false;
       for (const size of sizes) {
         const base = ctx.factory.make(Date.now());
         const body = padded(p, base, size);
         const e = { ...base, rawBody: body };
         const r = await mustAccept(ctx, e, sign(ctx, e), body);
         results.push(`${r.text} to ${mib(body.length)}`);
-        if (!r.ok && refused === undefined) refused = body.length;
+        if (!r.ok && refused === undefined) {
+          refused = body.length;
+          notStored = is2xx(r.res.status);
+        }
       }
       const observed = results.join('; ');
       if (refused === undefined) return { status: 'pass', observed };
+      if (notStored) return { status: 'fail', observed, diagnosis: storedWrongly(0, `a valid ${mib(refused)} delivery`) };
       const most = p.verifier.maxBodyBytes
         ? `${p.title} sends up to ${mib(p.verifier.maxBodyBytes)}`
         : `${p.title}'s events can be this large`;
@@ -164,6 +169,19 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       }
       const observed = `${factories.length - refused.length} of ${factories.length} types accepted`;
       if (refused.length === 0) return { status: 'pass', observed };
+      const failed = sent.filter((s, i) => !is2xx(s.answer.status) || (counts?.[i] !== undefined && counts[i] !== 1));
+      if (failed.every((s) => s.answer.error === 'timeout'))
+        return {
+          status: 'fail',
+          observed: `${observed}; no answer in time to: ${refused.join(', ')}`,
+          diagnosis: `your receiver does not answer some events within ${ctx.timeoutMs} ms — the work they start runs before the answer: store, answer 2xx, then do the work`,
+        };
+      if (failed.every((s) => is2xx(s.answer.status)))
+        return {
+          status: 'fail',
+          observed: `${observed}; not stored: ${refused.join(', ')}`,
+          diagnosis: storedWrongly(0, 'events of other types'),
+        };
       return {
         status: 'fail',
         observed: `${observed}; refused: ${refused.join(', ')}`,
