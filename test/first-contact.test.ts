@@ -206,69 +206,37 @@ test('listen --json: every line carries the time it was written; a sender-contro
   }
 });
 
-test('--delay-scale compresses only the waits between attempts: a slow receiver keeps the real timeout; --timeout given is never scaled', async () => {
-  // A receiver that takes 1.5 s: inside Stripe's 20 s timeout, outside a time-scaled one (1 s floor).
+test("--time-scale compresses only the waits: a slow receiver keeps the provider's real timeout; --scale-timeout asks for the stricter one by name; --timeout given is never scaled", async () => {
+  // A receiver that takes 1.5 s: inside Stripe's 20 s timeout, outside a scaled one (1 s floor).
   const slow = await startServer(async (_req, res) => {
     await new Promise((r) => setTimeout(r, 1_500));
     reply(res, 200);
   });
+  const send = (...more: string[]) => hookdrill(['send', 'stripe/invoice.paid', '--url', slow.url, '--secret', SECRET, ...more]);
   try {
-    const scaled = await hookdrill([
-      'send',
-      'stripe/invoice.paid',
-      '--url',
-      slow.url,
-      '--secret',
-      SECRET,
-      '--time-scale',
-      '0.001',
-      '--retry-delays',
-      'none',
-    ]);
-    assert.equal(scaled.code, 1, 'a scaled timeout (1 s) gives up on it');
-    const delays = await hookdrill([
-      'send',
-      'stripe/invoice.paid',
-      '--url',
-      slow.url,
-      '--secret',
-      SECRET,
-      '--delay-scale',
-      '0.001',
-      '--json',
-    ]);
-    assert.equal(delays.code, 0, delays.stdout.slice(0, 400));
-    const t = (JSON.parse(delays.stdout) as { timing: { timeoutMs: number; retryDelaysMs: number[]; delaysOnly?: boolean } }).timing;
+    const scaled = await send('--time-scale', '0.001', '--json');
+    assert.equal(scaled.code, 0, `Stripe waits 20 s: a 1.5 s answer is delivered. ${scaled.stdout.slice(0, 400)}`);
+    const t = (JSON.parse(scaled.stdout) as { timing: { timeoutMs: number; retryDelaysMs: number[]; timeoutScaled?: boolean } }).timing;
     assert.equal(t.timeoutMs, 20_000, "Stripe's own timeout");
     assert.equal(t.retryDelaysMs[0], 60, "Stripe's 1-minute first retry, ×0.001");
-    const given = await hookdrill([
-      'send',
-      'stripe/invoice.paid',
-      '--url',
-      slow.url,
-      '--secret',
-      SECRET,
-      '--timeout',
-      '20s',
-      '--time-scale',
-      '0.01',
-    ]);
+    assert.equal(t.timeoutScaled, undefined);
+    const human = await send('--time-scale', '0.01', '--no-retry');
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, /profile stripe ×0\.01 \(waits only; the timeout is real\): timeout 20s/);
+    const strict = await send('--time-scale', '0.001', '--scale-timeout', '--retry-delays', 'none');
+    assert.equal(strict.code, 1, 'a scaled timeout (1 s) gives up on it');
+    assert.match(strict.stdout, /×0\.001 \(waits and timeout, scaled to 1s\): timeout 1s/);
+    const old = await send('--delay-scale', '0.001', '--no-retry');
+    assert.equal(old.code, 0, '--delay-scale, the old name, is the same');
+    const given = await send('--timeout', '20s', '--time-scale', '0.01');
     assert.equal(given.code, 0);
     assert.match(given.stdout, /timeout 20s/);
-    const both = await hookdrill([
-      'send',
-      'stripe/invoice.paid',
-      '--url',
-      slow.url,
-      '--secret',
-      SECRET,
-      '--time-scale',
-      '0.1',
-      '--delay-scale',
-      '0.1',
-    ]);
+    const both = await send('--time-scale', '0.1', '--delay-scale', '0.1');
     assert.equal(both.code, 2);
-    assert.match(both.stderr, /--time-scale scales the waits and the timeout, --delay-scale the waits only: choose one/);
+    assert.match(both.stderr, /--delay-scale is the old name of --time-scale .*: give one/);
+    const clash = await send('--time-scale', '0.1', '--scale-timeout', '--timeout', '2s');
+    assert.equal(clash.code, 2);
+    assert.match(clash.stderr, /--scale-timeout .* --timeout .*: choose one/);
   } finally {
     await slow.close();
   }

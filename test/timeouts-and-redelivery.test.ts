@@ -15,7 +15,7 @@ const SECRET = 'whsec_edges';
 const _SIMPLE = fileURLToPath(new URL('./receivers/simple.js', import.meta.url));
 const live = (args: string[]) => liveWith(args, SECRET);
 
-test('check against a receiver that never answers: each case printed as it finishes, each attempt cut at --timeout', async () => {
+test('check against a receiver that never answers: one finding, valid cut at --timeout, and the copies not judged', async () => {
   const hang = await startServer(() => undefined);
   try {
     const p = live([
@@ -29,14 +29,30 @@ test('check against a receiver that never answers: each case printed as it finis
       '--timeout',
       '300ms',
     ]);
-    await p.waitFor('out', /FAIL valid +timeout/, 5_000);
-    assert.doesNotMatch(p.out(), /passed, .* failed/, 'the first case is out before the run ends');
+    await p.waitFor('out', /FAIL valid +timeout in \d+ms/, 5_000);
     assert.equal(await p.exit, 1);
     // One finding: the copies wait on a valid delivery answered, so they are not judged.
     assert.match(p.out(), /FAIL 0 passed, 1 failed, 0 warnings, \d+ skipped, 3 not judged/);
     assert.match(p.out(), /SKIP duplicate +not judged: valid deliveries get no answer \(see valid\)/);
   } finally {
     await hang.close();
+  }
+});
+
+test('check prints each case as it finishes: valid is out while the next case still waits on its timeout', async () => {
+  // Answers the first request, then hangs: valid passes, duplicate's copies wait out --timeout.
+  let seen = 0;
+  const server = await startServer((_req, res) => {
+    if (seen++ === 0) reply(res, 200);
+  });
+  try {
+    const p = live(['check', '--url', server.url, '--provider', 'stripe', '--only', 'valid,duplicate', '--timeout', '1s']);
+    await p.waitFor('out', /PASS valid/, 5_000);
+    assert.doesNotMatch(p.out(), /passed, .* failed/, 'the first case is out before the run ends');
+    assert.equal(await p.exit, 1);
+    assert.match(p.out(), /FAIL duplicate +timeout/);
+  } finally {
+    await server.close();
   }
 });
 

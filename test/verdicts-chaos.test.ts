@@ -51,10 +51,26 @@ test("a right Slack receiver on Python's http.server (answers ~40 ms late on a r
   const result = await chaosOf('slack', r.command, { stored: r.stored });
   assert.deepEqual(result.problems, []);
   assert.equal(result.ok, true);
-  assert.equal(result.timing.timeoutMs, 1000, "Slack's 3 s at 0.01 stops at the 1 s floor");
+  assert.equal(result.timing.timeoutMs, 3000, "Slack's own 3 s: the time scale compresses the waits, not the timeout");
   // A process kill cannot see an unsynced write go: never a bare PASS.
   assert.equal(result.durability, 'process-kill');
   assert.match(renderChaos(result), /a process kill cannot judge power-loss durability/);
+});
+
+test("a GitHub receiver that does its work inline in 1.5 s (inside GitHub's 10 s) passes chaos at the default time scale; --scale-timeout holds it to 1 s and says so", async () => {
+  // At 0.01 a scaled timeout was 1 s (the floor): every delivery timed out, a false FAIL for a
+  // receiver GitHub accepts. The time scale now compresses the waits only.
+  const r = python('github', '', '--answer-after 1.5');
+  const result = await chaosOf('github', r.command, { stored: r.stored, rounds: 1, events: 4, duplicates: 1 });
+  assert.deepEqual(result.problems, []);
+  assert.equal(result.ok, true);
+  assert.equal(result.timing.timeoutMs, 10_000);
+  assert.match(renderChaos(result), /profile github ×0\.01 \(waits only; the timeout is real\): timeout 10s/);
+  const r2 = python('github', '', '--answer-after 1.5');
+  const strict = await chaosOf('github', r2.command, { stored: r2.stored, rounds: 1, events: 4, duplicates: 1, scaleTimeout: true });
+  assert.equal(strict.ok, false, 'the stricter rule, asked for by name, is kept');
+  assert.equal(strict.timing.timeoutMs, 1_000);
+  assert.match(renderChaos(strict), /×0\.01 \(waits and timeout, scaled to 1s\)/);
 });
 
 const root = process.getuid?.() === 0;

@@ -47,7 +47,10 @@ export interface ChaosOptions {
   settle?: string;
   /** With --inbox and --processed: how long to wait for rows still leased or pending after --settle. */
   settleMax?: string;
+  /** Scales the retry delays; the provider's timeout stays its own unless scaleTimeout. */
   timeScale?: string | number;
+  /** Scale the provider's timeout by timeScale too (never below 1 s): stricter than the provider. */
+  scaleTimeout?: boolean;
   /** After each restart, re-send this many of the last round's acknowledged deliveries (default 5; 0: none). */
   duplicates?: string | number;
   /** The receiver's handler is idempotent by design: processing a delivery twice does not fail the run. */
@@ -128,7 +131,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const readyTimeoutMs = o.readyTimeout !== undefined ? parseDuration(o.readyTimeout, '--ready-timeout') : d.readyTimeoutMs;
   const settleMs = o.settle !== undefined ? parseDuration(o.settle, '--settle') : d.settleMs;
   const settleMaxMs = o.settleMax !== undefined ? parseDuration(o.settleMax, '--settle-max') : d.settleMaxMs;
-  const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale }, d.timeScale);
+  const scaled = resolveTimingFlags(provider, { profile: o.profile, timeScale: o.timeScale, scaleTimeout: o.scaleTimeout }, d.timeScale);
   // At most three retries per delivery: enough to get through a restart, and a receiver that keeps
   // refusing cannot stretch a chaos run over the provider's whole schedule (Stripe's is 3 days).
   // A provider that never retries (GitHub: redelivery is manual) gets one redelivery right after

@@ -238,7 +238,7 @@ export function answerItself(ctx: CheckContext, res: AttemptOutcome): string | u
     return `your receiver refuses a valid delivery as too large (413): its body limit is below ${p.title}'s ordinary events; raise it (express.raw's default is 100 KiB; ${p.title}'s events run to megabytes)`;
   if (s !== undefined) return undefined;
   if (res.error === 'timeout')
-    return `your receiver does not answer a valid delivery within ${ctx.timeoutMs} ms (${p.title} waits ${ctx.providerTimeoutMs / 1000} s, then retries): answer 2xx as soon as the delivery is stored, and do the work after`;
+    return `your receiver does not answer a valid delivery within ${ctx.timeoutMs >= ctx.providerTimeoutMs ? `${p.title}'s ${ctx.providerTimeoutMs / 1000} s timeout (then it retries)` : `${ctx.timeoutMs} ms (--timeout; ${p.title} waits ${ctx.providerTimeoutMs / 1000} s, then retries)`}: answer 2xx as soon as the delivery is stored, and do the work after`;
   if (res.error === 'refused') return 'nothing accepts connections at the URL any more (connection refused): did the receiver stop?';
   if (res.error === 'reset') return 'your receiver closes the connection without answering a valid delivery (reset): did it crash on it?';
   return `no answer from the receiver (${res.error ?? 'no answer'}${res.detail ? `: ${res.detail}` : ''})`;

@@ -161,7 +161,10 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const only = caseList(o.only, 'only');
   const skip = caseList(o.skip, 'skip') ?? [];
   const providerTimeoutMs = (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
-  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : Math.min(providerTimeoutMs, CHECK_DEFAULTS.timeoutMs);
+  // A delivery the provider would send waits as long as the provider does; a request that must be
+  // refused (no provider sends it) waits at most CHECK_DEFAULTS.refusalTimeoutMs.
+  const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : providerTimeoutMs;
+  const refusalTimeoutMs = o.timeout !== undefined ? timeoutMs : Math.min(providerTimeoutMs, CHECK_DEFAULTS.refusalTimeoutMs);
   if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
@@ -231,6 +234,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       secrets,
       url,
       timeoutMs,
+      refusalTimeoutMs,
       providerTimeoutMs,
       maxBytes,
       factory: compileFixture(provider, fixture!, [], undefined, contentType),
@@ -251,7 +255,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     // Nothing listening is one finding, said before any case runs (check --receiver has made sure
     // already that its child owns the port).
     if (!o.receiver)
-      await preflight(url, resolveTls(o), timeoutMs).catch(async (err: unknown) => {
+      await preflight(url, resolveTls(o), refusalTimeoutMs).catch(async (err: unknown) => {
         await dispatcher.close();
         throw err;
       });

@@ -44,9 +44,12 @@ export interface TimingFlags {
   timeout?: string | number | undefined;
   /** `[0, 100, '1s']` (a number is milliseconds) or `'0,100ms,1s'`; `[]` or `'none'`: no retries. */
   retryDelays?: Delays | undefined;
+  /** Scales the waits between attempts; the provider's timeout stays its own unless scaleTimeout. */
   timeScale?: string | number | undefined;
-  /** Scales only the waits between attempts, never the timeout. */
+  /** The old name of timeScale (from when timeScale scaled the timeout too): the same now. */
   delayScale?: string | number | undefined;
+  /** Scale the provider's timeout by timeScale too (never below 1 s): stricter than the provider. */
+  scaleTimeout?: boolean | undefined;
   noRetry?: boolean | undefined;
 }
 
@@ -56,10 +59,16 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : undefined;
   if (timeoutMs !== undefined && timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
   if (o.timeScale !== undefined && o.delayScale !== undefined)
-    throw new UsageError('--time-scale scales the waits and the timeout, --delay-scale the waits only: choose one');
+    throw new UsageError('--delay-scale is the old name of --time-scale (both scale the waits only): give one');
+  const timeScale =
+    o.delayScale !== undefined
+      ? parsePositiveNumber(o.delayScale, '--delay-scale', 1)
+      : parsePositiveNumber(o.timeScale, '--time-scale', defaultScale);
+  if (o.scaleTimeout && timeoutMs !== undefined)
+    throw new UsageError("--scale-timeout scales the provider's timeout; --timeout gives one that is never scaled: choose one");
   const timing = resolveTiming(profile, {
-    timeScale: parsePositiveNumber(o.timeScale, '--time-scale', defaultScale),
-    ...(o.delayScale !== undefined ? { delayScale: parsePositiveNumber(o.delayScale, '--delay-scale', 1) } : {}),
+    timeScale,
+    ...(o.scaleTimeout ? { scaleTimeout: true } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(retryDelaysMs ? { retryDelaysMs } : {}),
     noRetry: o.noRetry === true,

@@ -3,10 +3,10 @@ import type { TimingProfile } from '../providers/index.js';
 /** The numbers one run delivers with: a profile after the user's overrides and the time scale. */
 export interface Timing {
   profile: string;
-  /** The factor on every wait between attempts (and on the profile's timeout, unless delaysOnly). */
+  /** The factor on every wait between attempts (and on the profile's timeout only with timeoutScaled). */
   timeScale: number;
-  /** --delay-scale: only the waits are scaled; the timeout stays the profile's (or the one given). */
-  delaysOnly?: true;
+  /** --scale-timeout: the profile's timeout was scaled too (never below SCALED_TIMEOUT_FLOOR_MS). */
+  timeoutScaled?: true;
   timeoutMs: number;
   retryDelaysMs: number[];
   maxRedirects: number;
@@ -16,9 +16,10 @@ export interface Timing {
 }
 
 export interface TimingOverrides {
+  /** Scales the waits between attempts; the provider's timeout stays its own unless scaleTimeout. */
   timeScale?: number;
-  /** Scales the waits between attempts only: "retry fast, but give my slow receiver its real timeout". */
-  delayScale?: number;
+  /** Scale the profile's timeout by timeScale too: a stricter rule than the provider's, asked for by name. */
+  scaleTimeout?: boolean;
   /** Replaces the profile's, and is never scaled: the user said how long. */
   timeoutMs?: number;
   /** Unscaled; replaces the profile's schedule. */
@@ -27,7 +28,7 @@ export interface TimingOverrides {
 }
 
 /**
- * A scaled timeout never drops below this (nor above the provider's own). A timeout is about the
+ * A scaled timeout (only with scaleTimeout) never drops below this (nor above the provider's own). A timeout is about the
  * network and the receiver, not the schedule: on loopback a correct receiver's answer can take tens
  * of milliseconds for reasons of no concern to any provider (Nagle and delayed ACKs on a reused
  * connection, ~40 ms; a GC pause; two cores shared with the load), and Slack's 3 s at 0.01 would be
@@ -36,22 +37,25 @@ export interface TimingOverrides {
 export const SCALED_TIMEOUT_FLOOR_MS = 1_000;
 
 /**
- * Scale every wait: the time scale compresses the provider's clock, so Slack's 5 min retry at 0.01
- * is 3 s; the shape of the schedule is kept, only its unit changes. The profile's timeout is scaled
- * too, but never below SCALED_TIMEOUT_FLOOR_MS; a timeout the user gave is taken as it is.
+ * Scale the waits: the time scale compresses the provider's clock, so Slack's 5 min retry at 0.01
+ * is 3 s; the shape of the schedule is kept, only its unit changes. The timeout is the provider's
+ * own: a receiver is held to the provider's rule, and a scaled one fails receivers the provider
+ * accepts (GitHub's 10 s at 0.01 is 1 s, and a connection queued past a small listen backlog waits
+ * for TCP's 1 s retransmission). Only scaleTimeout scales it, never below SCALED_TIMEOUT_FLOOR_MS;
+ * a timeout the user gave is taken as it is.
  */
 export function resolveTiming(profile: TimingProfile, o: TimingOverrides = {}): Timing {
-  const delaysOnly = o.delayScale !== undefined;
-  const scale = o.delayScale ?? o.timeScale ?? 1;
+  const scale = o.timeScale ?? 1;
   const delays = o.noRetry ? [] : (o.retryDelaysMs ?? [...profile.retryDelaysMs]);
-  const scaledTimeout = delaysOnly
-    ? profile.timeoutMs
-    : Math.max(profile.timeoutMs * scale, Math.min(SCALED_TIMEOUT_FLOOR_MS, profile.timeoutMs));
+  const timeoutScaled = o.scaleTimeout === true && o.timeoutMs === undefined && scale !== 1;
+  const timeoutMs = timeoutScaled
+    ? Math.max(profile.timeoutMs * scale, Math.min(SCALED_TIMEOUT_FLOOR_MS, profile.timeoutMs))
+    : profile.timeoutMs;
   return {
     profile: profile.name,
     timeScale: scale,
-    ...(delaysOnly ? { delaysOnly: true as const } : {}),
-    timeoutMs: o.timeoutMs ?? scaledTimeout,
+    ...(timeoutScaled ? { timeoutScaled: true as const } : {}),
+    timeoutMs: o.timeoutMs ?? timeoutMs,
     retryDelaysMs: delays.map((d) => d * scale),
     maxRedirects: profile.maxRedirects,
     retryAfterStatuses: profile.retryAfterStatuses,

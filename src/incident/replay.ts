@@ -31,9 +31,12 @@ export interface ReplayOptions extends SelectorFlags, DeliveryHookOptions {
   timeout?: string | number;
   /** `[0, 100, '1s']` (a number is milliseconds) or `'0,100ms,1s'`. */
   retryDelays?: Delays;
+  /** Scales the waits between attempts; the provider's timeout stays its own unless scaleTimeout. */
   timeScale?: string | number;
-  /** Scales only the waits between attempts, never the timeout. */
+  /** The old name of timeScale: the same now. */
   delayScale?: string | number;
+  /** Scale the provider's timeout by timeScale too (never below 1 s): stricter than the provider. */
+  scaleTimeout?: boolean;
   noRetry?: boolean;
   concurrency?: string | number;
   rate?: string;

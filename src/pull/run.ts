@@ -311,6 +311,7 @@ function validate(o: PullOptions): Plan {
       ['--retry-delays', o.retryDelays],
       ['--time-scale', o.timeScale],
       ['--delay-scale', o.delayScale],
+      ['--scale-timeout', o.scaleTimeout || undefined],
       ['--concurrency', o.concurrency],
     ] as const)
       if (given !== undefined)

@@ -3,6 +3,7 @@ import { safe } from '../util/terminal.js';
 import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
 import { formatDuration } from '../util/duration.js';
+import { scaleNote } from './timing.js';
 
 export function renderChaos(r: ChaosResult): string {
   const lines: string[] = [];
@@ -12,7 +13,7 @@ export function renderChaos(r: ChaosResult): string {
   const latency = t.maxKillSentMs !== undefined ? ` · ack→signal ≤ ${t.maxKillSentMs}ms` : '';
   lines.push(
     chalk.dim(
-      `${r.provider} → ${r.url} · receiver: ${r.receiver} · ${r.durability === 'power-cut' ? 'power cut' : `SIG${r.signal}`} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`}${latency} · ${r.receiverStarts} starts`,
+      `${r.provider} → ${r.url} · receiver: ${r.receiver} · ${r.durability === 'power-cut' ? 'power cut' : `SIG${r.signal}`} ${r.killPoint === 'random' ? 'at a random moment' : `after ack ${r.killAfter}`}${latency} · ${r.receiverStarts} starts · profile ${r.timing.profile}${scaleNote(r.timing)}: timeout ${formatDuration(r.timing.timeoutMs)}`,
     ),
   );
   const parts = [

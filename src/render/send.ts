@@ -3,6 +3,7 @@ import { count } from '../util/words.js';
 import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
 import type { SendResult } from '../delivery/send.js';
 import { formatDuration } from '../util/duration.js';
+import { scaleNote } from './timing.js';
 
 /**
  * Human output of `send`: each delivery's line (deliveryLine) is printed as it finishes; this is
@@ -82,7 +83,7 @@ function outcomeText(d: DeliveryRecord): string {
 
 function timingLine(r: Omit<SendResult, 'command'>): string {
   const t = r.timing;
-  const scale = t.timeScale !== 1 ? ` ×${t.timeScale}${t.delaysOnly ? ' (waits only)' : ''}` : '';
+  const scale = scaleNote(t);
   const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
   return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
 }

@@ -7,6 +7,8 @@ and hold each verdict to what the provider would say.
   python3 webhook_receiver.py ids --store FILE      # the delivery ids it holds, one per line
          [--column hash]                            # ... or, wrongly, a hash of each (another column)
 
+--answer-after S holds each stored delivery's 200 for S seconds (work done inline, within the
+provider's timeout: slow, not wrong).
 --path P serves deliveries only at that path (404 anywhere else, as a router does).
 --dump DIR writes each request as raw HTTP the way this receiver verifies it (its flaw applied to
 the body, Content-Length set to match), one file per request: what a user captures from their app.
@@ -260,6 +262,8 @@ def serve(args):
             if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
                 # An INSERT without ON CONFLICT: the database's own words reach the sender.
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')
+            if args.answer_after:
+                time.sleep(args.answer_after)
             self.answer(200, b'ok')
 
     server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
@@ -281,6 +285,7 @@ def main():
     p.add_argument('--path', default='')
     p.add_argument('--dump', default='')
     p.add_argument('--column', default='id', choices=['id', 'hash'])
+    p.add_argument('--answer-after', type=float, default=0)
     args = p.parse_args()
     if args.command == 'ids':
         for i in read_ids(args.store):

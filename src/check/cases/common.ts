@@ -52,8 +52,17 @@ export interface CheckContext {
   contentType: ContentType;
   secrets: readonly string[];
   url: URL;
-  /** Per attempt: a receiver that hangs costs each case this long, not the provider's full timeout. */
+  /**
+   * Per attempt of a delivery the provider would send: the provider's own timeout (or --timeout),
+   * so a receiver is held to the provider's rule and not a stricter one.
+   */
   timeoutMs: number;
+  /**
+   * Per attempt of a request that must be refused (a forgery, an unsigned flood): no provider
+   * sends it, so its timeout is no rule of the provider's; a receiver that hangs on it costs each
+   * case this long (at most 5 s), not Stripe's 20 s.
+   */
+  refusalTimeoutMs: number;
   /** The provider's own timeout: what the latency case holds the receiver to. */
   providerTimeoutMs: number;
   maxBytes: number;
@@ -142,6 +151,8 @@ export async function post(
   body: Buffer,
   headers: Record<string, string>,
   pieces?: readonly Buffer[],
+  /** A request that must be refused: waited on for refusalTimeoutMs, not the provider's timeout. */
+  refusal?: 'refusal',
 ): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = { ...headers, [CHECK_HEADER]: ctx.runId };
@@ -149,7 +160,7 @@ export async function post(
     url: ctx.url,
     headers: marked,
     body,
-    timeoutMs: ctx.timeoutMs,
+    timeoutMs: refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
     ...(pieces ? { pieces } : {}),
@@ -203,7 +214,7 @@ export function rejection(
     async run(ctx) {
       const event = ctx.factory.make(Date.now());
       const req = make(ctx, event);
-      const res = await post(ctx, req.body, req.headers);
+      const res = await post(ctx, req.body, req.headers, undefined, 'refusal');
       const stored = await mustNotStore(ctx, event.deliveryId);
       const ok = is4xx(res.status) && !stored.bad;
       if (ok) return { status: 'pass', observed: `${answer(res)}${stored.text}` };

@@ -30,6 +30,7 @@ export interface ChaosFlags extends SignerFlags, OutputFlags {
   settle?: string;
   settleMax?: string;
   timeScale?: string;
+  scaleTimeout?: boolean;
   duplicates?: string;
   allowReprocess?: boolean;
   powerCut?: string;
@@ -52,9 +53,9 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       .option('--schema <name>', SCHEMA_HELP)
       .option('--stored <command>', 'a command that prints the delivery ids the receiver holds, one per line')
       .option('--processed <command>', 'a command that prints the ids whose work was done (twice = processed twice)');
-    declareTiming(cmd, ['profile', 'timeScale'], {
+    declareTiming(cmd, ['profile', 'timeScale', 'scaleTimeout'], {
       profile: 'timing profile for the retries after a restart',
-      timeScale: `scale the profile's retry delays and timeout; a scaled timeout stops at 1s (default: ${D.timeScale})`,
+      timeScale: `scale the profile's retry delays; the timeout stays the provider's own (default: ${D.timeScale})`,
     });
     cmd
       .option('--events <n>', `events per round (default: ${D.events})`)
@@ -107,6 +108,7 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
       'settle',
       'settleMax',
       'timeScale',
+      'scaleTimeout',
       'duplicates',
       'allowReprocess',
       'powerCut',

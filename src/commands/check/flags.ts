@@ -49,7 +49,10 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--list', 'print every case, what it proves and where it does not apply; then exit')
       .option('--only <cases>', 'run only these cases (comma list)')
       .option('--skip <cases>', 'skip these cases (comma list)')
-      .option('--timeout <duration>', `per attempt (default: the provider's timeout, at most ${CHECK_DEFAULTS.timeoutMs / 1000}s)`)
+      .option(
+        '--timeout <duration>',
+        `per attempt (default: the provider's own timeout for what it would send; at most ${CHECK_DEFAULTS.refusalTimeoutMs / 1000}s for requests that must be refused)`,
+      )
       .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
       .option('--content-type <type>', 'json, or form: the content type of the GitHub hook the receiver is behind (default: json)')
       .option(

@@ -72,7 +72,7 @@ export const pull = defineCommand<PullFlags, PullOptions>({
       )
       .option('--skip-failed', 'an event the receiver keeps failing is skipped (and listed) instead of holding the cursor')
       .option('--concurrency <n>', `requests in flight at most (default: ${PULL_DEFAULTS.concurrency}: in order)`);
-    declareTiming(cmd, ['profile', 'timeout', 'retryDelays', 'timeScale', 'delayScale', 'retry'], {
+    declareTiming(cmd, ['profile', 'timeout', 'retryDelays', 'timeScale', 'scaleTimeout', 'delayScale', 'retry'], {
       retry: 'one attempt per event (a failure holds the cursor, or is skipped with --skip-failed)',
     });
     cmd
