@@ -454,6 +454,11 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     {},
     { file: 'request.http', at: '1700000000', entry: '2', secrets: ['a', 'b'] },
   ],
+  [
+    ['verify', '--ui', 'http://127.0.0.1:4040/?token=t', '--refused', 'r3', '--secret', 'a'],
+    {},
+    { ui: 'http://127.0.0.1:4040/?token=t', refused: 'r3', secrets: ['a'] },
+  ],
 ];
 
 /** The command a row runs: `fixtures`, or `fixtures capture` when the second word names a subcommand. */

@@ -227,8 +227,57 @@ test('listen --ui: the inspector beside the receiver, with the requests it refus
     assert.equal(await page.locator('#chart span.refused').count(), 1);
     assert.match((await page.textContent('#legend')) ?? '', /refused/);
     await page.locator('#rows tr[data-id="evt_fine"]').waitFor({ timeout: 10_000 });
+    // Why: the refused request is held whole and judged as hookdrill verify judges it.
+    await page.locator('#refused tbody tr', { hasText: 'no_match' }).locator('button', { hasText: 'why?' }).click();
+    await page.locator('#refused-why-title', { hasText: 'r1: refused' }).waitFor({ timeout: 10_000 });
+    const said = (await page.textContent('#refused-why-text')) ?? '';
+    assert.match(said, /hookdrill verify --ui '.*' --refused r1/);
+    assert.ok(!said.includes(SECRET));
   } finally {
     await browser.close();
+    await stopAll(listen);
+  }
+});
+
+test('listen --ui keeps a refused request whole: the inspector says why its signature failed, and hookdrill verify --ui --refused judges the same bytes', async () => {
+  const { hookdrill } = await import('./helpers/cli.js');
+  const { providers } = await import('../src/providers/index.js');
+  const { until } = await import('./helpers/until.js');
+  const { p: listen, url } = await startListen(join(tempDir(), 'inbox.db'), SECRET, '--ui', '0', '--no-worker');
+  try {
+    await until(() => /the inbox in a browser: http:\/\/\S+token=\S+/.test(listen.stderr()), 'the page URL on stderr', 10_000);
+    const pageUrl = /the inbox in a browser: (http:\/\/\S+)/.exec(listen.stderr())?.[1] as string;
+    // Signed as Stripe signs it (pretty-printed, LF), delivered as a proxy that rewrites line ends passes it on.
+    const signed = Buffer.from(
+      `${JSON.stringify({ id: 'evt_crlf', object: 'event', type: 'invoice.paid', data: { object: {} } }, null, 2)}\n`,
+    );
+    const headers = providers.stripe.sign(signed, [SECRET], { nowMs: Date.now(), deliveryId: 'evt_crlf', eventType: 'invoice.paid' });
+    const sent = Buffer.from(signed.toString().replace(/\n/g, '\r\n'));
+    assert.equal((await fetch(url, { method: 'POST', body: sent, headers })).status, 401);
+    const token = new URL(pageUrl).searchParams.get('token') as string;
+    const api = (path: string) => fetch(new URL(path, pageUrl), { headers: { 'x-hookdrill-token': token } });
+    const list = (await (await api('/api/refused')).json()) as { refused: { id: string; kept: boolean; code?: string }[] };
+    assert.deepEqual(
+      list.refused.map((r) => [r.id, r.kept, r.code]),
+      [['r1', true, 'no_match']],
+    );
+    const detail = (await (await api('/api/refused/r1')).json()) as { explanation: { code: string; findings: string[] }; raw: string };
+    assert.equal(detail.explanation.code, 'transformed');
+    assert.match(detail.explanation.findings[0] ?? '', /line ends/i);
+    assert.ok(Buffer.from(detail.raw, 'base64').includes(sent), 'the raw request carries the body as it arrived');
+    assert.ok(!Buffer.from(detail.raw, 'base64').toString().includes(SECRET), 'no secret in what the page is given');
+    // The same verdict from a terminal, and a clear line for an id no longer held.
+    const cli = await hookdrill(['verify', '--ui', pageUrl, '--refused', 'r1', '--secret', SECRET]);
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.match(cli.stdout, /line ends/i);
+    assert.ok(!cli.stdout.includes(SECRET) && !cli.stdout.includes(token));
+    const gone = await hookdrill(['verify', '--ui', pageUrl, '--refused', 'r9', '--secret', SECRET]);
+    assert.equal(gone.code, 2);
+    assert.match(gone.stderr, /^hookdrill: --refused r9: r9 is no longer held/m);
+    const bare = await hookdrill(['verify', '--refused', 'r1', '--secret', SECRET]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /--refused goes with --ui URL/);
+  } finally {
     await stopAll(listen);
   }
 });

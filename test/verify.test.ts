@@ -158,3 +158,18 @@ test('verify: a HAR entry judged as of its startedDateTime; bad input is one lin
   assert.match(bad.stderr, /^hookdrill: .*x\.http: the first line is not an HTTP request line/);
   assert.doesNotMatch(bad.stderr, /at .*\.js:\d+/);
 });
+
+test("listen's refused list holds whole requests within a byte budget: the oldest bodies go first, a body over the per-request cap is listed but not held", async () => {
+  const { RefusedLog } = await import('../src/ui/refused.js');
+  const log = new RefusedLog(100, 3_000, 1_500);
+  const capture = (n: number) => ({ method: 'POST', path: '/', headers: {}, body: Buffer.alloc(n, 'x'), arrivedAtMs: Date.now() });
+  const entry = { at: Date.now(), status: 401, result: 'rejected' as const, reason: 'no match' };
+  const ids = [1_000, 1_000, 1_000, 2_000].map((n) => log.add(entry, capture(n)).id);
+  assert.deepEqual(ids, ['r1', 'r2', 'r3', 'r4']);
+  assert.equal(log.add(entry, capture(1_000)).id, 'r5');
+  // r4 (2,000 bytes) is over the 1,500 cap: listed, not held; r1 went to keep 3 × 1,000 within 3,000.
+  const kept = Object.fromEntries(log.view().recent.map((r) => [r.id, r.kept]));
+  assert.deepEqual(kept, { r5: true, r4: false, r3: true, r2: true, r1: false });
+  assert.equal(log.capture('r1'), undefined);
+  assert.equal(log.capture('r5')?.body.length, 1_000);
+});

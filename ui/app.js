@@ -229,11 +229,37 @@ async function refused() {
   $('refused').tBodies[0].replaceChildren(
     ...r.refused.slice(0, 20).map((x) => {
       const tr = el('tr');
-      tr.append(el('td', ago(x.at)), el('td', x.status), el('td', x.code ? `${x.code}: ${x.reason}` : x.reason));
+      const why = el('td');
+      if (x.kept) {
+        const b = el('button', 'why?');
+        b.type = 'button';
+        b.onclick = () => explainRefused(x.id);
+        why.append(b);
+      }
+      tr.append(el('td', x.id), el('td', ago(x.at)), el('td', x.status), el('td', x.code ? `${x.code}: ${x.reason}` : x.reason), why);
       return tr;
     }),
   );
   return r.perMinute;
+}
+
+/** Why one refused request's signature did not hold, as `hookdrill verify` says it, and the command that says it again. */
+async function explainRefused(id) {
+  $('refused-why').hidden = false;
+  $('refused-why-title').textContent = `${id}: judging…`;
+  $('refused-why-text').textContent = '';
+  try {
+    const d = await api(`/api/refused/${encodeURIComponent(id)}`);
+    const e = d.explanation;
+    $('refused-why-title').textContent = `${id}: ${e.ok ? 'valid' : 'refused'} (${e.code})`;
+    $('refused-why-text').textContent = [
+      ...e.findings,
+      '',
+      `again in a terminal: hookdrill verify --ui '${location.href}' --refused ${id} --secret …`,
+    ].join('\n');
+  } catch (err) {
+    $('refused-why-title').textContent = `${id}: ${err.message}`;
+  }
 }
 
 async function refresh() {

@@ -16,12 +16,25 @@ export interface ReceiverOptions {
   toleranceSec?: number;
   /** A store not committed within this is answered 503 (default 2 s: below every provider's timeout). */
   storeDeadlineMs?: number;
-  /** Called after each request is answered: for logs, and for waking a worker. */
-  onRequest?: (event: ReceiverEvent) => void;
+  /**
+   * Called after each request is answered: for logs, and for waking a worker. A refused signature
+   * comes with the request as it arrived (its kept headers, never credentials, and its raw body),
+   * apart from the event so that no log line can carry a body: for `listen --ui`'s "why refused".
+   */
+  onRequest?: (event: ReceiverEvent, refused?: RefusedCapture) => void;
   /** More for /healthz's answer, beside its verdict (listen: what it answered since it started). */
   healthDetail?: () => Record<string, unknown>;
   /** Serve `GET /metrics` with this (listen: Prometheus's text format). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+}
+
+/** A request whose signature was refused, as it arrived: what `hookdrill verify` judges. */
+export interface RefusedCapture {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  arrivedAtMs: number;
 }
 
 export interface ReceiverEvent {
@@ -55,14 +68,14 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
   const arrived = new WeakMap<ServerResponse, number>();
-  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown) => {
+  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: RefusedCapture) => {
     const text = JSON.stringify(body);
     res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     const t0 = arrived.get(res);
     // Every event is a fresh literal: timed in place, not copied, on the hot path.
     if (t0 !== undefined) event.ms = performance.now() - t0;
-    options.onRequest?.(event);
+    options.onRequest?.(event, refused);
   };
 
   return (req, res) => {
@@ -148,6 +161,9 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
         res,
         { status: 401, result: 'rejected', reason: err.message, code: err.code, bytes },
         { error: err.code, message: err.message },
+        options.onRequest
+          ? { method: req.method ?? 'POST', path: req.url ?? '/', headers: keptHeaders(req), body: rawBody, arrivedAtMs: Date.now() }
+          : undefined,
       );
     }
 

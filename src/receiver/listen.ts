@@ -8,7 +8,7 @@ import type { ListenMetrics } from './metrics.js';
 import type { Inbox, InboxStats } from '../inbox/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { createReceiverServer, listen } from './server.js';
-import type { ReceiverEvent } from './index.js';
+import type { ReceiverEvent, RefusedCapture } from './index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
 import { DEFAULT_BACKOFF, Worker, deadAfter } from '../worker/index.js';
 import { WORKER_DEFAULTS } from '../worker/defaults.js';
@@ -44,7 +44,7 @@ export interface ListenOptions {
   backoffMax?: string | number;
   /** Store only; leave rows pending for another worker (or for inspection). */
   noWorker?: boolean;
-  onRequest?: (e: ReceiverEvent) => void;
+  onRequest?: (e: ReceiverEvent, refused?: RefusedCapture) => void;
   onOutcome?: (o: WorkOutcome) => void;
   onError?: (err: unknown) => void;
   /** What the store found that a person must know now, though deliveries are still stored (Redis lost the queue's data). */
@@ -224,7 +224,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
         failed: counts.failed,
       },
     }),
-    onRequest: (event) => {
+    onRequest: (event, refused) => {
       metrics?.request(event);
       if (event.result !== 'health') counts.requests++;
       if (event.result === 'stored') {
@@ -237,7 +237,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
         storeFailed(event.reason ?? 'the store failed');
       }
       if (event.result === 'stored') lastStoreFailure = undefined;
-      o.onRequest?.(event);
+      o.onRequest?.(event, refused);
     },
   });
 

@@ -1,7 +1,12 @@
 import { MINUTES } from '../inbox/per-minute.js';
+import type { RefusedCapture } from '../receiver/index.js';
 
 /** A request listen refused: when, its answer, and why in words (and the signature failure's code). */
 export interface RefusedRequest {
+  /** r1, r2, …: by which the page and `hookdrill verify --ui URL --refused ID` ask for it. */
+  id: string;
+  /** Its request is still held whole (headers and body), so it can be explained. */
+  kept: boolean;
   at: number;
   status: number;
   result: 'rejected' | 'too_large';
@@ -31,9 +36,34 @@ export class RefusedLog {
    */
   private readonly seconds = new Map<number, number>();
 
-  constructor(private readonly keep = 100) {}
+  /** The requests of the latest refused signatures, newest last, within a byte budget. */
+  private readonly captures = new Map<string, RefusedCapture>();
+  private captureBytes = 0;
+  private next = 0;
 
-  add(r: RefusedRequest): void {
+  /**
+   * keep: entries listed; maxBytes: the bodies held whole, all together (a flood of large forged
+   * bodies must not grow listen's memory); one body above maxBodyBytes is listed but not held.
+   */
+  constructor(
+    private readonly keep = 100,
+    private readonly maxBytes = 16 * 1024 * 1024,
+    private readonly maxBodyBytes = 1024 * 1024,
+  ) {}
+
+  add(entry: Omit<RefusedRequest, 'id' | 'kept'>, capture?: RefusedCapture): RefusedRequest {
+    const id = `r${++this.next}`;
+    const held = capture !== undefined && capture.body.length <= this.maxBodyBytes;
+    if (held) {
+      this.captures.set(id, capture);
+      this.captureBytes += capture.body.length;
+      for (const [old, c] of this.captures) {
+        if (this.captureBytes <= this.maxBytes && this.captures.size <= this.keep) break;
+        this.captures.delete(old);
+        this.captureBytes -= c.body.length;
+      }
+    }
+    const r: RefusedRequest = { id, kept: held, ...entry };
     this.kept.unshift(r);
     if (this.kept.length > this.keep) this.kept.length = this.keep;
     const second = Math.floor(r.at / 1000);
@@ -45,6 +75,12 @@ export class RefusedLog {
         if (s > second - MINUTES * 60) break;
         this.seconds.delete(s);
       }
+    return r;
+  }
+
+  /** The request of a refusal still held, or undefined (never held, or pushed out since). */
+  capture(id: string): RefusedCapture | undefined {
+    return this.captures.get(id);
   }
 
   /** The minutes line up with the inbox overview's: the hour before `now`, minute 0 the oldest. */
@@ -57,6 +93,6 @@ export class RefusedLog {
       const i = Math.floor((at - from) / 60_000);
       perMinute[i] = (perMinute[i] ?? 0) + n;
     }
-    return { recent: this.kept, perMinute };
+    return { recent: this.kept.map((r) => (r.kept && !this.captures.has(r.id) ? { ...r, kept: false } : r)), perMinute };
   }
 }

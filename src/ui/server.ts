@@ -13,6 +13,7 @@ import { safeJson } from '../util/terminal.js';
 import { replayOne, signedCurl } from './actions.js';
 import { resolveSigner } from '../delivery/signer.js';
 import type { UiSigner } from './actions.js';
+import type { VerifyResult } from '../verify/explain.js';
 import type { RefusedView } from './refused.js';
 
 /**
@@ -36,11 +37,25 @@ export interface UiOptions {
   token?: string;
   /** Under listen --ui: the requests it refused lately, and how many a minute (no inbox row holds them). */
   refused?: () => RefusedView;
+  /**
+   * Under listen --ui: one refused request by id, as raw HTTP with its arrival, and why its
+   * signature was refused (judged with all of listen's secrets); undefined once no longer held.
+   */
+  refusedRequest?: (id: string) => RefusedDetail | undefined;
   /** With secrets: who signs replays and curl commands (ui --provider --secret, or listen's own); never sent to the page. */
   provider?: string;
   secrets?: string[];
   /** Where "save as fixture" writes (default: ./fixtures, as `fixtures capture --out fixtures`). */
   fixturesDir?: string;
+}
+
+export interface RefusedDetail {
+  id: string;
+  /** When it arrived (Unix ms). */
+  at: number;
+  /** The request as raw HTTP, base64 (its body is bytes, not text). */
+  raw: string;
+  explanation: VerifyResult;
 }
 
 export interface UiHandle {
@@ -98,6 +113,14 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
       if (!o.refused) return send(res, 404, { error: 'only under listen --ui' });
       const { recent, perMinute } = o.refused();
       return send(res, 200, { refused: recent, perMinute });
+    }
+    const one = /^\/api\/refused\/(r\d{1,12})$/.exec(url.pathname);
+    if (req.method === 'GET' && one) {
+      if (!o.refusedRequest) return send(res, 404, { error: 'only under listen --ui' });
+      const detail = o.refusedRequest(one[1] as string);
+      if (!detail)
+        return send(res, 404, { error: `${one[1]} is no longer held (listen keeps the latest refused requests, 16 MiB of them)` });
+      return send(res, 200, detail);
     }
     if (req.method === 'GET' && url.pathname === '/api/overview') return send(res, 200, await inspect({ inbox: o.inbox }));
     if (req.method === 'GET' && url.pathname === '/api/rows') {

@@ -18,6 +18,21 @@ export interface CapturedRequest {
   source: string;
 }
 
+/**
+ * A request as raw HTTP/1.1, the form parseRawHttp reads back: what the inspector hands out for a
+ * refused request, so `hookdrill verify` (or a file kept for later) judges the very bytes. The
+ * body goes as it arrived, with its own length (a chunked arrival is written whole).
+ */
+export function toRawHttp(method: string, path: string, headers: Record<string, string>, body: Buffer): Buffer {
+  const lines = [`${method} ${path} HTTP/1.1`];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'content-length' || name === 'transfer-encoding') continue;
+    lines.push(`${name}: ${value.replace(/[\r\n]+/g, ' ')}`);
+  }
+  lines.push(`content-length: ${body.length}`, '', '');
+  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+}
+
 /** A raw HTTP/1.x request: the request line, headers, a blank line, the body (chunked bodies are joined). */
 export function parseRawHttp(bytes: Buffer, source: string): CapturedRequest {
   let end = bytes.indexOf('\r\n\r\n');

@@ -9,7 +9,7 @@ import { listOption, stringOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { explain } from './explain.js';
 import type { VerifyResult } from './explain.js';
-import { parseCapture } from './request.js';
+import { parseCapture, parseRawHttp } from './request.js';
 import type { CapturedRequest } from './request.js';
 
 export type { VerifyResult } from './explain.js';
@@ -24,6 +24,10 @@ export interface VerifyRequestOptions {
   id?: string;
   provider?: ProviderName | (string & {});
   secrets?: Strings;
+  /** Judge a request `listen --ui` refused instead: the inspector's URL as listen printed it (its token in it) … */
+  ui?: string;
+  /** … and the refused request's id (r12). */
+  refused?: string;
   /** Judge as of this moment (ISO time or Unix seconds); default: when the capture says it arrived, else now. */
   at?: string;
   /** Where `-` reads from (the CLI's stdin). */
@@ -61,6 +65,31 @@ async function fromInbox(o: VerifyRequestOptions): Promise<CapturedRequest> {
   }
 }
 
+/** A request listen --ui refused, fetched from its inspector by id: the bytes as they arrived. */
+async function fromInspector(o: VerifyRequestOptions): Promise<CapturedRequest> {
+  const id = stringOption(o.refused, 'refused');
+  if (!id || !/^r\d{1,12}$/.test(id))
+    throw new UsageError('--ui goes with --refused ID: the refused request, as the inspector lists it (r12)');
+  let page: URL;
+  try {
+    page = new URL(o.ui as string);
+  } catch {
+    throw new UsageError(`--ui ${JSON.stringify(o.ui)}: not a URL (give the inspector URL listen printed, with its token)`);
+  }
+  const token = page.searchParams.get('token');
+  if (!token) throw new UsageError('--ui: the URL has no ?token= (give the inspector URL exactly as listen printed it)');
+  const res = await fetch(new URL(`/api/refused/${id}`, page), { headers: { 'x-hookdrill-token': token } }).catch((err: unknown) => {
+    throw new UsageError(
+      `--ui ${page.origin}: no inspector answers (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}): is listen --ui running?`,
+    );
+  });
+  const body = (await res.json().catch(() => ({}))) as { error?: string; raw?: string; at?: number };
+  if (!res.ok || typeof body.raw !== 'string')
+    throw new UsageError(`--refused ${id}: ${body.error ?? `the inspector answered ${res.status}`}`);
+  const req = parseRawHttp(Buffer.from(body.raw, 'base64'), `refused request ${id}`);
+  return { ...req, ...(typeof body.at === 'number' ? { arrivedAtMs: body.at } : {}) };
+}
+
 /** A moment: Unix seconds, or an ISO 8601 time with its zone. */
 function parseAt(text: string): number {
   if (/^\d{9,11}$/.test(text)) return Number(text) * 1000;
@@ -85,7 +114,12 @@ export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
     throw new UsageError(`unknown provider ${JSON.stringify(o.provider)} (providers: ${Object.keys(providers).join(', ')})`);
   const atMs = o.at === undefined ? undefined : parseAt(o.at);
   let req: CapturedRequest;
-  if (o.inbox !== undefined) {
+  if (o.refused !== undefined && o.ui === undefined) throw new UsageError('--refused goes with --ui URL: the inspector that lists it');
+  if (o.ui !== undefined) {
+    if (file !== undefined || o.inbox !== undefined)
+      throw new UsageError('give one request: a capture, --inbox with --id, or --ui with --refused');
+    req = await fromInspector(o);
+  } else if (o.inbox !== undefined) {
     if (file !== undefined) throw new UsageError('give a capture or --inbox with --id, not both');
     req = await fromInbox(o);
   } else if (file === undefined || file === '-') {

@@ -1,4 +1,7 @@
 import { RefusedLog } from '../../ui/refused.js';
+import type { RefusedDetail } from '../../ui/server.js';
+import { explain } from '../../verify/explain.js';
+import { toRawHttp } from '../../verify/request.js';
 import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
 import { safe, safeJson, safeOutput } from '../../util/terminal.js';
@@ -152,16 +155,19 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const uiPort = typeof flags.ui === 'string' ? parseIntFlag(flags.ui, '--ui', 0, 65_535, 4040) : 4040;
     const handle = await start({
       ...options,
-      onRequest: (e) => {
+      onRequest: (e, request) => {
         if (flags.ui !== undefined && (e.result === 'rejected' || e.result === 'too_large')) {
-          refused.add({
-            at: Date.now(),
-            status: e.status,
-            result: e.result,
-            reason: e.reason ?? '',
-            ...(e.code ? { code: e.code } : {}),
-            ...(e.bytes !== undefined ? { bytes: e.bytes } : {}),
-          });
+          refused.add(
+            {
+              at: Date.now(),
+              status: e.status,
+              result: e.result,
+              reason: e.reason ?? '',
+              ...(e.code ? { code: e.code } : {}),
+              ...(e.bytes !== undefined ? { bytes: e.bytes } : {}),
+            },
+            request,
+          );
         }
         if (log === 'requests' || (log === 'status' && render.isNotable(e))) write(render.requestLine(e, json));
       },
@@ -188,6 +194,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               port: uiPort,
               ...(options.host !== undefined ? { host: options.host } : {}),
               refused: () => refused.view(),
+              // Why one was refused: judged as `hookdrill verify` judges, with every secret listen has.
+              refusedRequest: (id) => explainRefused(refused, id, options.provider, options.secrets ?? []),
               // The page replays with listen's own provider and secret: the app behind it verifies those.
               ...(options.provider ? { provider: options.provider } : {}),
               ...(options.secrets?.[0] ? { secrets: [options.secrets[0]] } : {}),
@@ -259,4 +267,16 @@ function liveStatus<C extends { requests: number }>(counts: () => C, line: (c: C
       clear();
     },
   };
+}
+
+/** One refused request, held whole, as raw HTTP and explained (undefined once pushed out). */
+function explainRefused(log: RefusedLog, id: string, provider: string | undefined, secrets: readonly string[]): RefusedDetail | undefined {
+  const c = log.capture(id);
+  if (!c) return undefined;
+  const raw = toRawHttp(c.method, c.path, c.headers, c.body);
+  const explanation = explain(
+    { headers: c.headers, body: c.body, arrivedAtMs: c.arrivedAtMs, source: `refused request ${id}` },
+    { ...(provider ? { provider } : {}), secrets },
+  );
+  return { id, at: c.arrivedAtMs, raw: raw.toString('base64'), explanation };
 }

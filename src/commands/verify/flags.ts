@@ -11,6 +11,8 @@ export interface VerifyFlags extends SignerFlags {
   schema?: string;
   id?: string;
   at?: string;
+  ui?: string;
+  refused?: string;
   json?: boolean;
 }
 
@@ -31,12 +33,14 @@ export const verify = defineCommand<VerifyFlags, VerifyRequestOptions>({
       .option('--inbox <file|url>', 'or: verify a row of this inbox (with --id and --provider)')
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <delivery-id>', 'with --inbox: the row')
+      .option('--ui <url>', 'or: a request listen --ui refused — the inspector URL listen printed (with its token), and --refused')
+      .option('--refused <id>', "with --ui: the refused request's id (r12, as the inspector lists it)")
       .option('--at <time>', 'judge as of this moment (ISO time or Unix seconds; default: when the capture says it arrived, else now)')
       .option('--json', 'print the verdict as JSON');
   },
   options: ({ args, flags, env }) => ({
     ...(args[0] !== undefined ? { file: args[0] as string } : {}),
-    ...pick(flags, ['entry', 'id', 'at']),
+    ...pick(flags, ['entry', 'id', 'at', 'ui', 'refused']),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
   }),
