@@ -173,3 +173,20 @@ test("listen's refused list holds whole requests within a byte budget: the oldes
   assert.equal(log.capture('r1'), undefined);
   assert.equal(log.capture('r5')?.body.length, 1_000);
 });
+
+test('a final line end added on the way (curl --data-binary "$body<newline>", a heredoc) is named as that, not as a re-serialised body', async () => {
+  const { providers } = await import('../src/providers/index.js');
+  const secret = SECRET.github as string;
+  const body = Buffer.from('{"action":"opened","zen":"hi"}');
+  const headers = providers.github.sign(body, [secret], { nowMs: Date.now(), deliveryId: 'd-final-lf', eventType: 'issues' });
+  const raw = `POST / HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\ncontent-length: ${body.length + 1}\r\n\r\n${body}\n`;
+  const file = join(tempDir(), 'request.http');
+  writeFileSync(file, raw);
+  const r = await hookdrill(['verify', file, '--secret', secret, '--json']);
+  assert.equal(r.code, 1, r.stderr);
+  const v = JSON.parse(r.stdout) as { code: string; transformation: string };
+  assert.equal(v.code, 'transformed');
+  assert.match(v.transformation, /a line end was added at its end/);
+});

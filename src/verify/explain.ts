@@ -74,6 +74,9 @@ const CANDIDATES: readonly Candidate[] = [
     make: (b) => orNone(b, b.toString('utf8').replace(/\r\n/g, '\n')),
   },
   { said: 'its line ends were changed from \\r\\n to \\n', make: (b) => orNone(b, b.toString('utf8').replace(/\r?\n/g, '\r\n')) },
+  // The smallest changes before re-serialisation, which would also explain them, less exactly.
+  { said: 'a line end was added at its end', make: (b) => orNone(b, b.toString('utf8').replace(/\r?\n$/, '')) },
+  { said: 'the line end at its end was removed', make: (b) => orNone(b, Buffer.concat([b, Buffer.from('\n')])) },
   {
     said: 'it was parsed and written again (express.json(), JSON.stringify(req.body), json.dumps): its whitespace, escapes or key order are no longer the ones the provider signed',
     make: (b, p) => {
@@ -122,8 +125,6 @@ const CANDIDATES: readonly Candidate[] = [
       return Buffer.from(back.toString('latin1'), 'utf8').equals(b) ? orNone(b, back) : undefined;
     },
   },
-  { said: 'a line end was added at its end', make: (b) => orNone(b, b.toString('utf8').replace(/\r?\n$/, '')) },
-  { said: 'the line end at its end was removed', make: (b) => orNone(b, Buffer.concat([b, Buffer.from('\n')])) },
 ];
 
 function tryVerify(
