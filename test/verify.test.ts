@@ -12,7 +12,7 @@ import { tempDir } from './helpers/tmp.js';
 import { until } from './helpers/until.js';
 
 /** One delivery sent by `hookdrill send` to the Python receiver with this flaw; the request it verified, as raw HTTP. */
-async function captured(provider: string, flaw: string, secret = SECRET[provider] as string): Promise<string> {
+async function captured(provider: string, flaw: string, secret = SECRET[provider] as string, fixture?: string): Promise<string> {
   const dir = tempDir();
   const dump = join(dir, 'dump');
   mkdirSync(dump);
@@ -46,7 +46,7 @@ async function captured(provider: string, flaw: string, secret = SECRET[provider
         ),
       'the receiver listening',
     );
-    await hookdrill(['send', '--provider', provider, '--secret', secret, '--url', url, '--no-retry']);
+    await hookdrill(['send', ...(fixture ? [fixture] : []), '--provider', provider, '--secret', secret, '--url', url, '--no-retry']);
     const [file] = readdirSync(dump);
     assert.ok(file, 'the receiver wrote no request');
     return join(dump, file);
@@ -88,6 +88,27 @@ for (const row of rows) {
     assert.ok(!r.stdout.includes(SECRET[row.provider] as string));
   });
 }
+
+// Every provider: a request its receiver refused, explained. Standard's and Svix's default events
+// are ASCII, so the flaws that re-encode text leave them alone: theirs is refused for its secret.
+test("verify explains a refused request for every provider: Shopify's order re-encoded as Latin-1; Standard's and Svix's signed with the other secret of a rotation", async () => {
+  const order = await captured('shopify', 'latin1-text', undefined, 'shopify/orders/create');
+  const shopify = await verify([order, '--secret', SECRET.shopify as string, '--json']);
+  assert.equal(shopify.code, 1, shopify.stderr);
+  assert.equal(shopify.json?.code, 'transformed');
+  assert.match(shopify.json?.findings[0] ?? '', /read as Latin-1 and written as UTF-8/);
+  for (const provider of ['standard', 'svix']) {
+    const rolled = 'whsec_cm9sbGVkLXNlY3JldC1mb3ItdGhlLXRlc3Q=';
+    const file = await captured(provider, '', rolled);
+    const one = await verify([file, '--secret', SECRET[provider] as string, '--json']);
+    assert.equal(one.code, 1, `${provider}: ${one.stderr}`);
+    assert.equal(one.json?.code, 'no_match');
+    assert.match(one.json?.findings[1] ?? '', /the secret is not the one that signed it/);
+    const both = await verify([file, '--secret', SECRET[provider] as string, '--secret', rolled]);
+    assert.equal(both.code, 0, `${provider}: ${both.stdout}`);
+    assert.match(both.stdout, /with secret 2 of 2 \(not the first\)/);
+  }
+});
 
 test('verify: another secret, the second of two, a stale capture judged as of its arrival, a cut body, another provider', async () => {
   const file = await captured('stripe', '');

@@ -1,7 +1,4 @@
 import { RefusedLog } from '../../ui/refused.js';
-import type { RefusedDetail } from '../../ui/server.js';
-import { explain } from '../../verify/explain.js';
-import { toRawHttp } from '../../verify/request.js';
 import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
 import { safe, safeJson, safeOutput } from '../../util/terminal.js';
@@ -185,6 +182,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       },
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));
+    // Loaded only with --ui: the verifier's providers (standardwebhooks) stay out of --help.
+    const detail = flags.ui === undefined ? undefined : await import('../../ui/refused-detail.js');
     const inspector =
       flags.ui === undefined
         ? undefined
@@ -195,7 +194,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               ...(options.host !== undefined ? { host: options.host } : {}),
               refused: () => refused.view(),
               // Why one was refused: judged as `hookdrill verify` judges, with every secret listen has.
-              refusedRequest: (id) => explainRefused(refused, id, options.provider, options.secrets ?? []),
+              refusedRequest: (id) => detail?.explainRefused(refused, id, options.provider, options.secrets ?? []),
               // The page replays with listen's own provider and secret: the app behind it verifies those.
               ...(options.provider ? { provider: options.provider } : {}),
               ...(options.secrets?.[0] ? { secrets: [options.secrets[0]] } : {}),
@@ -267,16 +266,4 @@ function liveStatus<C extends { requests: number }>(counts: () => C, line: (c: C
       clear();
     },
   };
-}
-
-/** One refused request, held whole, as raw HTTP and explained (undefined once pushed out). */
-function explainRefused(log: RefusedLog, id: string, provider: string | undefined, secrets: readonly string[]): RefusedDetail | undefined {
-  const c = log.capture(id);
-  if (!c) return undefined;
-  const raw = toRawHttp(c.method, c.path, c.headers, c.body);
-  const explanation = explain(
-    { headers: c.headers, body: c.body, arrivedAtMs: c.arrivedAtMs, source: `refused request ${id}` },
-    { ...(provider ? { provider } : {}), secrets },
-  );
-  return { id, at: c.arrivedAtMs, raw: raw.toString('base64'), explanation };
 }
