@@ -11,6 +11,7 @@ import { rootCertificates } from 'node:tls';
 import type { TlsOptions } from '../delivery/dispatcher.js';
 import type { Interrupt } from '../util/wait.js';
 import { basicAuth, hostAndPort } from '../util/options.js';
+import { rawRequestHead } from '../util/http-headers.js';
 
 export interface EarlyAnswer {
   status?: number;
@@ -70,11 +71,9 @@ export function postReadingEarly(
     });
     socket.on('close', () => setImmediate(() => finish({ error: 'reset' })));
     const auth = basicAuth(url);
-    const all: Record<string, string> = { host: url.host, ...headers, 'content-length': String(body.length), connection: 'close' };
+    const all: Record<string, string> = { host: url.host, ...headers, connection: 'close' };
     if (auth && !Object.keys(all).some((k) => k.toLowerCase() === 'authorization')) all.authorization = auth;
-    const head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(all)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\r\n')}\r\n\r\n`;
+    const head = rawRequestHead('POST', `${url.pathname}${url.search}`, all, body.length);
     const start = () => {
       socket.write(head);
       // A receiver that judges Content-Length answers before reading the body, then closes; were

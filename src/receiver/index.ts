@@ -18,10 +18,11 @@ export interface ReceiverOptions {
   storeDeadlineMs?: number;
   /**
    * Called after each request is answered: for logs, and for waking a worker. A refused signature
-   * comes with the request as it arrived (its kept headers, never credentials, and its raw body),
+   * comes with its request as it arrived (its kept headers, never credentials, and its raw body),
    * apart from the event so that no log line can carry a body: for `listen --ui`'s "why refused".
+   * It is built only when asked for (a flood of forgeries costs nothing more without --ui).
    */
-  onRequest?: (event: ReceiverEvent, refused?: RefusedCapture) => void;
+  onRequest?: (event: ReceiverEvent, refused?: () => RefusedCapture) => void;
   /** More for /healthz's answer, beside its verdict (listen: what it answered since it started). */
   healthDetail?: () => Record<string, unknown>;
   /** Serve `GET /metrics` with this (listen: Prometheus's text format). */
@@ -68,7 +69,7 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
   const arrived = new WeakMap<ServerResponse, number>();
-  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: RefusedCapture) => {
+  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture) => {
     const text = JSON.stringify(body);
     res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -161,9 +162,7 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
         res,
         { status: 401, result: 'rejected', reason: err.message, code: err.code, bytes },
         { error: err.code, message: err.message },
-        options.onRequest
-          ? { method: req.method ?? 'POST', path: req.url ?? '/', headers: keptHeaders(req), body: rawBody, arrivedAtMs: Date.now() }
-          : undefined,
+        () => ({ method: req.method ?? 'POST', path: req.url ?? '/', headers: keptHeaders(req), body: rawBody, arrivedAtMs: Date.now() }),
       );
     }
 

@@ -44,7 +44,7 @@ export interface ListenOptions {
   backoffMax?: string | number;
   /** Store only; leave rows pending for another worker (or for inspection). */
   noWorker?: boolean;
-  onRequest?: (e: ReceiverEvent, refused?: RefusedCapture) => void;
+  onRequest?: (e: ReceiverEvent, refused?: () => RefusedCapture) => void;
   onOutcome?: (o: WorkOutcome) => void;
   onError?: (err: unknown) => void;
   /** What the store found that a person must know now, though deliveries are still stored (Redis lost the queue's data). */

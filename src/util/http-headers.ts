@@ -66,3 +66,19 @@ export function maskCredentials(headers: Record<string, string>): Record<string,
 export function endToEnd(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => isStoredHeader(name)));
 }
+
+/**
+ * An HTTP/1.1 request's head as bytes, ending in its blank line: the request line, the headers
+ * (a given Content-Length or Transfer-Encoding replaced by the body's own length; a line break in
+ * a value made a space, so no value can add a header), and `content-length`.
+ */
+export function rawRequestHead(method: string, target: string, headers: Record<string, string>, bodyLength: number): Buffer {
+  const lines = [`${method} ${target} HTTP/1.1`];
+  for (const [name, value] of Object.entries(headers)) {
+    const n = name.toLowerCase();
+    if (n === 'content-length' || n === 'transfer-encoding') continue;
+    lines.push(`${name}: ${value.replace(/[\r\n]+/g, ' ')}`);
+  }
+  lines.push(`content-length: ${bodyLength}`, '', '');
+  return Buffer.from(lines.join('\r\n'), 'latin1');
+}

@@ -3,6 +3,7 @@
  * dump), a HAR file's entry (a browser's or a proxy's export), or a row of a hookdrill inbox.
  */
 import { UsageError } from '../util/errors.js';
+import { rawRequestHead } from '../util/http-headers.js';
 import { openCaptures } from '../fixtures/import/files.js';
 import type { Captured } from '../fixtures/import/files.js';
 
@@ -24,13 +25,7 @@ export interface CapturedRequest {
  * body goes as it arrived, with its own length (a chunked arrival is written whole).
  */
 export function toRawHttp(method: string, path: string, headers: Record<string, string>, body: Buffer): Buffer {
-  const lines = [`${method} ${path} HTTP/1.1`];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name === 'content-length' || name === 'transfer-encoding') continue;
-    lines.push(`${name}: ${value.replace(/[\r\n]+/g, ' ')}`);
-  }
-  lines.push(`content-length: ${body.length}`, '', '');
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+  return Buffer.concat([rawRequestHead(method, path, headers, body.length), body]);
 }
 
 /** A raw HTTP/1.x request: the request line, headers, a blank line, the body (chunked bodies are joined). */

@@ -150,9 +150,12 @@ export async function post(
   ctx: CheckContext,
   body: Buffer,
   headers: Record<string, string>,
-  pieces?: readonly Buffer[],
-  /** A request that must be refused: waited on for refusalTimeoutMs, not the provider's timeout. */
-  refusal?: 'refusal',
+  o: {
+    /** The body written in these pieces, as a sender's chunks arrive. */
+    pieces?: readonly Buffer[];
+    /** A request that must be refused: waited on for refusalTimeoutMs, not the provider's timeout. */
+    refusal?: boolean;
+  } = {},
 ): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = { ...headers, [CHECK_HEADER]: ctx.runId };
@@ -160,10 +163,10 @@ export async function post(
     url: ctx.url,
     headers: marked,
     body,
-    timeoutMs: refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
+    timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
-    ...(pieces ? { pieces } : {}),
+    ...(o.pieces ? { pieces: o.pieces } : {}),
     ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
   });
   ctx.onAnswer?.(res);
@@ -214,7 +217,7 @@ export function rejection(
     async run(ctx) {
       const event = ctx.factory.make(Date.now());
       const req = make(ctx, event);
-      const res = await post(ctx, req.body, req.headers, undefined, 'refusal');
+      const res = await post(ctx, req.body, req.headers, { refusal: true });
       const stored = await mustNotStore(ctx, event.deliveryId);
       const ok = is4xx(res.status) && !stored.bad;
       if (ok) return { status: 'pass', observed: `${answer(res)}${stored.text}` };
@@ -244,7 +247,7 @@ export async function mustAccept(
   body = e.rawBody,
   pieces?: readonly Buffer[],
 ) {
-  const res = await post(ctx, body, headers, pieces);
+  const res = await post(ctx, body, headers, pieces ? { pieces } : {});
   const n = await storedCount(ctx, e.deliveryId);
   const ok = is2xx(res.status) && (n === undefined || n === 1);
   return { res, n, ok, text: `${answer(res)}${storedText(n)}` };

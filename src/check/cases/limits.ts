@@ -138,7 +138,7 @@ export const LIMITS: readonly CheckCase[] = [
             const e = events[next++] as PreparedEvent;
             const headers = sign(ctx, e);
             delete headers[sigHeader(ctx)];
-            const res = await post(ctx, e.rawBody, headers, undefined, 'refusal');
+            const res = await post(ctx, e.rawBody, headers, { refusal: true });
             if (is2xx(res.status)) answered2xx++;
             if (res.status === undefined) unanswered++;
           }

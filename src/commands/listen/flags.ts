@@ -163,7 +163,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               ...(e.code ? { code: e.code } : {}),
               ...(e.bytes !== undefined ? { bytes: e.bytes } : {}),
             },
-            request,
+            request?.(),
           );
         }
         if (log === 'requests' || (log === 'status' && render.isNotable(e))) write(render.requestLine(e, json));
