@@ -103,16 +103,22 @@ async function previewRequeue(selector, where) {
   where.replaceChildren(confirm);
 }
 
+const FILTER_DEBOUNCE_MS = 300;
+
 function filters() {
   const q = new URLSearchParams();
   for (const [k, v] of new FormData($('filters'))) if (v) q.append(k, String(v));
   return q;
 }
 
+let rowsAsked = 0;
 async function rows() {
   const q = filters();
   if (![...q.keys()].length) q.set('limit', '200');
+  const asked = ++rowsAsked;
   const r = await api(`/api/rows?${q}`);
+  // An answer to filters the user has since changed is not shown over the newer one.
+  if (asked !== rowsAsked) return;
   const list = r.view === 'rows' ? r.rows : [];
   $('rows').tBodies[0].replaceChildren(
     ...list.map((x) => {
@@ -272,7 +278,13 @@ async function refresh() {
   }
 }
 
-$('filters').addEventListener('input', () => rows());
+// A query per keystroke is a query per keystroke on the inbox listen writes to: typed filters
+// wait until the typing stops.
+let typing;
+$('filters').addEventListener('input', () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => rows(), FILTER_DEBOUNCE_MS);
+});
 // Live: new deliveries appear without reloading — 2 s after the last refresh ended, so a slow
 // store (an overview of a large BullMQ queue takes seconds) is never asked twice at once.
 signing().catch(() => undefined);

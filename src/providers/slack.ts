@@ -54,6 +54,8 @@ export function isSslCheck(rawBody: Buffer, contentType: string | undefined): bo
   if (rawBody[0] === 0x7b || (contentType !== undefined && !contentType.startsWith('application/x-www-form-urlencoded'))) return false;
   return new URLSearchParams(rawBody.toString('utf8')).get('ssl_check') === '1';
 }
+/** `ssl_check=1&token=` and a verification token are tens of bytes; room to spare. */
+const SSL_CHECK_MAX_BYTES = 4096;
 const TS_HEADER = 'X-Slack-Request-Timestamp';
 
 /** JSON as Slack writes it (PHP's json_encode): compact, every `/` escaped as `\/`. */
@@ -117,6 +119,14 @@ export const slack: Provider = {
     const body = parseJson(rawBody);
     if (!isObject(body) || body.type !== 'url_verification' || typeof body.challenge !== 'string') return undefined;
     return { challenge: body.challenge };
+  },
+
+  mayBeUnsignedCheck(headers) {
+    // A form of a few fields with a declared length: anything larger, or chunked, is no ssl_check.
+    const type = headers['content-type'];
+    const contentType = Array.isArray(type) ? type[0] : type;
+    const length = Number(headers['content-length'] ?? Number.NaN);
+    return (contentType === undefined || contentType.startsWith('application/x-www-form-urlencoded')) && length <= SSL_CHECK_MAX_BYTES;
   },
 
   unsignedCheck(rawBody, headers) {

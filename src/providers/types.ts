@@ -147,7 +147,11 @@ export interface Provider {
   checkSecret(secret: string): void;
   /** The exact headers the provider sends with this body; one signature per secret where rotation exists. */
   sign(rawBody: Buffer, secrets: readonly string[], ctx: SignContext): OutgoingHeaders;
-  /** Throws SignatureError unless one of the secrets signed exactly these bytes in time. */
+  /**
+   * Throws SignatureError unless one of the secrets signed exactly these bytes in time. The headers
+   * are judged before the body: every failure but `no_match` must depend on the headers alone
+   * (the receiver refuses those before reading a body; test/admission.test.ts holds each to it).
+   */
   verify(rawBody: Buffer, headers: IncomingHeaders, secrets: readonly string[], opts?: VerifyOptions): void;
   /** The id a receiver should dedupe on, or undefined when the request carries none. */
   deliveryId(headers: IncomingHeaders, rawBody: Buffer): string | undefined;
@@ -165,6 +169,12 @@ export interface Provider {
    * else from it and stores nothing (what @slack/bolt's HTTPReceiver does).
    */
   unsignedCheck?(rawBody: Buffer, headers: IncomingHeaders): boolean;
+  /**
+   * Whether a request may be such an unsigned check, from its headers alone: the receiver reads
+   * its body before refusing it for a missing signature. Every other request with a signature
+   * header that cannot be valid is refused before its body is read.
+   */
+  mayBeUnsignedCheck?(headers: IncomingHeaders): boolean;
   /**
    * A notice that is not an event (Slack's `app_rate_limited`): a receiver may store it or drop
    * it, so check's other-types does not demand either.

@@ -4,6 +4,11 @@ import { STORED_BODY_MAX_BYTES } from '../inbox/types.js';
 export const RECEIVER_DEFAULTS = {
   /** Bodies larger than this are refused with 413 (the limit every door to the inbox keeps). */
   maxBytes: STORED_BODY_MAX_BYTES,
+  /**
+   * Body bytes held across all requests at once: four bodies at the 32 MiB limit, or thousands of
+   * ordinary ones. A flood of forged bodies pins at most this; past it, 503 with Retry-After.
+   */
+  maxInFlightBytes: 4 * STORED_BODY_MAX_BYTES,
   /** How old, or how far ahead, a signed timestamp may be: every provider's own 5 minutes. */
   toleranceSec: 300,
   /**

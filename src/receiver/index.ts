@@ -5,6 +5,7 @@ import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
+import { BodyBudget, headerRefusal } from './admission.js';
 
 export interface ReceiverOptions {
   provider: Provider;
@@ -25,6 +26,11 @@ export interface ReceiverOptions {
   onRequest?: (event: ReceiverEvent, refused?: () => RefusedCapture) => void;
   /** More for /healthz's answer, beside its verdict (listen: what it answered since it started). */
   healthDetail?: () => Record<string, unknown>;
+  /**
+   * Body bytes held across all requests at once (default 128 MiB); a request past it is answered
+   * 503 with Retry-After before its body is read. At least maxBytes, or no large delivery fits.
+   */
+  maxInFlightBytes?: number;
   /** Serve `GET /metrics` with this (listen: Prometheus's text format). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
 }
@@ -36,12 +42,24 @@ export interface RefusedCapture {
   headers: Record<string, string>;
   body: Buffer;
   arrivedAtMs: number;
+  /** Refused on its headers alone: its body was never read (`body` is empty). */
+  bodyUnread?: boolean;
 }
 
 export interface ReceiverEvent {
   status: number;
   /** What happened: stored, duplicate, rejected (bad signature), too_large, store_failed, challenge, … */
-  result: 'stored' | 'duplicate' | 'rejected' | 'too_large' | 'store_failed' | 'challenge' | 'method_not_allowed' | 'health' | 'error';
+  result:
+    | 'stored'
+    | 'duplicate'
+    | 'rejected'
+    | 'too_large'
+    | 'busy'
+    | 'store_failed'
+    | 'challenge'
+    | 'method_not_allowed'
+    | 'health'
+    | 'error';
   deliveryId?: string;
   eventType?: string;
   reason?: string;
@@ -62,15 +80,22 @@ export const DEFAULT_MAX_BYTES = RECEIVER_DEFAULTS.maxBytes;
  * sender retries) → only then 200. A duplicate is answered 200: the sender is asking "do you
  * have it?". Authentic but malformed JSON is stored and acknowledged; the worker buries it.
  */
-export function createReceiver(options: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** The request handler, and the one for Node's `checkContinue` (a request sent with `Expect: 100-continue`). */
+export type ReceiverHandler = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  checkContinue?: (req: IncomingMessage, res: ServerResponse) => void;
+};
+
+export function createReceiver(options: ReceiverOptions): ReceiverHandler {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const { provider, inbox } = options;
   const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
   const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
 
   const arrived = new WeakMap<ServerResponse, number>();
-  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture) => {
+  const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture, close?: boolean) => {
     const text = JSON.stringify(body);
+    // Answered before its body was read: the connection cannot carry another request after it.
+    if (close) res.setHeader('connection', 'close');
     res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     const t0 = arrived.get(res);
@@ -79,7 +104,11 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
     options.onRequest?.(event, refused);
   };
 
-  return (req, res) => {
+  const budget = new BodyBudget(options.maxInFlightBytes ?? RECEIVER_DEFAULTS.maxInFlightBytes);
+  // Requests that asked `Expect: 100-continue` and have not been told to go on: they are judged on
+  // their headers and answered without a 100 when refused, so their bodies are never sent.
+  const awaitingContinue = new WeakSet<ServerResponse>();
+  const handler: ReceiverHandler = (req, res) => {
     arrived.set(res, performance.now());
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics' && options.metrics && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -122,23 +151,79 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       return answer(res, { status: 405, result: 'method_not_allowed' }, { error: 'method_not_allowed' });
     }
 
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    const expects = awaitingContinue.has(res);
+    // Before a byte of the body: a signature header that cannot be valid is refused at once.
+    // (Slack's ssl_check comes unsigned: a request that may be one is read, it is a few bytes.)
+    if (!provider.mayBeUnsignedCheck?.(req.headers)) {
+      const err = headerRefusal(provider, req.headers, options.secrets, verifyOptions);
+      if (err) {
+        answer(
+          res,
+          { status: 401, result: 'rejected', reason: err.message, code: err.code, ...(declared >= 0 ? { bytes: declared } : {}) },
+          { error: err.code, message: err.message },
+          () => ({
+            method: req.method ?? 'POST',
+            path: req.url ?? '/',
+            headers: keptHeaders(req),
+            body: Buffer.alloc(0),
+            arrivedAtMs: Date.now(),
+            bodyUnread: true,
+          }),
+          true,
+        );
+        return discardRest(req, 0, expects ? 0 : REFUSED_DISCARD_BYTES);
+      }
+    }
+
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
+    // What this request holds of the budget, given back once, when its exchange is over.
+    let taken = 0;
+    res.once('close', () => budget.give(taken));
+    const take = (n: number) => {
+      if (!budget.take(n)) return false;
+      taken += n;
+      return true;
+    };
+    const busy = () => {
+      refused = true;
+      chunks.length = 0;
+      res.setHeader('retry-after', '1');
+      answer(
+        res,
+        {
+          status: 503,
+          result: 'busy',
+          reason: `over ${budget.capBytes} body bytes held at once`,
+          ...(declared >= 0 ? { bytes: declared } : {}),
+        },
+        { error: 'busy' },
+        undefined,
+        true,
+      );
+      discardRest(req, size, expects ? 0 : REFUSED_DISCARD_BYTES);
+    };
     const tooLarge = (bytes: number) => {
       refused = true;
       chunks.length = 0;
-      answer(res, { status: 413, result: 'too_large', bytes }, { error: 'payload_too_large', maxBytes });
-      discardRest(req, size);
+      answer(res, { status: 413, result: 'too_large', bytes }, { error: 'payload_too_large', maxBytes }, undefined, expects);
+      // Without a 100 Continue, a client that waits for one sends no body: nothing to wait for.
+      discardRest(req, size, expects ? 0 : DISCARD_CAP_BYTES);
     };
+    if (declared > maxBytes) return tooLarge(declared);
+    if (declared >= 0 && !take(declared)) return busy();
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (refused) return;
       if (size > maxBytes) return tooLarge(size);
+      // Chunked: no length declared, so each chunk takes its share as it comes.
+      if (!(declared >= 0) && !take(chunk.length)) return busy();
       chunks.push(chunk);
     });
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > maxBytes) return tooLarge(declared);
+    // Judged and admitted: now the client may send its body.
+    if (expects) res.writeContinue();
 
     req.on('error', () => undefined); // a client that vanished mid-body: nothing to answer
     req.on('end', () => {
@@ -149,6 +234,11 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
       });
     });
   };
+  handler.checkContinue = (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(res);
+    handler(req, res);
+  };
+  return handler;
 
   async function handle(rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const bytes = rawBody.length;
@@ -222,6 +312,11 @@ function withinDeadline<T>(write: Promise<T>, ms: number): Promise<T> {
 /** How much of an oversized body is read and thrown away, and for how long, before the connection is cut. */
 const DISCARD_CAP_BYTES = 64 * 1024 * 1024;
 const DISCARD_DEADLINE_MS = 10_000;
+/**
+ * After a refusal on the headers (or a full budget): enough that a sender's small request still
+ * reads its 401 or 503 rather than a reset, and a flood's 30 MiB bodies are cut after a MiB.
+ */
+const REFUSED_DISCARD_BYTES = 1024 * 1024;
 
 /**
  * After a 413, keep reading (and discarding) what the client still sends. Closing at once is what
@@ -229,14 +324,14 @@ const DISCARD_DEADLINE_MS = 10_000;
  * http client, many senders) then gets a TCP reset instead of the 413 — and a sender that sees a
  * reset retries the same oversized body forever. Past a cap or a deadline the connection is cut.
  */
-function discardRest(req: IncomingMessage, alreadyRead: number): void {
+function discardRest(req: IncomingMessage, alreadyRead: number, capBytes = DISCARD_CAP_BYTES): void {
   let read = alreadyRead;
   const cut = () => req.socket.destroy();
   const timer = setTimeout(cut, DISCARD_DEADLINE_MS);
   timer.unref();
   req.on('data', (chunk: Buffer) => {
     read += chunk.length;
-    if (read > DISCARD_CAP_BYTES) cut();
+    if (read > capBytes) cut();
   });
   req.once('end', () => clearTimeout(timer));
   req.once('close', () => clearTimeout(timer));

@@ -36,6 +36,8 @@ export interface ListenOptions {
   /** Forward the headers as received (the original signature, which goes stale after 5 minutes). */
   forwardOriginalHeaders?: boolean;
   maxBytes?: string | number;
+  /** Body bytes held across all requests at once; past it, 503 with Retry-After. */
+  maxBytesInFlight?: string | number;
   tolerance?: string;
   concurrency?: string | number;
   maxAttempts?: string | number;
@@ -102,11 +104,25 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const { provider, secrets } = resolveSigner({ ...o, verifying: true });
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
   const host = o.host ?? LISTEN_DEFAULTS.host;
+  // '' binds every interface and shows as http://:PORT: never what was meant.
+  if (host.trim() === '')
+    throw new UsageError('--host is empty: give an address (0.0.0.0 for every interface, 127.0.0.1 for this machine)');
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
   const duration = (text: string | number | undefined, flag: string, fallback: number) =>
     text !== undefined ? parseDuration(text, flag) : fallback;
   const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const maxInFlightBytes = parseIntFlag(
+    o.maxBytesInFlight,
+    '--max-bytes-in-flight',
+    1,
+    64 * 1024 ** 3,
+    Math.max(RECEIVER_DEFAULTS.maxInFlightBytes, maxBytes),
+  );
+  if (maxInFlightBytes < maxBytes)
+    throw new UsageError(
+      `--max-bytes-in-flight ${maxInFlightBytes} is below --max-bytes ${maxBytes}: a delivery of the largest size allowed would never fit`,
+    );
   const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
   if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
   // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
@@ -211,6 +227,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     secrets,
     inbox,
     maxBytes,
+    maxInFlightBytes,
     toleranceSec,
     storeDeadlineMs,
     metrics: () => (metrics as ListenMetrics).scrape(),

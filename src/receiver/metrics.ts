@@ -8,7 +8,11 @@ import type { ReceiverEvent } from './index.js';
  * listen's `GET /metrics`, in Prometheus's text format (prom-client, on a registry of its own so a
  * library user's default registry is left alone). Counters are counted as things happen; the
  * inbox's rows, the age of its oldest pending row — the number to alert on — and its health are
- * read from the store at each scrape — one stats query and one health check, shared by the gauges — never cached.
+ * read from the store at most once every 5 s (STORE_READ_EVERY_MS), one read shared by every
+ * scrape meanwhile and by all the gauges: a flood of scrapes costs the store one count per
+ * interval, and on SQLite that count runs on a thread of its own, never on the loop that answers
+ * deliveries. The oldest row's age is worked out at each scrape from the time read, so it grows
+ * between reads as it should.
  */
 export interface ListenMetrics {
   request(e: ReceiverEvent): void;
@@ -18,10 +22,15 @@ export interface ListenMetrics {
   scrape(): Promise<{ contentType: string; body: string }>;
 }
 
-export function createListenMetrics(inbox: Inbox, now: () => number = Date.now): ListenMetrics {
+/** How often the store's gauges are read at most; Prometheus scrapes every 15 s or more by default. */
+export const STORE_READ_EVERY_MS = 5_000;
+
+export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, readEveryMs: number = STORE_READ_EVERY_MS): ListenMetrics {
   const registry = new Registry();
   // Read from the store once per scrape, before the registry renders: the gauges share it.
   const read: { stats: InboxStats | undefined; healthy: boolean } = { stats: undefined, healthy: false };
+  let readAt = Number.NEGATIVE_INFINITY;
+  let reading: Promise<void> | undefined;
   const deliveries = new Counter({
     name: 'hookdrill_deliveries_total',
     help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code).',
@@ -89,12 +98,20 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now):
       batches.observe(size);
     },
     async scrape() {
-      const [stats, health] = await Promise.all([
-        inbox.stats().catch(() => undefined),
-        (inbox.health?.() ?? Promise.resolve({ ok: true })).catch(() => ({ ok: false })),
-      ]);
-      read.stats = stats;
-      read.healthy = health.ok;
+      const t = now();
+      if (!reading && t - readAt >= readEveryMs) {
+        reading = Promise.all([
+          inbox.stats().catch(() => undefined),
+          (inbox.health?.() ?? Promise.resolve({ ok: true })).catch(() => ({ ok: false })),
+        ]).then(([stats, health]) => {
+          read.stats = stats;
+          read.healthy = health.ok;
+          readAt = now();
+          reading = undefined;
+        });
+      }
+      // The first scrape waits for the first read; later ones wait only for a read they started.
+      if (reading) await reading;
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };

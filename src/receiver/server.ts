@@ -10,7 +10,10 @@ import type { ReceiverOptions } from './index.js';
  * socket forever; idle keep-alive connections close after 5 s.
  */
 export function createReceiverServer(options: ReceiverOptions): Server {
-  const server = createServer(createReceiver(options));
+  const handler = createReceiver(options);
+  const server = createServer(handler);
+  // Judged on its headers before Node's automatic 100 Continue: a body that would be refused is never sent.
+  if (handler.checkContinue) server.on('checkContinue', handler.checkContinue);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;

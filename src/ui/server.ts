@@ -36,12 +36,12 @@ export interface UiOptions {
   /** Chosen token (tests); by default 24 random bytes. */
   token?: string;
   /** Under listen --ui: the requests it refused lately, and how many a minute (no inbox row holds them). */
-  refused?: () => RefusedView;
+  refused?: () => RefusedView | Promise<RefusedView>;
   /**
    * Under listen --ui: one refused request by id, as raw HTTP with its arrival, and why its
    * signature was refused (judged with all of listen's secrets); undefined once no longer held.
    */
-  refusedRequest?: (id: string) => RefusedDetail | undefined;
+  refusedRequest?: (id: string) => RefusedDetail | undefined | Promise<RefusedDetail | undefined>;
   /** With secrets: who signs replays and curl commands (ui --provider --secret, or listen's own); never sent to the page. */
   provider?: string;
   secrets?: string[];
@@ -75,8 +75,13 @@ const TYPES: Record<string, string> = {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** The most rows one /api/rows answer holds. */
+export const UI_MAX_ROWS = 1_000;
+
 export async function startUi(o: UiOptions): Promise<UiHandle> {
   const host = o.host ?? '127.0.0.1';
+  // '' binds every interface and prints http://:PORT: refused, as a mistake it always is.
+  if (host.trim() === '') throw new UsageError('--host is empty: give an address (127.0.0.1 keeps the inspector on this machine)');
   const token = o.token ?? randomBytes(24).toString('base64url');
   const signer: UiSigner | undefined = o.secrets?.length ? resolveSigner({ provider: o.provider, secrets: o.secrets }) : undefined;
   const assets = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(fileURLToPath(new URL(name, ASSETS)))]));
@@ -111,13 +116,13 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
 
     if (req.method === 'GET' && url.pathname === '/api/refused') {
       if (!o.refused) return send(res, 404, { error: 'only under listen --ui' });
-      const { recent, perMinute } = o.refused();
+      const { recent, perMinute } = await o.refused();
       return send(res, 200, { refused: recent, perMinute });
     }
     const one = /^\/api\/refused\/(r\d{1,12})$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       if (!o.refusedRequest) return send(res, 404, { error: 'only under listen --ui' });
-      const detail = o.refusedRequest(one[1] as string);
+      const detail = await o.refusedRequest(one[1] as string);
       if (!detail)
         return send(res, 404, { error: `${one[1]} is no longer held (listen keeps the latest refused requests, 16 MiB of them)` });
       return send(res, 200, detail);
@@ -126,13 +131,17 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
     if (req.method === 'GET' && url.pathname === '/api/rows') {
       const q = url.searchParams;
       const pick = (k: string) => q.get(k) || undefined;
+      // A page's worth: a million rows is minutes of query and gigabytes of JSON (page through instead).
+      const limit = pick('limit') ?? '200';
+      if (!/^\d{1,7}$/.test(limit) || Number(limit) < 1 || Number(limit) > UI_MAX_ROWS)
+        return send(res, 400, { error: `limit ${limit}: from 1 to ${UI_MAX_ROWS} rows at a time` });
       const status = q.getAll('status').filter(Boolean);
       return send(
         res,
         200,
         await inspect({
           inbox: o.inbox,
-          limit: pick('limit') ?? 200,
+          limit: Number(limit),
           ...(status.length ? { status } : {}),
           ...(pick('type') ? { type: pick('type') } : {}),
           ...(pick('source') ? { source: pick('source') } : {}),

@@ -3,6 +3,7 @@ import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
 import { safe, safeJson, safeOutput } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
+import { exposedInspectorWarning, isLoopback } from '../../util/loopback.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { pick } from '../../cli/io.js';
@@ -18,6 +19,7 @@ import type { ListenOptions } from '../../receiver/listen.js';
 export interface ListenFlags extends SignerFlags {
   /** --ui alone: true; --ui 4041: the port. */
   ui?: boolean | string;
+  uiHost?: string;
   port?: string;
   host?: string;
   inbox?: string;
@@ -30,6 +32,7 @@ export interface ListenFlags extends SignerFlags {
   forwardSecret?: string;
   forwardOriginalHeaders?: boolean;
   maxBytes?: string;
+  maxBytesInFlight?: string;
   tolerance?: string;
   concurrency?: string;
   maxAttempts?: string;
@@ -65,6 +68,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--forward-secret <secret>', 'sign forwards with this secret (default: --secret) [env: HOOKDRILL_FORWARD_SECRET]')
       .option('--forward-original-headers', 'forward the signature as received instead of signing anew (goes stale after 5 minutes)')
       .option('--max-bytes <n>', `bodies larger than this get 413 (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
+      .option(
+        '--max-bytes-in-flight <n>',
+        `body bytes held across all requests at once; past it, 503 with Retry-After (default: ${RECEIVER_DEFAULTS.maxInFlightBytes / 1024 / 1024} MiB)`,
+      )
       .option('--tolerance <duration>', `how old (or new) a signed timestamp may be (default: ${RECEIVER_DEFAULTS.toleranceSec}s)`)
       .option(
         '--commit-batch <n>',
@@ -97,6 +104,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         '--ui [port]',
         'also serve the inbox in a browser (hookdrill ui) on PORT (default: 4040), with the requests refused lately and why',
       )
+      .option(
+        '--ui-host <address>',
+        "with --ui: the inspector's address (default: 127.0.0.1, whatever --host is: the page replays and signs with your secret)",
+      )
       .option('--json', 'one JSON object per line: ready, each request, each outcome, stopped')
       .option(
         '--log <mode>',
@@ -115,6 +126,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         'forwardTo',
         'forwardTimeout',
         'maxBytes',
+        'maxBytesInFlight',
         'tolerance',
         'concurrency',
         'maxAttempts',
@@ -149,6 +161,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     // signature, a stale timestamp, too large) with the reason — what a developer debugging a
     // signature needs to see, and what no inbox row holds.
     const refused = new RefusedLog();
+    // The inspector stays on this machine unless asked by its own flag: --host opens the receiver
+    // to senders, which is no reason to open a page that signs with the secret to them too.
+    const uiHost = flags.uiHost ?? '127.0.0.1';
+    if (flags.ui === undefined && flags.uiHost !== undefined) throw new UsageError('--ui-host is the address of --ui: give --ui too');
+    if (uiHost.trim() === '') throw new UsageError('--ui-host is empty: give an address (127.0.0.1 keeps the inspector on this machine)');
     const uiPort = typeof flags.ui === 'string' ? parseIntFlag(flags.ui, '--ui', 0, 65_535, 4040) : 4040;
     const handle = await start({
       ...options,
@@ -187,11 +204,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const inspector =
       flags.ui === undefined
         ? undefined
-        : await (await import('../../ui/server.js'))
-            .startUi({
+        : await (await import('../../ui/thread.js'))
+            .startUiThread({
               inbox: resolveTarget(options.inbox ?? LISTEN_DEFAULTS.inbox),
               port: uiPort,
-              ...(options.host !== undefined ? { host: options.host } : {}),
+              host: uiHost,
               refused: () => refused.view(),
               // Why one was refused: judged as `hookdrill verify` judges, with every secret listen has.
               refusedRequest: (id) => detail?.explainRefused(refused, id, options.provider, options.secrets ?? []),
@@ -204,6 +221,8 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               throw err;
             });
     if (inspector) process.stderr.write(`hookdrill: the inbox in a browser: ${inspector.pageUrl}\n`);
+    if (inspector && !isLoopback(uiHost))
+      process.stderr.write(`hookdrill: ${safe(exposedInspectorWarning(uiHost, (options.secrets?.length ?? 0) > 0))}\n`);
     // Even with --log none: a store that may lose what it acknowledged is said once, at start.
     for (const warning of handle.ready.warnings) if (!json) process.stderr.write(`hookdrill: warning: ${safe(warning)}\n`);
     status?.start();

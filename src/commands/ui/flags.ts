@@ -1,6 +1,9 @@
 import { defineCommand } from '../../cli/spec.js';
 import { INBOX_DEFAULT_HELP, SCHEMA_HELP, inboxOrDefault } from '../../cli/flags/inbox.js';
 import { parseIntFlag } from '../../util/options.js';
+import { UsageError } from '../../util/errors.js';
+import { exposedInspectorWarning, isLoopback } from '../../util/loopback.js';
+import { safe } from '../../util/terminal.js';
 import type { UiOptions } from '../../ui/server.js';
 import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
@@ -41,10 +44,13 @@ export const ui = defineCommand<UiFlags, UiOptions>({
       import('../../incident/inspect.js'),
       import('../../cli/io.js'),
     ]);
+    const host = options.host ?? '127.0.0.1';
+    if (host.trim() === '') throw new UsageError('--host is empty: give an address (127.0.0.1 keeps the inspector on this machine)');
     // The inbox is opened once first, so a wrong target is one line and exit 2, not a page of errors.
     await inspect({ inbox: options.inbox });
     const handle = await startUi(options);
     process.stdout.write(`hookdrill ui: open ${handle.pageUrl}\n(the token in it is required on every request; Ctrl-C to stop)\n`);
+    if (!isLoopback(host)) process.stderr.write(`hookdrill: ${safe(exposedInspectorWarning(host, (options.secrets?.length ?? 0) > 0))}\n`);
     await untilSignal();
     await handle.close();
   },

@@ -1,3 +1,4 @@
+import { StatsObserver } from './observer.js';
 import { Worker } from 'node:worker_threads';
 import { GroupCommit } from '../batch.js';
 import type { GroupCommitOptions } from '../batch.js';
@@ -113,6 +114,8 @@ export class ThreadedSqliteInbox implements Inbox {
     private readonly writer: SqliteInbox,
     private readonly thread: Worker,
     private readonly o: ThreadedOptions,
+    /** Where stats() runs: off the event loop (undefined: it could not start, so the reader answers). */
+    private readonly observer: StatsObserver | undefined,
   ) {
     this.slowMs = (o.stuckAfterMs ?? 1_000) / 10;
     this.sync = new WalSync(`${reader.location}-wal`);
@@ -174,7 +177,7 @@ export class ThreadedSqliteInbox implements Inbox {
       await reader.close();
       throw err;
     }
-    return new ThreadedSqliteInbox(reader, writer, thread, o);
+    return new ThreadedSqliteInbox(reader, writer, thread, o, await StatsObserver.start(path));
   }
 
   get location(): string {
@@ -215,7 +218,8 @@ export class ThreadedSqliteInbox implements Inbox {
     return this.reader.list(filter);
   }
   stats(): Promise<InboxStats> {
-    return this.reader.stats();
+    if (!this.observer?.running) return this.reader.stats();
+    return this.observer.stats().catch(() => this.reader.stats());
   }
   requeue(keys: readonly DeliveryKey[], options?: { resetAttempts?: boolean; now?: number }): Promise<number> {
     return this.reader.requeue(keys, options);
@@ -250,6 +254,7 @@ export class ThreadedSqliteInbox implements Inbox {
         await new Promise((r) => setTimeout(r, 5));
       this.closed = true;
       await this.thread.terminate();
+      await this.observer?.close();
       this.sync.close();
       await this.writer.close();
       await this.reader.close();
