@@ -1,4 +1,4 @@
-import { safeOutput } from './util/terminal.js';
+import { safe, safeOutput } from './util/terminal.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { editDistance } from './util/edit-distance.js';
@@ -84,7 +84,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     const [{ candidates }, { run: listFixtures }] = await Promise.all([import('./cli/completion.js'), import('./fixtures/list.js')]);
     const names = async () => (await listFixtures()).fixtures.map((f) => f.name);
     const found = await candidates(argv.slice(3), names).catch(() => []);
-    process.stdout.write(found.length ? `${found.join('\n')}\n` : '');
+    // One candidate a line: a fixture name (a file's) holding a line break must not become two.
+    process.stdout.write(found.length ? `${found.map(safe).join('\n')}\n` : '');
     return;
   }
   // `hookdrill help sned` is a mistyped command, as `hookdrill sned` is: not the general help.
@@ -111,8 +112,10 @@ function exitCodeFor(err: unknown): number {
     return EXIT.usage;
   }
   // A store that cannot be reached or written (Postgres down, a disk error) is the user's to fix.
+  // An error's message is one line that often quotes outside text (an API's answer, a file's
+  // contents, a flag's value): escaped whole with safe(), so it cannot print a line of its own.
   if (err instanceof UsageError || err instanceof InboxUnavailableError) {
-    process.stderr.write(safeOutput(`hookdrill: ${err.message}\n`));
+    process.stderr.write(`hookdrill: ${safe(err.message)}\n`);
     return EXIT.usage;
   }
   const code = (err as NodeJS.ErrnoException).code;
@@ -121,13 +124,13 @@ function exitCodeFor(err: unknown): number {
     return EXIT.usage;
   }
   if (err instanceof ExpectationError) {
-    process.stderr.write(safeOutput(`hookdrill: ${err.message}\n`));
+    process.stderr.write(`hookdrill: ${safe(err.message)}\n`);
     return EXIT.expectationFailed;
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(
     safeOutput(
-      `hookdrill: internal error: ${message}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`,
+      `hookdrill: internal error: ${safe(message)}\n(this is a bug in hookdrill; set HOOKDRILL_DEBUG=1 for the stack and please report it)\n`,
     ),
   );
   if (process.env.HOOKDRILL_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);

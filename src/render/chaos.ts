@@ -1,11 +1,13 @@
 import chalk from 'chalk';
-import { safe } from '../util/terminal.js';
+import { escapeStrings } from '../util/terminal.js';
 import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
 import { formatDuration } from '../util/duration.js';
 import { scaleNote } from './timing.js';
 
-export function renderChaos(r: ChaosResult): string {
+/** Ids, the receiver's command and the problems (which quote what the receiver said) came from outside: escaped first. */
+export function renderChaos(result: ChaosResult): string {
+  const r = escapeStrings(result);
   const lines: string[] = [];
   for (const round of r.rounds) lines.push(roundLine(round, r));
   const t = r.totals;
@@ -58,7 +60,7 @@ export function renderChaos(r: ChaosResult): string {
 function idList(lines: string[], title: string, ids: readonly string[]): void {
   if (ids.length === 0) return;
   lines.push(chalk.red(`${title}: ${ids.length}`));
-  for (const id of ids.slice(0, SHOWN_IDS)) lines.push(`  ${safe(id)}`);
+  for (const id of ids.slice(0, SHOWN_IDS)) lines.push(`  ${id}`);
   if (ids.length > SHOWN_IDS) lines.push(`  … and ${ids.length - SHOWN_IDS} more (--json lists them all)`);
 }
 
@@ -88,7 +90,8 @@ export function renderSettleWait(w: SettleWait): string {
 }
 
 /** JUnit: one test case per round ("no acknowledged delivery lost"). */
-export function renderChaosJunit(r: ChaosResult): string {
+export function renderChaosJunit(result: ChaosResult): string {
+  const r = escapeStrings(result);
   const bad = (x: ChaosRound) => [
     ...x.lost.map((id) => `lost ${id}`),
     ...x.refused.map((id) => `never acknowledged ${id}`),

@@ -2,15 +2,16 @@ import chalk from 'chalk';
 import { junitReport, xml } from './xml.js';
 import type { CaseReport, CheckResult } from '../check/run.js';
 import { CASE_NAMES } from '../check/cases/index.js';
-import { safe } from '../util/terminal.js';
+import { escapeStrings } from '../util/terminal.js';
 
 const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.yellow('WARN'), skipped: chalk.dim('SKIP') } as const;
 
 /** The names are known before anything runs, so lines printed as cases finish still align. */
 const WIDTH = Math.max(...CASE_NAMES.map((n) => n.length));
 
-/** One case, as it finishes. */
-export function renderCaseLine(c: CaseReport): string {
+/** One case, as it finishes. What was observed quotes the receiver (its answer, its headers): escaped first. */
+export function renderCaseLine(report: CaseReport): string {
+  const c = escapeStrings(report);
   const line = `${MARK[c.status]} ${c.name.padEnd(WIDTH)}  ${c.status === 'skipped' ? chalk.dim(c.observed) : c.observed}\n`;
   // The defect as a developer fixes it, under the line that shows what was seen.
   const why =
@@ -19,25 +20,27 @@ export function renderCaseLine(c: CaseReport): string {
       : '';
   const said =
     c.answer !== undefined && (c.status === 'fail' || c.status === 'warn')
-      ? `${' '.repeat(WIDTH + 7)}${chalk.dim(`the receiver said: ${safe(c.answer)}`)}\n`
+      ? `${' '.repeat(WIDTH + 7)}${chalk.dim(`the receiver said: ${c.answer}`)}\n`
       : '';
   return line + why + said;
 }
 
 /** `check --list`: every case and what it proves, and the providers it does not apply to. */
-export function renderCaseList(cases: readonly { name: string; summary: string; notFor: string[] }[]): string {
+export function renderCaseList(list: readonly { name: string; summary: string; notFor: string[] }[]): string {
+  const cases = escapeStrings(list);
   return `${cases.map((c) => `${c.name.padEnd(WIDTH)}  ${c.summary}${c.notFor.length ? chalk.dim(` (not for ${c.notFor.join(', ')})`) : ''}`).join('\n')}\n`;
 }
 
 /** After the case lines: where, with what store, and the verdict. */
-export function renderCheckEnd(r: CheckResult): string {
+export function renderCheckEnd(result: CheckResult): string {
+  const r = escapeStrings(result);
   const lines = [''];
   lines.push(
     chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`),
   );
   lines.push(
     chalk.dim(
-      `run ${safe(r.runId)} (on every request as X-Hookdrill-Check) · what it left in an inbox: hookdrill inspect --check-run ${safe(r.runId)}`,
+      `run ${r.runId} (on every request as X-Hookdrill-Check) · what it left in an inbox: hookdrill inspect --check-run ${r.runId}`,
     ),
   );
   // The causes first: a developer fixes these, and the cases not judged are judged next run.
@@ -56,7 +59,8 @@ export function renderCheckEnd(r: CheckResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderCheckJunit(r: CheckResult): string {
+export function renderCheckJunit(result: CheckResult): string {
+  const r = escapeStrings(result);
   const cases = r.cases.map((c) => {
     const open = `    <testcase classname="hookdrill.check.${xml(r.provider)}" name="${xml(c.name)}: ${xml(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
     if (c.status === 'fail')
@@ -70,7 +74,8 @@ export function renderCheckJunit(r: CheckResult): string {
 }
 
 /** check could not judge at all (nothing listens, a --stored that says nothing true): one error, not a case per failure. */
-export function renderCheckErrorJunit(provider: string | undefined, message: string): string {
+export function renderCheckErrorJunit(providerName: string | undefined, error: string): string {
+  const [provider, message] = escapeStrings([providerName, error] as const);
   const testcase = [
     `    <testcase classname="hookdrill.check.${xml(provider ?? 'unknown')}" name="check could run" time="0.000">`,
     `      <error message="${xml(message)}"/>`,

@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import type { DemoResult } from '../demo/run.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeStrings } from '../util/terminal.js';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -11,7 +12,9 @@ function bytes(n: number): string {
 const bad = (text: string) => chalk.red(text);
 const good = (text: string) => chalk.green(text);
 
-export function renderDemo(r: DemoResult): string {
+/** Measured here, nothing from outside; escaped first all the same, as every renderer's input is. */
+export function renderDemo(result: DemoResult): string {
+  const r = escapeStrings(result);
   const a = r.inlineVsQueue;
   const b = r.ackVsStore;
   const c = r.verifyOrder;

@@ -1,12 +1,14 @@
 import chalk from 'chalk';
-import { safe } from '../util/terminal.js';
+import { escapeStrings, safeJson } from '../util/terminal.js';
 import type { CaptureResult } from '../fixtures/capture-to-file.js';
 import type { FixturesResult, ShowResult } from '../fixtures/list.js';
 import type { RedactionKind } from '../fixtures/redact/index.js';
 
-export function renderFixtures(result: FixturesResult): string {
-  const width = Math.max(...result.fixtures.map((f) => safe(f.name).length), 4);
-  const lines = result.fixtures.map((f) => `${safe(f.name).padEnd(width)}  ${chalk.dim(safe(f.eventType))}`);
+/** Names and types come from fixture files (a catalogue, an import, a user's own): escaped first. */
+export function renderFixtures(list: FixturesResult): string {
+  const result = escapeStrings(list);
+  const width = Math.max(...result.fixtures.map((f) => f.name.length), 4);
+  const lines = result.fixtures.map((f) => `${f.name.padEnd(width)}  ${chalk.dim(f.eventType)}`);
   lines.push('');
   for (const p of result.providers.filter((x) => x.count > 0 || result.fixtures.length === 0)) {
     const from = p.catalogue ? `${p.shipped} shipped, ${p.count - p.shipped} from ${p.catalogue}` : `${p.shipped} shipped`;
@@ -20,10 +22,15 @@ export function renderFixtures(result: FixturesResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderShow(r: ShowResult): string {
-  const lines = [chalk.bold(safe(r.name)), chalk.dim(`${safe(r.eventType)} · ${safe(r.source)}`), ''];
-  for (const [k, v] of Object.entries(r.headers)) lines.push(`${k}: ${safe(v)}`);
-  lines.push('', safe(JSON.stringify(r.body, null, 2)), '', chalk.dim('ids and timestamps are made fresh on every send'));
+export function renderShow(shown: ShowResult): string {
+  // The body is shown as JSON: JSON.stringify escapes the C0 controls inside its strings and keeps
+  // its own line breaks; safeJson escapes the rest (C1, U+2028, the bidi controls) as \u escapes.
+  const { body: json, ...rest } = shown;
+  const body = safeJson(JSON.stringify(json, null, 2));
+  const r = escapeStrings(rest);
+  const lines = [chalk.bold(r.name), chalk.dim(`${r.eventType} · ${r.source}`), ''];
+  for (const [k, v] of Object.entries(r.headers)) lines.push(`${k}: ${v}`);
+  lines.push('', body, '', chalk.dim('ids and timestamps are made fresh on every send'));
   return `${lines.join('\n')}\n`;
 }
 
@@ -38,7 +45,9 @@ const KIND_WORDS: Record<RedactionKind, [string, string]> = {
   location: ['coordinate', 'coordinates'],
 };
 
-export function renderCapture(r: CaptureResult): string {
+/** The file name, the type and the id came from the stored delivery: escaped first. */
+export function renderCapture(result: CaptureResult): string {
+  const r = escapeStrings(result);
   const what = [r.provider, r.eventType].filter(Boolean).join(' ');
   const lines = [`wrote ${r.file}  ${chalk.dim(`(${what}, delivery ${r.deliveryId})`)}`];
   if (r.redactions) {

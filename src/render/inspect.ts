@@ -4,14 +4,16 @@ import type { InspectResult, RowSummary } from '../incident/inspect.js';
 import type { RequeueResult } from '../incident/requeue.js';
 import type { Selector } from '../inbox/index.js';
 import { formatDuration } from '../util/duration.js';
-import { safe } from '../util/terminal.js';
+import { escapeStrings, safe } from '../util/terminal.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const ago = (ms: number, now: number) => `${formatDuration(Math.max(0, now - ms))} ago`;
 const SPARK = '▁▂▃▄▅▆▇█';
 
-export function renderInspect(r: InspectResult): string {
+/** Ids, types, errors and headers are what senders sent: the whole result is escaped first. */
+export function renderInspect(result: InspectResult): string {
+  const r = escapeStrings(result);
   if (r.view === 'overview') return overview(r);
   if (r.view === 'rows') return rows(r);
   return delivery(r);
@@ -37,7 +39,7 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
     lines.push('  dead by last error:');
     for (const g of o.deadByError) {
       lines.push(
-        `    ${chalk.red(n(g.count).padStart(8))}  ${safe(g.error) || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${safe(g.exampleId)}, died ${g.oldestAt ? ago(g.oldestAt, r.now) : '?'}${g.count > 1 ? ` … ${g.newestAt ? ago(g.newestAt, r.now) : '?'}` : ''}`)}`,
+        `    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, died ${g.oldestAt ? ago(g.oldestAt, r.now) : '?'}${g.count > 1 ? ` … ${g.newestAt ? ago(g.newestAt, r.now) : '?'}` : ''}`)}`,
       );
     }
     const oldestDead = Math.min(...o.deadByError.map((g) => g.oldestAt || Number.POSITIVE_INFINITY));
@@ -91,25 +93,24 @@ function cut(text: string, n: number): string {
   return text.length <= n ? text : `${text.slice(0, Math.max(0, n - 1))}…`;
 }
 
-export function rowTable(list: readonly RowSummary[], now: number, columns = process.stdout.columns || 160): string[] {
+export function rowTable(summaries: readonly RowSummary[], now: number, columns = process.stdout.columns || 160): string[] {
+  const list = escapeStrings(summaries);
   const header = ['id', 'type', 'status', 'att', 'received', 'next attempt / died', 'last error'];
-  const raw = list.map((x) =>
-    [
-      x.deliveryId,
-      x.eventType ?? '',
-      x.status,
-      String(x.attempts),
-      `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
-      x.nextAttemptAt !== undefined
-        ? x.nextAttemptAt <= now
-          ? 'due'
-          : `in ${formatDuration(x.nextAttemptAt - now)}`
-        : x.status === 'dead' && x.finishedAt !== undefined
-          ? `died ${ago(x.finishedAt, now)}`
-          : '',
-      x.lastError ?? '',
-    ].map(safe),
-  );
+  const raw = list.map((x) => [
+    x.deliveryId,
+    x.eventType ?? '',
+    x.status,
+    String(x.attempts),
+    `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
+    x.nextAttemptAt !== undefined
+      ? x.nextAttemptAt <= now
+        ? 'due'
+        : `in ${formatDuration(x.nextAttemptAt - now)}`
+      : x.status === 'dead' && x.finishedAt !== undefined
+        ? `died ${ago(x.finishedAt, now)}`
+        : '',
+    x.lastError ?? '',
+  ]);
   const fixed = raw.map((c) => c.map((v, i) => (i < COLUMN_MAX.length ? cut(v, COLUMN_MAX[i] as number) : v)));
   // The last error gets what is left of the terminal's width (at least 20 characters).
   const used = header.slice(0, -1).map((h, i) => Math.max(h.length, ...fixed.map((c) => (c[i] ?? '').length)) + 2);
@@ -133,9 +134,9 @@ function rows(r: Extract<InspectResult, { view: 'rows' }>): string {
 function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
   const out: string[] = [];
   for (const d of r.deliveries) {
-    out.push(chalk.bold(`${d.source} ${safe(d.deliveryId)}`));
+    out.push(chalk.bold(`${d.source} ${d.deliveryId}`));
     const field = (k: string, v: string | number | undefined | null) =>
-      out.push(`  ${k.padEnd(13)} ${v === undefined || v === null ? chalk.dim('—') : safe(String(v))}`);
+      out.push(`  ${k.padEnd(13)} ${v === undefined || v === null ? chalk.dim('—') : String(v)}`);
     field('type', d.eventType);
     field('status', d.status);
     field('attempts', d.attempts);
@@ -145,16 +146,17 @@ function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
     field('last error', d.lastError);
     field('body', d.bytes === null ? 'pruned' : `${n(d.bytes)} bytes (print it with --body)`);
     out.push('  headers:');
-    for (const [k, v] of Object.entries(d.headers)) out.push(`    ${safe(k)}: ${safe(typeof v === 'string' ? v : JSON.stringify(v))}`);
+    for (const [k, v] of Object.entries(d.headers)) out.push(`    ${k}: ${typeof v === 'string' ? v : safe(JSON.stringify(v))}`);
   }
   return `${out.join('\n')}\n`;
 }
 
-export function renderRequeue(r: RequeueResult): string {
+export function renderRequeue(result: RequeueResult): string {
+  const r = escapeStrings(result);
   const lines = r.sample.length ? rowTable(r.sample, Date.now()) : [];
   if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
   const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
-  if (r.notFound.length) lines.push(chalk.red(`no row has the id ${safe(r.notFound.join(', '))}`));
+  if (r.notFound.length) lines.push(chalk.red(`no row has the id ${r.notFound.join(', ')}`));
   if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
   else
     lines.push(

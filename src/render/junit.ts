@@ -1,9 +1,12 @@
 import type { DeliveryRecord } from '../delivery/deliver.js';
 import type { SendResult } from '../delivery/send.js';
+import { escapeStrings } from '../util/terminal.js';
 import { junitReport, xml } from './xml.js';
 
 /** A JUnit XML report: one test case per delivery, failed when its expectation did not hold. */
-export function renderJunit(result: Omit<SendResult, 'command'>, suiteName = 'hookdrill send'): string {
+export function renderJunit(sent: Omit<SendResult, 'command'>, suiteName = 'hookdrill send'): string {
+  // Ids, errors and answers are outside values: escaped like any printed line (a CI page shows them to a person), then made XML.
+  const result = escapeStrings(sent);
   const cases = result.deliveries.map((d) => testCase(d, result));
   const failures = result.deliveries.filter((d) => !d.met).length;
   return junitReport(suiteName, cases, { failures, seconds: result.summary.elapsedMs / 1000 });

@@ -3,15 +3,20 @@ import type { ListenCounts, ListenSummary, Ready } from '../receiver/listen.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { formatDuration } from '../util/duration.js';
-import { safe } from '../util/terminal.js';
+import { escapeStrings, safe } from '../util/terminal.js';
 
-/** Each function gives one line: JSON for --json (one object per line), text otherwise. */
+/**
+ * Each function gives one line: JSON for --json (one object per line), text otherwise. The lines
+ * printed per request and per outcome escape their outside fields one by one with safe() (they are
+ * on the hot path: no copy of the event); the others escape their whole input first.
+ */
 
 /** When a line was written: every --json line carries it, so a log can be read against others. */
 const now = () => new Date().toISOString();
 
-export function readyLine(r: Ready, json: boolean): string {
-  if (json) return JSON.stringify({ at: now(), ...r });
+export function readyLine(ready: Ready, json: boolean): string {
+  if (json) return JSON.stringify({ at: now(), ...ready });
+  const r = escapeStrings(ready);
   const forward = r.forwardTo
     ? ` → forwarding to ${r.forwardTo}`
     : r.worker

@@ -1,8 +1,11 @@
 import chalk from 'chalk';
 import type { ProfilesResult } from '../providers/profiles.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeStrings } from '../util/terminal.js';
 
-export function renderProfiles(result: ProfilesResult): string {
+/** Shipped data, nothing from outside; escaped first all the same, as every renderer's input is. */
+export function renderProfiles(profiles: ProfilesResult): string {
+  const result = escapeStrings(profiles);
   const lines: string[] = [];
   for (const p of result.profiles) {
     const retries = p.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${p.retryDelaysMs.map(formatDuration).join(', ')}`;

@@ -1,4 +1,5 @@
 import type { Progress } from '../delivery/run.js';
+import { safeOutput } from '../util/terminal.js';
 
 export interface ProgressBar {
   update(p: Progress): void;
@@ -54,7 +55,9 @@ export function createStatusLine(stream: NodeJS.WriteStream = process.stderr): {
       const now = Date.now();
       if (now - last < 100) return;
       last = now;
-      stream.write(`\r${text}\u001b[K`);
+      // Redrawn in place, so it must stay one line: the last guard as on every printed line (the
+      // callers' text holds counts and phases; a value from outside is escaped by them first).
+      stream.write(`\r${safeOutput(text).replace(/\n/g, ' ')}\u001b[K`);
       drawn = true;
     },
     stop() {

@@ -1,12 +1,23 @@
 import chalk from 'chalk';
 import type { ReconcileResult } from '../reconcile/run.js';
+import { escapeStrings } from '../util/terminal.js';
 import { junitReport, xml } from './xml.js';
 
 const SHOWN = 20;
+
+/** The fetched payloads and headers (--with-payloads) are never printed: not copied to be escaped. */
+function withoutPayloads(r: ReconcileResult): ReconcileResult {
+  return { ...r, missing: r.missing.map(({ payload: _payload, headers: _headers, ...e }) => e) };
+}
 const when = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
-/** The missing events first (what to act on), then the dead ones, then the verdict. */
-export function renderReconcile(r: ReconcileResult): string {
+/**
+ * The missing events first (what to act on), then the dead ones, then the verdict. Every id, type,
+ * status and error came from the provider's API or the receiver: escaped first (escapeStrings), so
+ * an event id cannot print a line of its own — a forged "OK … 0 missing" — nor hide the real ones.
+ */
+export function renderReconcile(result: ReconcileResult): string {
+  const r = escapeStrings(withoutPayloads(result));
   const lines: string[] = [];
   const senderSaw = (status?: string) => (status ? `  (${r.provider}: ${status})` : '');
   for (const e of r.missing.slice(0, SHOWN))
@@ -47,7 +58,8 @@ export function renderReconcile(r: ReconcileResult): string {
  * held but dead — it arrived — with the fact in its output, where a CI report shows it, and one
  * passing case for all the events held.
  */
-export function renderReconcileJunit(r: ReconcileResult): string {
+export function renderReconcileJunit(result: ReconcileResult): string {
+  const r = escapeStrings(withoutPayloads(result));
   const cases: string[] = [];
   const classname = xml(`reconcile.${r.provider}`);
   for (const e of r.missing) {

@@ -1,8 +1,13 @@
 import chalk from 'chalk';
 import type { ScenarioResult } from '../scenario/run.js';
+import { escapeStrings } from '../util/terminal.js';
 
-/** One line per ordering (what was sent, and how it ended), then the verdict. */
-export function renderScenario(r: ScenarioResult): string {
+/**
+ * One line per ordering (what was sent, and how it ended), then the verdict. The problem quotes the
+ * receiver's answer and what the --state command printed; the scenario file is the user's: escaped first.
+ */
+export function renderScenario(result: ScenarioResult): string {
+  const r = escapeStrings(result);
   const lines = [`${r.scenario} → ${r.url}${r.description ? `\n  ${chalk.dim(r.description)}` : ''}`];
   for (const o of r.orderings) {
     const mark = o.ok ? chalk.green('✓') : chalk.red('✗');

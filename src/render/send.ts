@@ -3,18 +3,23 @@ import { count } from '../util/words.js';
 import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
 import type { SendResult } from '../delivery/send.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeStrings, safe } from '../util/terminal.js';
 import { scaleNote } from './timing.js';
 
 /**
  * Human output of `send`: each delivery's line (deliveryLine) is printed as it finishes; this is
  * what follows them — the timing used and a summary.
  */
-export function renderSendEnd(result: Omit<SendResult, 'command'>): string {
+export function renderSendEnd(sent: Omit<SendResult, 'command'>): string {
+  // Not the deliveries (up to millions, each printed on its own line already): not copied to be escaped.
+  const { deliveries: _shownAlready, ...rest } = sent;
+  const result = escapeStrings(rest);
   return `${timingLine(result)}\n${summaryLine(result)}\n`;
 }
 
 /** A retry being scheduled, for stderr: which delivery, why, and when the next attempt is due. */
-export function retryLine(r: RetryScheduled): string {
+export function retryLine(retry: RetryScheduled): string {
+  const r = escapeStrings(retry);
   const a = r.failed;
   const why =
     a.status !== undefined ? String(a.status) : `${a.error ?? 'error'}${a.detail && a.detail !== a.error ? ` (${a.detail})` : ''}`;
@@ -22,24 +27,32 @@ export function retryLine(r: RetryScheduled): string {
   return `${chalk.yellow('retry')} ${r.deliveryId} ${chalk.cyan(r.eventType)}: attempt ${a.n} got ${why}; attempt ${a.n + 1} in ${formatDuration(a.nextDelayMs ?? 0)}, at ${at} UTC\n`;
 }
 
-/** One attempt as it went over the wire, for --verbose (stderr): request, then answer. */
-export function wireText(w: WireExchange): string {
+/**
+ * One attempt as it went over the wire, for --verbose (stderr): request, then answer. A body is
+ * shown line by line, each under its "> " or "< ": its line breaks are split on before escaping (a
+ * CR left at a line's end shows as \r), so a body's line is always marked as the body's.
+ */
+export function wireText(exchange: WireExchange): string {
+  const bodyLines = (body: string) => body.split('\n').map(safe);
+  const w = escapeStrings(exchange);
   const out = [chalk.bold(`> ${w.request.method} ${w.request.url}  (${w.deliveryId}, attempt ${w.n})`)];
   for (const [k, v] of Object.entries(w.request.headers)) out.push(`> ${k}: ${v}`);
-  out.push('>', ...w.request.body.split('\n').map((l) => `> ${l}`));
+  out.push('>', ...bodyLines(exchange.request.body).map((l) => `> ${l}`));
   if (w.response) {
     out.push(chalk.bold(`< ${w.response.status}`));
     for (const [k, v] of Object.entries(w.response.headers)) out.push(`< ${k}: ${v}`);
-    out.push('<', ...w.response.body.split('\n').map((l) => `< ${l}`));
+    out.push('<', ...bodyLines(exchange.response?.body ?? '').map((l) => `< ${l}`));
   } else out.push(chalk.red(`< no answer: ${w.error ?? 'error'}`));
   return `${out.join('\n')}\n\n`;
 }
 
-export function deliveryLine(d: DeliveryRecord, showCopy: boolean, expect: string): string {
+/** A delivery's id and type (from a fixture, a stored row), its errors and the receiver's answers are outside values: escaped first. */
+export function deliveryLine(delivery: DeliveryRecord, showCopy: boolean, expect: string): string {
+  const d = escapeStrings(delivery);
   const mark = d.met ? chalk.green('✓') : chalk.red('✗');
   const copy = showCopy ? chalk.dim(` copy ${d.copy}`) : '';
   const attempts = d.attempts.map(attemptText).join(chalk.dim(' → '));
-  const end = d.met ? '' : chalk.red(`  ${outcomeText(d)}, expected ${expect}`);
+  const end = d.met ? '' : chalk.red(`  ${outcomeText(d)}, expected ${safe(expect)}`);
   return `${mark} ${d.deliveryId}${copy}  ${chalk.cyan(d.eventType)}  ${attempts}${end}`;
 }
 
@@ -81,14 +94,14 @@ function outcomeText(d: DeliveryRecord): string {
   }
 }
 
-function timingLine(r: Omit<SendResult, 'command'>): string {
+function timingLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
   const t = r.timing;
   const scale = scaleNote(t);
   const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
   return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
 }
 
-function summaryLine(r: Omit<SendResult, 'command'>): string {
+function summaryLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
   const s = r.summary;
   const parts = [
     `${count(s.events, 'event')}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,

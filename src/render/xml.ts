@@ -1,4 +1,10 @@
-/** Text made safe for an XML attribute or element (JUnit reports). */
+import { safe } from '../util/terminal.js';
+
+/**
+ * Text made safe for an XML attribute or element (JUnit reports): XML's own specials. It keeps line
+ * breaks (a failure's text is laid out in lines), so a value from outside is escaped with safe()
+ * first — the junit renderers escape their whole input (escapeStrings) before building the XML.
+ */
 export function xml(text: string): string {
   return (
     text
@@ -24,7 +30,7 @@ export function junitReport(
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="hookdrill" tests="${cases.length}" failures="${counts.failures}" errors="${errors}" skipped="${skipped}" time="${time}">`,
-    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${counts.failures}" errors="${errors}" skipped="${skipped}" time="${time}">`,
+    `  <testsuite name="${xml(safe(suite))}" tests="${cases.length}" failures="${counts.failures}" errors="${errors}" skipped="${skipped}" time="${time}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

@@ -1,33 +1,96 @@
+/*
+ * What reaches a person's terminal. Two layers, in this order:
+ *
+ * 1. safe() / escapeStrings(): every value that came from outside (an id, a type, an error, an
+ *    answer body, a header, an API field, a file's contents) is escaped whole BEFORE hookdrill's
+ *    own colour and layout are put around it. Line breaks and tabs included: a value that can
+ *    break a line can print a line that looks like hookdrill's own ("OK … 0 missing"), and one
+ *    that can hide text (SGR 8, "conceal") can make the real lines vanish.
+ * 2. safeOutput(): the last guard on the whole text. It cannot tell an outside line break from a
+ *    renderer's own, so it lets line breaks pass; which is why layer 1 must come first. It lets
+ *    through only the colour codes chalk writes for the styles hookdrill uses; anything else
+ *    (conceal, a screen clear, a title change) is shown escaped.
+ */
+
 /**
- * Text for a terminal: control characters (C0, DEL, C1 — escape sequences start with one) shown
- * escaped, so a string from a webhook body or a provider's package cannot move the cursor, clear
- * the screen or set the window title. Every line printed for a person passes through here.
+ * What an outside value may not carry raw: C0 (TAB, LF and CR too), DEL, C1 (U+009B is a CSI to
+ * some terminals), the Unicode line and paragraph separators, and the bidirectional controls that
+ * reorder what is shown ("Trojan Source", CVE-2021-42574: U+202A–U+202E, U+2066–U+2069, and the
+ * marks U+200E, U+200F, U+061C).
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const OUTSIDE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-export function safe(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+/** The three a reader knows by sight; the rest as \xNN (up to U+00FF) or \uNNNN. */
+const NAMED: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function escapeChar(c: string): string {
+  const named = NAMED[c];
+  if (named) return named;
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const SGR_OR_CONTROL = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/**
+ * An outside value as one piece of one line: nothing in it can break the line, move the cursor,
+ * colour or hide text, set the window title or reorder what is shown. Idempotent (its output has
+ * nothing left to escape), so a value escaped twice reads the same.
+ */
+export function safe(text: string): string {
+  return text.replace(OUTSIDE, escapeChar);
+}
 
 /**
- * Text about to be written for a person, whole: the last guard. Colour (SGR: ESC [ … m, what chalk
- * writes) and line breaks pass; every other control character is escaped, so a string a renderer
- * forgot to pass through safe() still cannot set the title, clear the screen or move the cursor.
+ * A renderer's input with every string in it — and every key, a header's name is outside too —
+ * passed through safe(). Each renderer calls it first on what it is given, so a field added later
+ * is escaped without anyone remembering to: the guarantee is one line at the top of the function,
+ * visible in review, not a safe() at each of dozens of interpolations. Plain objects and arrays
+ * are copied; anything else (numbers, Buffers, Dates) is kept as it is.
+ */
+export function escapeStrings<T>(value: T): T {
+  return escapeValue(value) as T;
+}
+
+function escapeValue(value: unknown): unknown {
+  if (typeof value === 'string') return safe(value);
+  if (Array.isArray(value)) return value.map(escapeValue);
+  if (value === null || typeof value !== 'object') return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[safe(k)] = escapeValue(v);
+  return out;
+}
+
+/**
+ * The SGR parameters chalk writes for the styles hookdrill uses (bold, dim, red, green, yellow,
+ * cyan: `grep -rhoE "chalk(\.[a-z]+)+" src`): each style's open code and its close (22 ends bold
+ * and dim, 39 a colour). Named colours are these 16-colour codes at every chalk level. A test
+ * (hostile-output) renders every style through chalk at levels 1–3 and checks they are all here:
+ * a new style is added to the list, or the test says which code is missing.
+ */
+export const CHALK_SGR: ReadonlySet<string> = new Set(['1', '2', '22', '31', '32', '33', '36', '39']);
+
+/** An SGR sequence (ESC [ params m), or any one character safe() escapes: one list of what is outside's to escape. */
+const SGR_OR_CONTROL = new RegExp(`${String.raw`\u001b\[([0-9;]*)m`}|${OUTSIDE.source}`, 'g');
+
+/**
+ * Text about to be written for a person, whole: the last guard. chalk's own colour codes (CHALK_SGR)
+ * and LF pass — a renderer's layout has line breaks — and every other control is escaped: an SGR
+ * hookdrill never writes (8, conceal), a screen clear, a title change, CR, TAB, C1, the bidi controls.
  */
 export function safeOutput(text: string): string {
-  return text.replace(SGR_OR_CONTROL, (m) => (m.length > 1 ? m : safe(m)));
+  return text.replace(SGR_OR_CONTROL, (m, sgr: string | undefined) =>
+    m === '\n' || (sgr !== undefined && CHALK_SGR.has(sgr)) ? m : safe(m),
+  );
 }
 
-const C1 = /[\u007f-\u009f\u2028\u2029]/g;
+const C1 = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * JSON text as written to a terminal or a pipe: JSON.stringify escapes C0 controls but leaves DEL
- * and C1 (U+009B is a CSI to some terminals) and the line separators raw; here they are \u escapes,
- * which any JSON reader reads back as the same string.
+ * JSON text as written to a terminal or a pipe: JSON.stringify escapes C0 controls but leaves DEL,
+ * C1 (U+009B is a CSI to some terminals), the line separators and the bidi controls raw; here they
+ * are \u escapes, which any JSON reader reads back as the same string (the shape is unchanged).
  */
 export function safeJson(text: string): string {
   return text.replace(C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

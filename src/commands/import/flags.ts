@@ -26,9 +26,10 @@ export const importCommand = defineCommand<ImportFlags, ImportOptions>({
     ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
   }),
   async execute(options, flags) {
-    const [{ run }, { createStatusLine }, io] = await Promise.all([
+    const [{ run }, { createStatusLine }, { renderImport }, io] = await Promise.all([
       import('../../fixtures/import/run.js'),
       import('../../render/progress.js'),
+      import('../../render/import.js'),
       import('../../cli/io.js'),
     ]);
     // At a terminal, a line of progress on stderr; Ctrl-C stops after the batch in hand.
@@ -47,23 +48,6 @@ export const importCommand = defineCommand<ImportFlags, ImportOptions>({
       line?.stop();
       stop.dispose();
     });
-    io.printResult(result, flags.json, (r) => {
-      const lines = r.skipped.slice(0, 20).map((s) => `skipped ${s.where}: ${s.why}`);
-      if (r.skipped.length > 20) lines.push(`… and ${count(r.skipped.length - 20, 'more skipped')}`);
-      if (r.interrupted)
-        lines.push(
-          `interrupted after ${count(r.interrupted.done, 'capture')} of ${r.read.toLocaleString('en-US')}: each batch before it written whole, nothing after; run it again to import the rest (what is there is a duplicate)`,
-        );
-      lines.push(
-        `imported into ${r.inbox}: ${count(r.read, 'read', 'read')} · ${r.stored.toLocaleString('en-US')} stored (pending) · ${r.duplicates.toLocaleString('en-US')} already there · ${r.skipped.length.toLocaleString('en-US')} skipped`,
-      );
-      if (!r.interrupted && r.stored + r.duplicates === 0)
-        lines.push(
-          r.read === 0
-            ? 'nothing imported: the files hold no capture (HAR: no POST with a body)'
-            : 'nothing imported: every capture was skipped',
-        );
-      return `${lines.join('\n')}\n`;
-    });
+    io.printResult(result, flags.json, renderImport);
   },
 });

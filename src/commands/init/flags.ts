@@ -48,11 +48,13 @@ export const init = defineCommand<InitFlags, InitOptions>({
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
     const settings = interactive ? await askForProjectFile(options) : options;
     const result = await run(settings);
+    // The values are the user's own (flags, answers): escaped all the same, as every printed line is.
+    const { safe, safeJson } = await import('../../util/terminal.js');
     process.stdout.write(
       flags.json
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : `wrote ${result.file}: ${Object.entries(result.config)
-            .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : v}`)
+        ? `${safeJson(JSON.stringify(result, null, 2))}\n`
+        : `wrote ${safe(result.file)}: ${Object.entries(result.config)
+            .map(([k, v]) => safe(`${k} ${Array.isArray(v) ? v.join(',') : v}`))
             .join(' · ')}\n`,
     );
   },

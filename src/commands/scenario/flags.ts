@@ -51,8 +51,12 @@ export const scenario = defineCommand<ScenarioFlags, ScenarioOptions & { list: b
   },
   async execute(options, flags) {
     if (options.list) {
-      const { listScenarios, loadScenario } = await import('../../scenario/load.js');
-      for (const name of listScenarios()) process.stdout.write(`${name.padEnd(34)} ${loadScenario(name).description}\n`);
+      const [{ listScenarios, loadScenario }, { safe }] = await Promise.all([
+        import('../../scenario/load.js'),
+        import('../../util/terminal.js'),
+      ]);
+      // Shipped files, but files all the same: escaped as every printed value is.
+      for (const name of listScenarios()) process.stdout.write(`${safe(name).padEnd(34)} ${safe(loadScenario(name).description)}\n`);
       return;
     }
     const [{ run }, { renderScenario }, io] = await Promise.all([
