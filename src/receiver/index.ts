@@ -342,8 +342,11 @@ function keptHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     // Credentials and hop-by-hop headers are not the event's: never stored, never replayed.
-    if (value === undefined || !isStoredHeader(name)) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value === undefined) continue;
+    const joined = Array.isArray(value) ? value.join(', ') : value;
+    // A credential by its value too (X-Auth: Bearer …), not only by the names on a list.
+    if (!isStoredHeader(name, joined)) continue;
+    out[name] = joined;
   }
   return out;
 }

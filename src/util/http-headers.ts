@@ -1,3 +1,5 @@
+import { hasSecretShape } from './secret-shapes.js';
+
 /**
  * Headers that belong to one HTTP hop, not to the delivery: never stored, replayed or forwarded
  * (the client that sends the next hop sets its own).
@@ -29,8 +31,78 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'x-amz-security-token',
 ]);
 
-/** Headers that carry a credential either way of an exchange: shown as *** (send --verbose). */
-const SHOWN_MASKED: ReadonlySet<string> = new Set([...CREDENTIAL_HEADERS, 'set-cookie']);
+/**
+ * A name that says the header carries a credential, whatever gateway or app invented it:
+ * `X-Shopify-Access-Token`, `X-GitHub-Token`, `X-Auth`, `X-Csrf-Token`, `X-Client-Secret`,
+ * `X-Api-Key`, `X-Db-Password`.
+ */
+const CREDENTIAL_NAME = /token|secret|auth|api-?key|apikey|api_key|passw(?:or)?d|credential|private-?key/;
+
+/** A server's challenge, not a credential: `WWW-Authenticate: Bearer realm="api"` stays as it is. */
+const CHALLENGES: ReadonlySet<string> = new Set(['www-authenticate', 'proxy-authenticate']);
+
+/**
+ * A value in one of HTTP's authentication schemes (RFC 7617 Basic, RFC 6750 Bearer, RFC 9449 DPoP,
+ * Digest, Negotiate, NTLM, SCRAM, OAuth 1.0, AWS's SigV4, and the `Token` of many APIs), under
+ * whatever name it was sent.
+ */
+const CREDENTIAL_SCHEME = /^\s*(?:Basic|Bearer|Token|DPoP|Digest|Negotiate|NTLM|SCRAM-SHA-(?:1|256)|OAuth|AWS4-HMAC-SHA256)\s+\S/i;
+
+/**
+ * What the providers send (each provider's `sign()` in src/providers/): the signature, its
+ * timestamp and the delivery's ids and topic — a receiver needs them, so they are stored whatever
+ * the rules above would make of their name or value. A signature is a MAC, not a secret.
+ * test/redact-secrets.test.ts holds every header every `sign()` writes to being stored.
+ */
+const PROVIDER_HEADERS: ReadonlySet<string> = new Set([
+  'stripe-signature',
+  'x-hub-signature',
+  'x-hub-signature-256',
+  'x-github-delivery',
+  'x-github-event',
+  'x-github-hook-id',
+  'x-github-hook-installation-target-id',
+  'x-github-hook-installation-target-type',
+  'x-slack-signature',
+  'x-slack-request-timestamp',
+  'x-slack-retry-num',
+  'x-slack-retry-reason',
+  'webhook-id',
+  'webhook-signature',
+  'webhook-timestamp',
+  'svix-id',
+  'svix-signature',
+  'svix-timestamp',
+  'x-shopify-hmac-sha256',
+  'x-shopify-topic',
+  'x-shopify-webhook-id',
+  'x-shopify-event-id',
+  'x-shopify-shop-domain',
+  'x-shopify-api-version',
+  'x-shopify-triggered-at',
+  'shopify-hmac-sha256',
+  'shopify-topic',
+  'shopify-action',
+  'shopify-handle',
+  'shopify-webhook-id',
+  'shopify-event-id',
+  'shopify-shop-domain',
+  'shopify-api-version',
+  'shopify-triggered-at',
+]);
+
+/**
+ * Whether a header carries a credential: by its name (the standard ones, the API-key headers, any
+ * name that says token, secret, auth, api-key or password) or, when the value is given, by its value
+ * (an authentication scheme, or a secret of a known shape: `sk_live_…`, `ghp_…`, a JWT, a URL with
+ * a password). Never one of the providers' own headers.
+ */
+export function isCredentialHeader(name: string, value?: string): boolean {
+  const n = name.toLowerCase();
+  if (PROVIDER_HEADERS.has(n) || CHALLENGES.has(n)) return false;
+  if (CREDENTIAL_HEADERS.has(n) || CREDENTIAL_NAME.test(n)) return true;
+  return value !== undefined && (CREDENTIAL_SCHEME.test(value) || hasSecretShape(value));
+}
 
 /**
  * Why a header value cannot be sent in a request (a control character other than tab, or a
@@ -52,19 +124,25 @@ export function headerSafe(value: string): string {
     : [...value].map((ch) => (headerValueProblem(ch) === undefined && ch !== '%' ? ch : encodeURIComponent(ch))).join('');
 }
 
-/** Whether a header is the event's, to be stored: not a credential, not the hop's, not an HTTP/2 pseudo-header. */
-export function isStoredHeader(name: string): boolean {
+/**
+ * Whether a header is the event's, to be stored: not a credential (by name, and by value when it is
+ * given — give it wherever it is known), not the hop's, not an HTTP/2 pseudo-header.
+ */
+export function isStoredHeader(name: string, value?: string): boolean {
   const n = name.toLowerCase();
-  return !n.startsWith(':') && !HOP_BY_HOP_HEADERS.has(n) && !CREDENTIAL_HEADERS.has(n);
+  return !n.startsWith(':') && !HOP_BY_HOP_HEADERS.has(n) && !isCredentialHeader(n, value);
 }
 
+/** Headers as they may be shown: every credential (by name or value) and `set-cookie` as ***. */
 export function maskCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, SHOWN_MASKED.has(k.toLowerCase()) ? '***' : v]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'set-cookie' || isCredentialHeader(k, v) ? '***' : v]),
+  );
 }
 
 /** A stored header set without the hop-by-hop ones and any credential (a row stored before it was one), ready to send on. */
 export function endToEnd(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => isStoredHeader(name)));
+  return Object.fromEntries(Object.entries(headers).filter(([name, value]) => isStoredHeader(name, value)));
 }
 
 /**
