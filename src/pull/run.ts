@@ -20,7 +20,9 @@ import type { ApiWait } from '../remote/client.js';
 import type { Feed, FeedPosition, FeedStart, PulledEvent } from './feed.js';
 import { stripeFeed } from './stripe.js';
 import { githubFeed } from './github.js';
-import { checkStateWritable, defaultStateFile, readState, writeState } from './state.js';
+import { checkFilter, checkStateFile, checkStateWritable, defaultStateFile, filterOf, readState, writeState } from './state.js';
+import { lockState } from './state-lock.js';
+import { EVENT_TYPE } from './state-shape.js';
 import { PULL_DEFAULTS } from './defaults.js';
 
 export interface PullOptions extends AccessOptions, TimingFlags {
@@ -133,10 +135,26 @@ export interface PullResult {
  * event's own id, the provider's retry profile), and move the position past it only once it was
  * acknowledged. A crash between the acknowledgement and the state write delivers that one event
  * again, with the same id: a correct receiver dedupes it.
+ *
+ * One pull at a time on a state file: a second one is refused (see state-lock.ts), or both would
+ * deliver the same events and overwrite each other's cursor.
  */
 export async function run(o: PullOptions): Promise<PullResult> {
   const started = performance.now();
   const plan = validate(o);
+  // A FIFO or a device is refused before anything is made beside it or read from it.
+  checkStateFile(plan.stateFile);
+  checkStateWritable(plan.stateFile);
+  const lock = lockState(plan.stateFile);
+  try {
+    return await pullLocked(plan, o, started);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The run itself, once the state file is this run's alone. */
+async function pullLocked(plan: Plan, o: PullOptions, started: number): Promise<PullResult> {
   const notes: string[] = [];
   const note = (text: string) => {
     notes.push(text);
@@ -150,10 +168,14 @@ export async function run(o: PullOptions): Promise<PullResult> {
     ...(plan.types ? { types: plan.types } : {}),
   };
   const feed: Feed = plan.access.provider === 'stripe' ? stripeFeed(plan.access.api, ctx) : githubFeed(plan.access.api, ctx);
-  checkStateWritable(plan.stateFile);
   const source = `${plan.access.label} at ${plan.access.apiBase}`;
-  const saved = readState(plan.stateFile, plan.access.provider, source);
   const nowMs = o.now ?? Date.now();
+  const saved = readState(plan.stateFile, { provider: plan.access.provider, source, nowMs });
+  const types = filterOf(plan.types);
+  if (saved) {
+    const said = checkFilter(plan.stateFile, saved, types, plan.sinceMs === undefined && !o.fromNow);
+    if (said) note(said);
+  }
   let start: FeedStart;
   let startKind: PullResult['start'];
   if (plan.sinceMs !== undefined) {
@@ -170,9 +192,10 @@ export async function run(o: PullOptions): Promise<PullResult> {
   waits.answered();
   const save = (position: FeedPosition) =>
     writeState(plan.stateFile, {
-      version: 1,
+      version: 2,
       provider: plan.access.provider,
       source,
+      types,
       position,
       updatedAt: new Date().toISOString(),
     });
@@ -294,6 +317,12 @@ function validate(o: PullOptions): Plan {
   if (!!o.to === !!o.toInbox) throw new UsageError('say where the events go: --to URL (a receiver) or --to-inbox FILE|URL (one)');
   if (o.since !== undefined && o.fromNow) throw new UsageError('--since and --from-now both say where to start: choose one');
   const types = eventTypes(o.types, access.provider);
+  // An empty --type (a shell variable that was not set) would filter by nothing the provider has.
+  for (const t of types ?? [])
+    if (!EVENT_TYPE.test(t))
+      throw new UsageError(
+        `--type ${JSON.stringify(t)}: not an event type (one word: invoice.paid, invoice.*; GitHub: issues, issues.opened)`,
+      );
   const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   const sinceMs = o.since !== undefined ? parseTime(o.since, '--since', o.now ?? Date.now()) : undefined;
   let target: Target;
@@ -361,6 +390,13 @@ async function deliverAll(
   const records: (PulledRecord | undefined)[] = events.map(() => undefined);
   let next = 0;
   let held = false;
+  // A state write that fails (a full disk) inside the engine's callback must not throw there (it
+  // would never settle): it stops the sending, and is thrown once the engine has returned.
+  let saveError: unknown;
+  const stop = new AbortController();
+  const forward = () => stop.abort();
+  if (o.signal?.aborted) stop.abort();
+  else o.signal?.addEventListener('abort', forward, { once: true });
   const moveOn = () => {
     // The position moves only over a prefix of final events: never past one not yet answered.
     while (next < events.length && settled[next] !== undefined && !held) {
@@ -378,49 +414,60 @@ async function deliverAll(
       next++;
     }
   };
-  await runDeliveries({
-    provider: target.provider,
-    secrets: target.secrets,
-    url: target.url,
-    timing: target.timing,
-    expectation: parseExpectation('2xx'),
-    events: {
-      make: (seq) => {
-        const e = events[seq] as PulledEvent;
-        return { rawBody: e.body, deliveryId: e.id, eventType: e.type };
+  try {
+    await runDeliveries({
+      provider: target.provider,
+      secrets: target.secrets,
+      url: target.url,
+      timing: target.timing,
+      expectation: parseExpectation('2xx'),
+      events: {
+        make: (seq) => {
+          const e = events[seq] as PulledEvent;
+          return { rawBody: e.body, deliveryId: e.id, eventType: e.type };
+        },
+        label: () => plan.access.provider,
       },
-      label: () => plan.access.provider,
-    },
-    count: events.length,
-    concurrency: target.concurrency,
-    duplicates: 1,
-    extraHeaders: [],
-    haltOnFailure: !plan.skipFailed,
-    maxUnfinished: target.concurrency,
-    ...(o.signal ? { signal: o.signal } : {}),
-    onDelivery: (d) => {
-      const e = events[d.seq] as PulledEvent;
-      const last = d.attempts.at(-1);
-      const r: PulledRecord = {
-        at: new Date().toISOString(),
-        id: e.id,
-        type: e.type,
-        created: e.created,
-        outcome: d.met ? 'delivered' : d.outcome === 'interrupted' ? 'failed' : plan.skipFailed ? 'skipped' : 'failed',
-        ...(d.finalStatus !== undefined ? { status: d.finalStatus } : {}),
-        ...(d.finalStatus === undefined && last?.error ? { error: last.error } : {}),
-        attempts: d.attempts.length,
-        ...(last ? { latencyMs: Math.round(last.latencyMs) } : {}),
-      };
-      if (d.outcome === 'interrupted') return; // Ctrl-C mid-attempt: neither delivered nor failed; the position stays
-      settled[d.seq] = d;
-      records[d.seq] = r;
-      if (d.met) result.delivered++;
-      else if (plan.skipFailed) result.skipped.push(r);
-      emit(r);
-      moveOn();
-    },
-  });
+      count: events.length,
+      concurrency: target.concurrency,
+      duplicates: 1,
+      extraHeaders: [],
+      haltOnFailure: !plan.skipFailed,
+      maxUnfinished: target.concurrency,
+      signal: stop.signal,
+      onDelivery: (d) => {
+        const e = events[d.seq] as PulledEvent;
+        const last = d.attempts.at(-1);
+        const r: PulledRecord = {
+          at: new Date().toISOString(),
+          id: e.id,
+          type: e.type,
+          created: e.created,
+          outcome: d.met ? 'delivered' : d.outcome === 'interrupted' ? 'failed' : plan.skipFailed ? 'skipped' : 'failed',
+          ...(d.finalStatus !== undefined ? { status: d.finalStatus } : {}),
+          ...(d.finalStatus === undefined && last?.error ? { error: last.error } : {}),
+          attempts: d.attempts.length,
+          ...(last ? { latencyMs: Math.round(last.latencyMs) } : {}),
+        };
+        if (d.outcome === 'interrupted') return; // Ctrl-C mid-attempt: neither delivered nor failed; the position stays
+        settled[d.seq] = d;
+        records[d.seq] = r;
+        if (d.met) result.delivered++;
+        else if (plan.skipFailed) result.skipped.push(r);
+        emit(r);
+        if (saveError !== undefined) return;
+        try {
+          moveOn();
+        } catch (err) {
+          saveError = err;
+          stop.abort();
+        }
+      },
+    });
+  } finally {
+    o.signal?.removeEventListener('abort', forward);
+  }
+  if (saveError !== undefined) throw saveError;
   return held ? 'held' : 'done';
 }
 

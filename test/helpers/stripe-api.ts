@@ -35,6 +35,8 @@ export async function startStripeApi(o: {
   fault?: (n: number) => StripeFault | undefined;
 }) {
   let requests = 0;
+  /** Each request's path and query, as sent: what a cursor turned into (created[gte]=…). */
+  const urls: string[] = [];
   const rateLimited: number[] = [];
   const events = [...o.events];
   /** When each event became visible (ms), for the latency from appearing to being acknowledged. */
@@ -43,6 +45,7 @@ export async function startStripeApi(o: {
   const hung: ServerResponse[] = [];
   const server = createServer((req, res) => {
     requests++;
+    urls.push(req.url ?? '');
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
@@ -125,6 +128,7 @@ export async function startStripeApi(o: {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests: () => requests,
+    urls,
     rateLimited,
     appearedAt,
     /** New events become visible now. */

@@ -61,14 +61,14 @@ export const pull = defineCommand<PullFlags, PullOptions>({
       )
       .option(
         '--type <type>',
-        'only this event type (repeatable; Stripe: invoice.* too, at most 20; GitHub: issues or issues.opened)',
+        'only this event type (repeatable; Stripe: invoice.* too, at most 20; GitHub: issues or issues.opened); kept with the cursor: another --type on the same state is refused',
         collect,
       )
       .option('--since <time>', 'start this far back (2h, or an ISO time) instead of at the saved cursor')
       .option('--from-now', 'start from now: skip what happened since the saved cursor (a first run starts from now anyway)')
       .option(
         '--state <file>',
-        'where the cursor is kept (default: .hookdrill/pull/<provider>-<account or hook>.json); written only after the receiver acknowledged, so a crash in between delivers that one event twice, with the same id',
+        'where the cursor is kept (default: .hookdrill/pull/<provider>-<account or hook>.json); written only after the receiver acknowledged, so a crash in between delivers that one event twice, with the same id; one pull at a time on it (a lock file beside it)',
       )
       .option('--skip-failed', 'an event the receiver keeps failing is skipped (and listed) instead of holding the cursor')
       .option('--concurrency <n>', `requests in flight at most (default: ${PULL_DEFAULTS.concurrency}: in order)`);
