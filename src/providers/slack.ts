@@ -173,6 +173,7 @@ export const slack: Provider = {
       throw new SignatureError('malformed_header', `${HEADER} must be "v0=" and 64 hex digits`);
     }
     const ts = checkTimestamp(tsText, TS_HEADER, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+    if (opts.headersOnly) return;
     for (const secret of secrets) {
       if (safeEqual(value, signature(rawBody, secret, ts))) return;
     }

@@ -164,6 +164,7 @@ function standardWebhooks(scheme: Scheme): Provider {
       // The library's own verify reads Date.now() and a fixed window; checking the time here lets a
       // receiver set its tolerance, and the library still computes the signature it compares against.
       const ts = checkTimestamp(tsText, `${prefix}-timestamp`, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+      if (opts.headersOnly) return;
       for (const secret of secrets) {
         // The library's scheme (base64 of HMAC-SHA256 over "id.timestamp.body" with the decoded key),
         // computed with node's OpenSSL: the library's pure-JS SHA-256 was an eighth of a busy

@@ -170,6 +170,7 @@ export const stripe: Provider = {
     if (t === undefined) throw new SignatureError('malformed_header', `${HEADER} has no t= timestamp`);
     if (candidates.length === 0) throw new SignatureError('malformed_header', `${HEADER} has no v1= signature`);
     const ts = checkTimestamp(t, HEADER, opts.nowMs ?? Date.now(), opts.toleranceSec ?? 300);
+    if (opts.headersOnly) return;
     for (const secret of secrets) {
       const expected = signature(rawBody, secret, ts);
       if (candidates.some((c) => safeEqual(c, expected))) return;

@@ -48,6 +48,11 @@ export interface VerifyOptions {
   nowMs?: number;
   /** How far the signed timestamp may be from now, either way (defaults to the provider's 300 s). */
   toleranceSec?: number;
+  /**
+   * Judge the headers only, and return where the signature would be computed: what a receiver
+   * asks before it reads a body (no HMAC over an empty one, on every request).
+   */
+  headersOnly?: boolean;
 }
 
 export type SignatureFailure = 'no_secret' | 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'future_timestamp' | 'no_match';

@@ -11,9 +11,9 @@ const EMPTY = Buffer.alloc(0);
 /**
  * The signature headers judged alone: a missing or malformed header, or a timestamp outside the
  * tolerance, is a refusal whatever the body holds. Every provider's verify checks its headers
- * before it computes an HMAC over the body (test/admission.test.ts holds each to it), so verify
- * over an empty body answers the question with the provider's own code and words: any failure but
- * `no_match` is the headers' alone, and `no_match` (or a match) means the body must be read.
+ * before it computes an HMAC over the body, and with `headersOnly` stops there
+ * (test/admission.test.ts holds each to giving the same verdict as a whole verify), so the answer
+ * comes in the provider's own code and words, for no HMAC.
  */
 export function headerRefusal(
   provider: Provider,
@@ -22,9 +22,9 @@ export function headerRefusal(
   opts: VerifyOptions,
 ): SignatureError | undefined {
   try {
-    provider.verify(EMPTY, headers, secrets, opts);
+    provider.verify(EMPTY, headers, secrets, { ...opts, headersOnly: true });
   } catch (err) {
-    if (err instanceof SignatureError && err.code !== 'no_match') return err;
+    if (err instanceof SignatureError) return err;
   }
   return undefined;
 }

@@ -313,10 +313,12 @@ function withinDeadline<T>(write: Promise<T>, ms: number): Promise<T> {
 const DISCARD_CAP_BYTES = 64 * 1024 * 1024;
 const DISCARD_DEADLINE_MS = 10_000;
 /**
- * After a refusal on the headers (or a full budget): enough that a sender's small request still
- * reads its 401 or 503 rather than a reset, and a flood's 30 MiB bodies are cut after a MiB.
+ * After a refusal on the headers (or a full budget): enough that a sender's ordinary request
+ * still reads its 401 or 503 rather than a reset (a reset loses an answer not yet read), and a
+ * flood's 30 MiB bodies are cut after 64 KiB: draining a MiB each held valid deliveries to half
+ * their acks/s under a flood (npm run bench, bench/flood.ts).
  */
-const REFUSED_DISCARD_BYTES = 1024 * 1024;
+const REFUSED_DISCARD_BYTES = 64 * 1024;
 
 /**
  * After a 413, keep reading (and discarding) what the client still sends. Closing at once is what

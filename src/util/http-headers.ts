@@ -101,7 +101,27 @@ export function isCredentialHeader(name: string, value?: string): boolean {
   const n = name.toLowerCase();
   if (PROVIDER_HEADERS.has(n) || CHALLENGES.has(n)) return false;
   if (CREDENTIAL_HEADERS.has(n) || CREDENTIAL_NAME.test(n)) return true;
-  return value !== undefined && (CREDENTIAL_SCHEME.test(value) || hasSecretShape(value));
+  return value !== undefined && valueIsCredential(value);
+}
+
+/**
+ * Values already judged (host, content-type, user-agent: the same on most requests), so the
+ * receiver scans a value for secret shapes once, not on every delivery (~10 µs of ~100 a request).
+ * Bounded: short values only, and forgotten all at once when full.
+ */
+const judged = new Map<string, boolean>();
+const JUDGED_MAX = 1_024;
+const JUDGED_VALUE_MAX = 256;
+
+function valueIsCredential(value: string): boolean {
+  const known = judged.get(value);
+  if (known !== undefined) return known;
+  const is = CREDENTIAL_SCHEME.test(value) || hasSecretShape(value);
+  if (value.length <= JUDGED_VALUE_MAX) {
+    if (judged.size >= JUDGED_MAX) judged.clear();
+    judged.set(value, is);
+  }
+  return is;
 }
 
 /**
