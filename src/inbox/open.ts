@@ -6,6 +6,7 @@ import type { Inbox } from './types.js';
 import { displayPostgres, isPostgresTarget } from './postgres/target.js';
 import { displayRedis, isRedisTarget } from './bullmq/target.js';
 import { describeSqliteError } from './sqlite/errors.js';
+import { checkRegularOrAbsent } from '../util/regular-file.js';
 
 export { isPostgresTarget } from './postgres/target.js';
 export { isRedisTarget } from './bullmq/target.js';
@@ -26,8 +27,27 @@ export interface OpenInboxOptions {
 
 /** A target as given on the command line: a file made absolute, a URL as it is. */
 export function resolveTarget(target: string): string {
-  return isPostgresTarget(target) || isRedisTarget(target) ? target : resolve(target);
+  if (isPostgresTarget(target) || isRedisTarget(target)) return target;
+  refuseOtherScheme(target);
+  return resolve(target);
 }
+
+/**
+ * `mysql://…`, `sqlite://…`, `file://…`: a URL of a store hookdrill does not speak would otherwise
+ * be taken for a relative file path (a folder named `mysql:`), and an inbox silently made there.
+ */
+function refuseOtherScheme(target: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+  if (scheme !== undefined) throw new UsageError(`${scheme}:// is not an inbox hookdrill speaks: a file path, postgres://…, or redis://…`);
+}
+
+/** What is said about a SQLite inbox path that is not a regular file. */
+const SQLITE_FILE = {
+  what: 'the inbox',
+  hint: 'give --inbox a file path, postgres://…, or redis://…',
+  // An inbox may be any size: the cap is for files read whole, which an inbox never is.
+  maxBytes: Number.MAX_SAFE_INTEGER,
+};
 
 /** How a target is shown: a file as its absolute path, a URL without its password. */
 export function displayTarget(target: string): string {
@@ -65,8 +85,12 @@ export async function openInbox(target: string, o: OpenInboxOptions = {}): Promi
       ...(o.receiver?.onWarning ? { onWarning: o.receiver.onWarning } : {}),
     });
   }
+  refuseOtherScheme(target);
   if (o.schema !== undefined) throw new UsageError('--schema is for a postgres:// inbox, not a file');
   const path = resolve(target);
+  // SQLite opening /dev/zero or a FIFO blocks the event loop (inspect hangs, deaf even to SIGTERM):
+  // an existing path must be a regular file, refused by name before SQLite touches it.
+  checkRegularOrAbsent(path, SQLITE_FILE);
   if (o.receiver) {
     const { ThreadedSqliteInbox } = await import('./sqlite/threaded.js');
     return ThreadedSqliteInbox.open(path, {

@@ -21,23 +21,10 @@ export interface RegularFileUse {
  * in between is refused too. A file larger than `maxBytes` is refused, not read.
  */
 export function readRegularFile(path: string, use: RegularFileUse): string | undefined {
-  let stat: Stats;
+  const opened = openChecked(path, use);
+  if (!opened) return undefined;
+  const { fd } = opened;
   try {
-    stat = statSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
-  }
-  refuseIfNotRegular(path, stat, use);
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
-  }
-  try {
-    refuseIfNotRegular(path, fstatSync(fd), use);
     // In chunks, and never past the cap: the file may have grown since it was stat'ed.
     const chunks: Buffer[] = [];
     let length = 0;
@@ -55,6 +42,51 @@ export function readRegularFile(path: string, use: RegularFileUse): string | und
     throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A regular file opened for reading, whatever its size: the caller reads it (a stream, say) and closes `fd`. */
+export interface OpenedRegularFile {
+  fd: number;
+  /** Its size when it was opened; it may grow while it is read. */
+  size: number;
+}
+
+/**
+ * Open a file that must be a regular one, with the same two checks as readRegularFile (stat,
+ * then fstat on what was opened), for a reader that streams it rather than reading it whole:
+ * no size cap, and a missing file is refused too ("cannot read … ENOENT"), not undefined.
+ */
+export function openRegularFile(path: string, use: Omit<RegularFileUse, 'maxBytes'>): OpenedRegularFile {
+  const opened = openChecked(path, { ...use, maxBytes: Number.POSITIVE_INFINITY });
+  if (!opened) throw new UsageError(`cannot read ${use.what} ${path}: ENOENT`);
+  return opened;
+}
+
+function openChecked(path: string, use: RegularFileUse): OpenedRegularFile | undefined {
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
+  }
+  refuseIfNotRegular(path, stat, use);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
+  }
+  try {
+    const opened = fstatSync(fd);
+    refuseIfNotRegular(path, opened, use);
+    return { fd, size: opened.size };
+  } catch (err) {
+    closeSync(fd);
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read ${use.what} ${path}: ${errorCode(err)}`);
   }
 }
 
