@@ -155,6 +155,11 @@ export interface RequeueOptions {
   /** Awaited before each batch (requeue --rate spaces batches with it). */
   beforeBatch?: () => Promise<void>;
   onBatch?: (moved: number) => void;
+  /**
+   * The rows chosen to move, counted when they are chosen, before the first batch: what "matched"
+   * means for the requeue (a count taken earlier, for a preview, is stale if a worker buried rows since).
+   */
+  onChosen?: (rows: number) => void;
 }
 
 export interface RequeueRecord {

@@ -18,6 +18,11 @@ export interface RequeueOptions extends SelectorFlags {
   /** Keep the attempts already made: the row gets only what is left of the worker's budget. */
   keepAttempts?: boolean;
   onProgress?: (p: { moved: number; total: number }) => void;
+  /**
+   * Stop between batches (the CLI aborts it at Ctrl-C / SIGTERM): the batch under way commits
+   * whole, the rest stay as they were, and the result says how many moved (`interrupted`).
+   */
+  signal?: AbortSignal;
 }
 
 export interface RequeueResult {
@@ -25,9 +30,15 @@ export interface RequeueResult {
   inbox: string;
   dryRun: boolean;
   selector: Selector;
-  /** Finished (done or dead) rows the selector matches: what moves. */
+  /**
+   * Finished (done or dead) rows the selector matches. For a real requeue, counted when the rows to
+   * move are chosen (a worker burying rows meanwhile changes the preview's count); a dry run's is
+   * the preview's. `moved` is never more: a row claimed since it was chosen is left as it is.
+   */
   matched: number;
   moved: number;
+  /** Stopped by `signal` before every matched row was tried: `moved` rows moved, the rest did not. */
+  interrupted?: boolean;
   resetAttempts: boolean;
   /** The first rows that match, to check before the real thing. */
   sample: RowSummary[];
@@ -72,7 +83,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
       notFound,
       ok: notFound.length === 0,
     };
-    if (o.dryRun) return { ...base, dryRun: true, moved: 0 };
+    if (o.dryRun) return { ...base, dryRun: true, moved: 0, interrupted: false };
 
     // Small transactions, so a worker and a receiver writing the same file wait milliseconds, not
     // the whole requeue; with --rate, batches are spaced to keep to it.
@@ -80,23 +91,43 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     const spacingMs = ratePerSec ? (batchSize / ratePerSec) * 1000 : 0;
     let next = performance.now();
     let progress = 0;
-    const moved = await inbox.requeueWhere(selector.statuses ? selector : finished, {
-      ...(reset ? { resetAttempts: true } : {}),
-      batchSize,
-      beforeBatch: async () => {
-        const wait = next - performance.now();
-        if (wait > 0) await sleep(wait);
-        next = Math.max(next, performance.now()) + spacingMs;
-      },
-      onBatch: (n) => {
-        progress += n;
-        o.onProgress?.({ moved: progress, total: matched });
-      },
-    });
-    return { ...base, dryRun: false, moved };
+    let chosen = matched;
+    const stopped = new Error('requeue stopped by a signal');
+    try {
+      const moved = await inbox.requeueWhere(selector.statuses ? selector : finished, {
+        ...(reset ? { resetAttempts: true } : {}),
+        batchSize,
+        onChosen: (n) => {
+          chosen = n;
+        },
+        beforeBatch: async () => {
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait, o.signal);
+          // A turn of the event loop per batch: SQLite's batches are synchronous, and a signal
+          // handler runs only between macrotasks, so without it Ctrl-C would be heard at the end.
+          else if (o.signal) await new Promise((r) => setImmediate(r));
+          next = Math.max(next, performance.now()) + spacingMs;
+          if (o.signal?.aborted) throw stopped;
+        },
+        onBatch: (n) => {
+          progress += n;
+          o.onProgress?.({ moved: progress, total: chosen });
+        },
+      });
+      return { ...base, matched: chosen, dryRun: false, moved, interrupted: false };
+    } catch (err) {
+      // Every batch commits with its count in the requeue log, so `progress` is what moved.
+      if (err === stopped || (o.signal?.aborted && isAbort(err)))
+        return { ...base, matched: chosen, dryRun: false, moved: progress, interrupted: true };
+      throw err;
+    }
   } catch (err) {
     throw asInboxError(err, inbox.location);
   } finally {
     await inbox.close();
   }
+}
+
+function isAbort(err: unknown): boolean {
+  return (err as { name?: unknown } | null)?.name === 'AbortError';
 }

@@ -110,7 +110,31 @@ export async function start(o: ListenOptions): Promise<Listening> {
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
   const duration = (text: string | number | undefined, flag: string, fallback: number) =>
     text !== undefined ? parseDuration(text, flag) : fallback;
-  const forwardTimeoutMs = duration(o.forwardTimeout, '--forward-timeout', LISTEN_DEFAULTS.forwardTimeoutMs);
+  // A duration with a floor and a ceiling, each with its reason: 0 parses as a duration, and would
+  // make every forward fail (--forward-timeout), rows claimed again at once (--lease) or a failing
+  // row retried in a tight loop (--backoff-base).
+  const bounded = (
+    text: string | number | undefined,
+    flag: string,
+    fallback: number,
+    min: { ms: number; why: string },
+    max: { ms: number; why: string },
+  ) => {
+    const ms = duration(text, flag, fallback);
+    if (text === undefined) return ms;
+    if (ms < min.ms) throw new UsageError(`${flag} ${text}: at least ${formatDuration(min.ms)} (${min.why})`);
+    if (ms > max.ms) throw new UsageError(`${flag} ${text}: at most ${formatDuration(max.ms)} (${max.why})`);
+    return ms;
+  };
+  // 1s: below it, an app's ordinary slow moment (a GC pause, a cold TLS handshake, a lock) counts
+  // as a failure, and the delivery is sent again while the first forward may still be completing.
+  const forwardTimeoutMs = bounded(
+    o.forwardTimeout,
+    '--forward-timeout',
+    LISTEN_DEFAULTS.forwardTimeoutMs,
+    { ms: 1_000, why: 'shorter, an app having a slow moment fails every forward and is sent each one again' },
+    { ms: 3_600_000, why: 'an app that has not answered in an hour has hung; each such forward holds a worker slot' },
+  );
   const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const maxInFlightBytes = parseIntFlag(
     o.maxBytesInFlight,
@@ -135,10 +159,32 @@ export async function start(o: ListenOptions): Promise<Listening> {
     forwardTo ? WORKER_DEFAULTS.concurrency : LISTEN_DEFAULTS.markDoneConcurrency,
   );
   const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
-  const leaseMs = duration(o.lease, '--lease', WORKER_DEFAULTS.leaseMs);
+  // 100ms: a claim must outlive the commit that claims the row and the one that settles it; shorter,
+  // rows in hand are claimed again by the next poll and processed twice. Lease and backoff are also
+  // capped at what is still a setting rather than a typo (1000d), well inside a JavaScript timer.
+  const leaseMs = bounded(
+    o.lease,
+    '--lease',
+    WORKER_DEFAULTS.leaseMs,
+    { ms: 100, why: 'shorter, a row still being worked on is claimed again and processed twice' },
+    { ms: 86_400_000, why: "a crashed worker's rows would wait that long before anyone retries them" },
+  );
   const backoff = {
-    baseMs: duration(o.backoffBase, '--backoff-base', DEFAULT_BACKOFF.baseMs),
-    maxMs: duration(o.backoffMax, '--backoff-max', DEFAULT_BACKOFF.maxMs),
+    // 10ms: a failing row waits at least this between attempts; 0 spends --max-attempts in a tight loop.
+    baseMs: bounded(
+      o.backoffBase,
+      '--backoff-base',
+      DEFAULT_BACKOFF.baseMs,
+      { ms: 10, why: 'shorter, a failing row uses up its attempts at once, with no time for the app to recover' },
+      { ms: 86_400_000, why: 'the first retry would come more than a day after the failure' },
+    ),
+    maxMs: bounded(
+      o.backoffMax,
+      '--backoff-max',
+      DEFAULT_BACKOFF.maxMs,
+      { ms: 10, why: 'the longest wait between attempts; it cannot be below --backoff-base' },
+      { ms: 30 * 86_400_000, why: 'a row would wait more than a month between attempts' },
+    ),
   };
   if (backoff.maxMs < backoff.baseMs) {
     throw new UsageError(

@@ -157,13 +157,24 @@ export function renderRequeue(result: RequeueResult): string {
   if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
   const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
   if (r.notFound.length) lines.push(chalk.red(`no row has the id ${r.notFound.join(', ')}`));
-  if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
-  else
+  if (r.interrupted)
+    // Each batch committed whole: what moved is pending now, and no longer matches a --status
+    // selector, so running the command again moves only the rest.
     lines.push(
-      r.dryRun
-        ? `dry run: ${count(r.matched, 'finished row')} would move to pending (${what}); nothing changed`
-        : `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what}); recorded in the requeue log`,
+      chalk.yellow(
+        `stopped: moved ${n(r.moved)} of ${n(r.matched)} matching finished rows before the stop (${what}); the rest are as they were. Run the same command again to move the rest: rows already moved are no longer finished, so none moves twice`,
+      ),
     );
+  else if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
+  else if (r.dryRun) lines.push(`dry run: ${count(r.matched, 'finished row')} would move to pending (${what}); nothing changed`);
+  else {
+    // `matched` is counted when the rows were chosen, so `moved` is never more; fewer means rows
+    // were claimed (or changed) between the choice and their batch, and were left as they are.
+    const left = r.matched - r.moved;
+    lines.push(
+      `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what})${left > 0 ? `; ${n(left)} changed meanwhile (claimed or requeued elsewhere) and were left as they are` : ''}; recorded in the requeue log`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

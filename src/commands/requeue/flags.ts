@@ -45,12 +45,20 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
       import('../../render/inspect.js'),
       import('../../render/progress.js'),
     ]);
+    const { SIGNAL_EXIT, interruptOnSignals, printResult } = await import('../../cli/io.js');
     const bar = options.dryRun ? undefined : createProgressBar();
+    // Ctrl-C / SIGTERM stop between batches and say how far the requeue got; a second one quits now.
+    const stop = interruptOnSignals();
     const result = await run({
       ...options,
+      signal: stop.signal,
       ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}),
-    }).finally(() => bar?.stop());
-    const { printResult } = await import('../../cli/io.js');
+    }).finally(() => {
+      bar?.stop();
+      stop.dispose();
+    });
     printResult(result, flags.json, render.renderRequeue);
+    const signal = stop.received();
+    if (result.interrupted && signal) process.exitCode = SIGNAL_EXIT[signal];
   },
 });

@@ -424,6 +424,7 @@ export class BullmqInbox implements Inbox {
     const finished = (selector.statuses ?? ['done', 'dead']).filter((s) => s === 'done' || s === 'dead');
     // Chosen once, up front: a job a worker buries again during the requeue is not picked twice.
     const rows = finished.length > 0 ? await this.op(() => this.scan.matching({ ...selector, statuses: finished }), 'scan') : [];
+    options.onChosen?.(rows.length);
     const batchSize = Math.max(1, options.batchSize ?? 500);
     const reset = options.resetAttempts === true;
     const record = { id: randomBytes(8).toString('hex'), at: Date.now(), moved: 0, selector, resetAttempts: reset };

@@ -373,6 +373,7 @@ export class PostgresInbox implements Inbox {
       `SELECT source, delivery_id FROM ${this.t} ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`,
       params,
     );
+    options.onChosen?.(keys.length);
     const batchSize = options.batchSize ?? 500;
     const reset = options.resetAttempts === true;
     const [entry] = await this.query<{ id: number }>(

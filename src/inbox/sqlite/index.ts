@@ -458,6 +458,7 @@ export class SqliteInbox implements Inbox {
       .prepare(`SELECT rowid FROM deliveries ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`)
       .pluck()
       .all(params) as number[];
+    options.onChosen?.(rowids.length);
     const batchSize = options.batchSize ?? 500;
     const resetAttempts = options.resetAttempts ? 1 : 0;
     const logId = this.statements.LOG_REQUEUE.run({
