@@ -5,6 +5,7 @@ import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
 import type { Provider } from '../providers/index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
+import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
 
 export interface ReceiverOptions {
@@ -104,6 +105,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     options.onRequest?.(event, refused);
   };
 
+  const scrapes = new ScrapePace();
   const budget = new BodyBudget(options.maxInFlightBytes ?? RECEIVER_DEFAULTS.maxInFlightBytes);
   // Requests that asked `Expect: 100-continue` and have not been told to go on: they are judged on
   // their headers and answered without a 100 when refused, so their bodies are never sent.
@@ -112,15 +114,23 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     arrived.set(res, performance.now());
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics' && options.metrics && (req.method === 'GET' || req.method === 'HEAD')) {
-      void options.metrics().then(
-        (m) => {
-          res.writeHead(200, { 'content-type': m.contentType, 'content-length': Buffer.byteLength(m.body) });
-          res.end(m.body);
-        },
-        () => {
-          res.writeHead(500).end();
-        },
-      );
+      const metrics = options.metrics;
+      void scrapes
+        .turn()
+        .then((ok) => (ok ? metrics() : undefined))
+        .then(
+          (m) => {
+            if (!m) {
+              res.writeHead(429, { 'retry-after': '1', 'content-length': 0 });
+              return void res.end();
+            }
+            res.writeHead(200, { 'content-type': m.contentType, 'content-length': Buffer.byteLength(m.body) });
+            res.end(m.body);
+          },
+          () => {
+            res.writeHead(500).end();
+          },
+        );
       return;
     }
     if (path === '/healthz') {

@@ -12,7 +12,8 @@ import type { ReceiverEvent } from './index.js';
  * scrape meanwhile and by all the gauges: a flood of scrapes costs the store one count per
  * interval, and on SQLite that count runs on a thread of its own, never on the loop that answers
  * deliveries. The oldest row's age is worked out at each scrape from the time read, so it grows
- * between reads as it should.
+ * between reads as it should. The text itself is rendered at most once a second (RENDER_EVERY_MS)
+ * and served again meanwhile.
  */
 export interface ListenMetrics {
   request(e: ReceiverEvent): void;
@@ -21,6 +22,9 @@ export interface ListenMetrics {
   /** The text a scrape gets, and its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
+
+/** How long a rendered scrape is served again: counters and the pending age are at most this old. */
+export const RENDER_EVERY_MS = 1_000;
 
 /** How often the store's gauges are read at most; Prometheus scrapes every 15 s or more by default. */
 export const STORE_READ_EVERY_MS = 5_000;
@@ -31,6 +35,7 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
   const read: { stats: InboxStats | undefined; healthy: boolean } = { stats: undefined, healthy: false };
   let readAt = Number.NEGATIVE_INFINITY;
   let reading: Promise<void> | undefined;
+  let rendered: { at: number; text: { contentType: string; body: string } } | undefined;
   const deliveries = new Counter({
     name: 'hookdrill_deliveries_total',
     help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code).',
@@ -99,6 +104,9 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
     },
     async scrape() {
       const t = now();
+      // A flood of scrapes shares one rendering a second: after this, a scrape costs listen about
+      // what any answered request costs (measured: 64 µs a scrape rendered each time, 33 µs a 405).
+      if (rendered && t - rendered.at < RENDER_EVERY_MS && t >= rendered.at) return rendered.text;
       if (!reading && t - readAt >= readEveryMs) {
         reading = Promise.all([
           inbox.stats().catch(() => undefined),
@@ -112,7 +120,9 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
       }
       // The first scrape waits for the first read; later ones wait only for a read they started.
       if (reading) await reading;
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      const text = { contentType: registry.contentType, body: await registry.metrics() };
+      rendered = { at: now(), text };
+      return text;
     },
   };
 }
