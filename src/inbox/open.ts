@@ -70,7 +70,9 @@ export async function openInbox(target: string, o: OpenInboxOptions = {}): Promi
       ...(o.schema !== undefined ? { schema: o.schema } : {}),
       ...(o.receiver?.groupCommit ? { groupCommit: o.receiver.groupCommit } : {}),
       ...(o.receiver?.stuckAfterMs !== undefined ? { stuckAfterMs: o.receiver.stuckAfterMs } : {}),
-      poolSize: o.receiver ? 16 : 4,
+      // A look (inspect, the inspector) asks one query at a time: on the database the receiver writes to,
+      // it takes one core at most (the overview's five queries at once took both of a small machine).
+      poolSize: o.receiver ? 16 : o.readonly ? 1 : 4,
     });
   }
   if (isRedisTarget(target)) {

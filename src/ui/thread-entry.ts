@@ -5,11 +5,13 @@
  * the requests it refused lately — is asked of the main thread by message (thread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { yieldCpuToReceiver } from '../util/thread-priority.js';
 import { startUi } from './server.js';
 import type { RefusedDetail, UiHandle, UiOptions } from './server.js';
 import type { RefusedView } from './refused.js';
 import type { AskWhat, ThreadToMain, MainToThread, ThreadOptions } from './thread.js';
 
+yieldCpuToReceiver();
 const port = parentPort;
 if (!port) throw new Error('thread-entry.js runs as a worker thread');
 const o = workerData as ThreadOptions;

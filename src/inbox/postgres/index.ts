@@ -48,6 +48,8 @@ export interface PostgresOpenOptions {
   poolSize?: number;
 }
 
+const READ_ONLY_SETTINGS = ['-c default_transaction_read_only=on', '-c max_parallel_workers_per_gather=0', '-c statement_timeout=30s'];
+
 export async function openPostgresInbox(target: string, o: PostgresOpenOptions = {}): Promise<PostgresInbox> {
   const t = parseTarget(target, o.schema);
   const pool = new pg.Pool({
@@ -60,10 +62,11 @@ export async function openPostgresInbox(target: string, o: PostgresOpenOptions =
     types,
     // Ours after the URL's own: a commit is flushed to disk before it returns (a server, database
     // or role set to synchronous_commit=off would let a 200 go out for a delivery that is not
-    // durable); inspect's connections refuse every write.
-    options: [t.options, '-c synchronous_commit=on', o.readonly ? '-c default_transaction_read_only=on' : undefined]
-      .filter(Boolean)
-      .join(' '),
+    // durable); inspect's connections refuse every write, and look without taking the database's
+    // cores from the receiver that writes to it: no parallel workers (a count of a million rows
+    // took three processes, both cores of a small machine, and acks fell to a seventh), and the
+    // server itself stops a read at query_timeout, not only the client.
+    options: [t.options, '-c synchronous_commit=on', ...(o.readonly ? READ_ONLY_SETTINGS : [])].filter(Boolean).join(' '),
   });
   // A connection the server drops while idle (a restart, pg_terminate_backend) is reported here;
   // the pool replaces it on the next query, so it is not an error of any request.

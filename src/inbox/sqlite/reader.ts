@@ -6,6 +6,7 @@
  * writer, nor the writer for it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { yieldCpuToReceiver } from '../../util/thread-priority.js';
 import { openSqliteInbox } from './index.js';
 import type { SqliteInbox } from './index.js';
 
@@ -14,6 +15,7 @@ export type ReaderReply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: { name: string; message: string; code: string | undefined } };
 
+yieldCpuToReceiver();
 const port = parentPort;
 if (!port) throw new Error('reader.js runs as a worker thread');
 const { path } = workerData as { path: string };
