@@ -120,7 +120,11 @@ test('listen answers at most SCRAPES_PER_SECOND scrapes a second, however many l
     const c0 = Date.now();
     const crowd = await Promise.all(
       Array.from({ length: MAX_WAITING + 20 }, () =>
-        fetch(new URL('/metrics', url)).then(async (r) => ({ status: r.status, retry: r.headers.get('retry-after'), text: await r.text() })),
+        fetch(new URL('/metrics', url)).then(async (r) => ({
+          status: r.status,
+          retry: r.headers.get('retry-after'),
+          text: await r.text(),
+        })),
       ),
     );
     const crowdSeconds = (Date.now() - c0) / 1000;
