@@ -19,11 +19,11 @@ const S = ['--provider', 'stripe', '--secret', 'whsec_small'];
  * bin/hookdrill, killed if still running after `guardMs`: the old code ran `listen --lease 0` or
  * `inspect --inbox /dev/zero` for ever, and a killed run (code null) fails the exit-2 assertion.
  */
-function cli(args: string[], o: { nodeArgs?: string[]; guardMs?: number } = {}): Promise<CliRun> {
+function cli(args: string[], o: { nodeArgs?: string[]; guardMs?: number; env?: Record<string, string> } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const { HOOKDRILL_SECRET: _drop, ...env } = process.env;
     const child = spawn(process.execPath, [...(o.nodeArgs ?? []), BIN, ...args], {
-      env: { ...env, CI: 'true' },
+      env: { ...env, CI: 'true', ...o.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const guard = setTimeout(() => child.kill('SIGKILL'), o.guardMs ?? 20_000);
@@ -229,4 +229,28 @@ test('an interrupted requeue of 200k rows says how many moved before the stop, e
   } finally {
     await log.close();
   }
+});
+
+test('pull and reconcile refuse an empty or spaced --type before asking the API (it would match no event, without a word)', async () => {
+  const dir = tempDir();
+  const env = { STRIPE_API_KEY: 'sk_test_small_items', GITHUB_TOKEN: 'ghp_small_items' };
+  const base = 'http://127.0.0.1:9/';
+  for (const bad of ['', ' ', 'invoice paid']) {
+    usage(
+      await cli(['pull', ...S, '--to', base, '--api-base', base, '--state', join(dir, 's.json'), '--type', bad], { env }),
+      new RegExp(`^hookdrill: --type ${JSON.stringify(bad)}: an event type is a name like invoice\\.paid or invoice\\.\\*\\n$`),
+    );
+    usage(
+      await cli(['reconcile', '--provider', 'stripe', '--inbox', join(dir, 'x.db'), '--api-base', base, '--since', '1h', '--type', bad], {
+        env,
+      }),
+      /--type .*: an event type is a name like invoice\.paid or invoice\.\*/,
+    );
+  }
+  usage(
+    await cli(['pull', '--provider', 'github', '--repo', 'acme/shop', '--hook-id', '1', '--to', base, '--api-base', base, '--type', ''], {
+      env,
+    }),
+    /--type "": an event type is a name like issues or issues\.opened/,
+  );
 });

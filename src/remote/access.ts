@@ -97,6 +97,13 @@ export function resolveAccess(o: AccessOptions, command: string): Access {
 export function eventTypes(value: Strings | undefined, provider: 'stripe' | 'github'): string[] | undefined {
   const types = stringsOption(value, 'types');
   if (!types?.length) return undefined;
+  // An empty or spaced type matches no event the API has: asked for, it would pull nothing (or
+  // reconcile everything as missing) without a word.
+  for (const t of types)
+    if (!/^[A-Za-z0-9_.*-]+$/.test(t))
+      throw new UsageError(
+        `--type ${JSON.stringify(t)}: an event type is a name like ${provider === 'stripe' ? 'invoice.paid or invoice.*' : 'issues or issues.opened'}`,
+      );
   if (provider === 'stripe' && types.length > 20)
     throw new UsageError(`--type was given ${types.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
   return types;
