@@ -1,3 +1,4 @@
+import { EVENT_TYPE } from '../remote/access.js';
 import type { FeedPosition, GithubPosition, StripePosition } from './feed.js';
 
 /** A state file as read: what it says, checked field by field. */
@@ -85,9 +86,6 @@ export function parseStateShape(value: unknown, nowSeconds: number): SavedState 
   }
   return { provider, source: value.source, types, position: out };
 }
-
-/** One event type as --type takes it: a word, no spaces (invoice.paid, invoice.*, issues.opened). */
-export const EVENT_TYPE = /^[^\s]+$/;
 
 /** How far past the local clock a saved time may be: a provider's clock may run ahead of this one. */
 const FUTURE_SLACK_SECONDS = 24 * 60 * 60;

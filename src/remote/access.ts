@@ -94,15 +94,18 @@ export function resolveAccess(o: AccessOptions, command: string): Access {
  * The event types to ask the API for (`['invoice.paid']`, one type, or none), checked once: Stripe
  * filters by at most 20 (`types[]`), so more is bad input, not a silently truncated query.
  */
+/** What an event type can be, here and in pull's state file: one word, no space. */
+export const EVENT_TYPE = /^[^\s]+$/;
+
 export function eventTypes(value: Strings | undefined, provider: 'stripe' | 'github'): string[] | undefined {
   const types = stringsOption(value, 'types');
   if (!types?.length) return undefined;
-  // An empty or spaced type matches no event the API has: asked for, it would pull nothing (or
-  // reconcile everything as missing) without a word.
+  // An empty --type (a shell variable that was not set) or a spaced one matches no event the API
+  // has: asked for, it would pull nothing (or reconcile everything as missing) without a word.
   for (const t of types)
-    if (!/^[A-Za-z0-9_.*-]+$/.test(t))
+    if (!EVENT_TYPE.test(t))
       throw new UsageError(
-        `--type ${JSON.stringify(t)}: an event type is a name like ${provider === 'stripe' ? 'invoice.paid or invoice.*' : 'issues or issues.opened'}`,
+        `--type ${JSON.stringify(t)}: not an event type (one word: invoice.paid, invoice.*; GitHub: issues, issues.opened)`,
       );
   if (provider === 'stripe' && types.length > 20)
     throw new UsageError(`--type was given ${types.length} times: Stripe filters by at most 20 (use a wildcard: invoice.*)`);
