@@ -106,6 +106,25 @@ export interface Selector {
   check?: boolean | string;
 }
 
+/** Which rows a list shows first: by receipt (received_at, then source and delivery id). */
+export type RowOrder = 'newest' | 'oldest';
+export const ROW_ORDERS: readonly RowOrder[] = ['newest', 'oldest'];
+
+/** A row's place in the receipt order: where a page ended, and so where the next one starts. */
+export interface RowCursor {
+  receivedAt: number;
+  source: string;
+  deliveryId: string;
+}
+
+export interface Page {
+  limit: number;
+  /** Default oldest: the order a worker or a requeue goes in; a person looking at rows wants newest. */
+  order?: RowOrder;
+  /** Only rows after this one in the page's order (older than it, for newest first). */
+  after?: RowCursor;
+}
+
 /**
  * The largest body any door stores — listen's default limit, import's and reconcile --fix's:
  * above the largest event any provider sends (GitHub caps payloads at 25 MB; Stripe's large
@@ -185,8 +204,8 @@ export interface Inbox {
   settle(outcomes: readonly Settlement[], now?: number): Promise<boolean[]>;
   get(key: DeliveryKey): Promise<StoredDelivery | undefined>;
   stats(): Promise<InboxStats>;
-  /** Rows matching the selector, oldest first. */
-  select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]>;
+  /** Rows matching the selector, in the page's order (oldest first unless it says newest). */
+  select(selector: Selector, page: Page): Promise<StoredDelivery[]>;
   count(selector: Selector): Promise<number>;
   /** The default view of inspect: everything an on-call engineer looks at first, in one call. */
   overview(now?: number): Promise<Overview>;

@@ -13,6 +13,7 @@ import type {
   Inbox,
   InboxStats,
   NewDelivery,
+  Page,
   RequeueOptions,
   Selector,
   Settlement,
@@ -389,9 +390,9 @@ export class BullmqInbox implements Inbox {
     }, 'scan');
   }
 
-  async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
+  async select(selector: Selector, page: Page): Promise<StoredDelivery[]> {
     if (!(page.limit > 0)) return [];
-    return this.op(async () => (await this.scan.matching(selector, page.limit)).map(stored), 'scan');
+    return this.op(async () => (await this.scan.matching(selector, page.limit, page)).map(stored), 'scan');
   }
 
   async count(selector: Selector): Promise<number> {

@@ -96,7 +96,9 @@ export function matches(r: Row, sel: Selector): boolean {
   return true;
 }
 
-export function byReceipt(a: Row, b: Row): number {
+type Receipt = Pick<Row, 'receivedAt' | 'source' | 'deliveryId'>;
+
+export function byReceipt(a: Receipt, b: Receipt): number {
   return a.receivedAt - b.receivedAt || cmp(a.source, b.source) || cmp(a.deliveryId, b.deliveryId);
 }
 

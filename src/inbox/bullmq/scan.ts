@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DeliveryStatus, InboxStats, Overview, RequeueRecord, Selector } from '../types.js';
+import type { DeliveryStatus, InboxStats, Overview, RequeueRecord, RowCursor, RowOrder, Selector } from '../types.js';
 import {
   CHUNK,
   DELAY_SCORE,
@@ -34,8 +34,15 @@ export class JobScan {
     return this.getQueue();
   }
 
-  /** Rows matching the selector, oldest first (received_at, source, delivery id), at most `limit`. */
-  async matching(sel: Selector, limit = Number.POSITIVE_INFINITY): Promise<Row[]> {
+  /**
+   * Rows matching the selector in receipt order (received_at, source, delivery id), oldest first
+   * or newest first, after a cursor if given, at most `limit`.
+   */
+  async matching(sel: Selector, limit = Number.POSITIVE_INFINITY, page: { order?: RowOrder; after?: RowCursor } = {}): Promise<Row[]> {
+    const newest = page.order === 'newest';
+    const inOrder = newest ? (a: Row, b: Row) => byReceipt(b, a) : byReceipt;
+    const { after } = page;
+    const pastCursor = (r: Row) => !after || (newest ? byReceipt(r, after) < 0 : byReceipt(r, after) > 0);
     const states = statesFor(sel.statuses);
     if (states.length === 0) return [];
     if (sel.ids && sel.ids.length > 0) {
@@ -48,30 +55,33 @@ export class JobScan {
         return state && states.includes(state) ? [{ id, state }] : [];
       });
       return (await this.describe(entries))
-        .filter((r) => matches(r, sel))
-        .sort(byReceipt)
+        .filter((r) => matches(r, sel) && pastCursor(r))
+        .sort(inOrder)
         .slice(0, limit);
     }
     const entries = await this.listIds(states);
     const ts = await this.timestamps(entries.map((e) => e.id));
+    // Receipt times first (one field a job): only jobs that can still take a place are read whole.
+    const reachable = (t: number) => !after || (newest ? t <= after.receivedAt : t >= after.receivedAt);
     const order = entries
       .map((e, i) => ({ e, t: ts[i] }))
-      .filter((x): x is { e: Entry; t: number } => x.t !== undefined && inWindow(x.t, sel))
-      .sort((a, b) => a.t - b.t);
+      .filter((x): x is { e: Entry; t: number } => x.t !== undefined && inWindow(x.t, sel) && reachable(x.t))
+      .sort(newest ? (a, b) => b.t - a.t : (a, b) => a.t - b.t);
     const out: Row[] = [];
-    let cutoff = Number.POSITIVE_INFINITY;
+    let cutoff: number | undefined;
+    const beforeCutoff = (t: number) => cutoff === undefined || (newest ? t >= cutoff : t <= cutoff);
     for (let i = 0; i < order.length; i += CHUNK) {
-      const chunk = order.slice(i, i + CHUNK).filter((x) => x.t <= cutoff);
+      const chunk = order.slice(i, i + CHUNK).filter((x) => beforeCutoff(x.t));
       if (chunk.length === 0) break;
-      for (const r of await this.describe(chunk.map((x) => x.e))) if (matches(r, sel)) out.push(r);
+      for (const r of await this.describe(chunk.map((x) => x.e))) if (matches(r, sel) && pastCursor(r)) out.push(r);
       if (out.length >= limit) {
-        // Enough: only rows received no later than the limit-th can still take a place.
-        out.sort(byReceipt);
+        // Enough: only rows received no later (no earlier, newest first) than the limit-th can still take a place.
+        out.sort(inOrder);
         out.length = limit;
         cutoff = out[limit - 1]?.receivedAt ?? cutoff;
       }
     }
-    return out.sort(byReceipt).slice(0, limit);
+    return out.sort(inOrder).slice(0, limit);
   }
 
   /** Job ids in the given states, each with its state (and the set's score where there is one). */

@@ -15,6 +15,7 @@ import type {
   InboxStats,
   NewDelivery,
   Overview,
+  Page,
   RequeueOptions,
   RequeueRecord,
   Selector,
@@ -312,10 +313,19 @@ export class PostgresInbox implements Inbox {
     };
   }
 
-  async select(selector: Selector, page: { limit: number }): Promise<StoredDelivery[]> {
+  async select(selector: Selector, page: Page): Promise<StoredDelivery[]> {
     const { clause, params } = where(selector);
+    const newest = page.order === 'newest';
+    const dir = newest ? ' DESC' : '';
+    let after = '';
+    if (page.after) {
+      params.push(page.after.receivedAt, page.after.source, page.after.deliveryId);
+      const n = params.length;
+      // A row comparison in the order's own terms, so the index on received_at serves every page.
+      after = `${clause ? ' AND' : ' WHERE'} (received_at, source, delivery_id) ${newest ? '<' : '>'} ($${n - 2}, $${n - 1}, $${n})`;
+    }
     const rows = await this.query<DeliveryRow>(
-      `SELECT * FROM ${this.t} ${clause} ORDER BY received_at, source, delivery_id LIMIT $${params.length + 1}`,
+      `SELECT * FROM ${this.t} ${clause}${after} ORDER BY received_at${dir}, source${dir}, delivery_id${dir} LIMIT $${params.length + 1}`,
       [...params, page.limit],
     );
     return rows.map(toStored);

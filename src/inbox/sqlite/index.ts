@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   Overview,
+  Page,
   RequeueOptions,
   RequeueRecord,
   Selector,
@@ -406,17 +407,22 @@ export class SqliteInbox implements Inbox {
     })();
   }
 
-  async select(
-    selector: Selector,
-    page: { limit: number; after?: { receivedAt: number; source: string; deliveryId: string } },
-  ): Promise<StoredDelivery[]> {
+  async select(selector: Selector, page: Page): Promise<StoredDelivery[]> {
     const { clause, params } = where(selector);
-    const after = page.after ? `${clause ? ' AND' : ' WHERE'} (received_at, source, delivery_id) > (@aR, @aS, @aD)` : '';
-    const rows = this.db.prepare(`SELECT * FROM deliveries ${clause}${after} ORDER BY received_at, source, delivery_id LIMIT @limit`).all({
-      ...params,
-      limit: page.limit,
-      ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}),
-    }) as DeliveryRow[];
+    const newest = page.order === 'newest';
+    // A row value against the receipt order: the index on received_at serves both directions
+    // (SQLite sorts only the ties of one received_at), so a page deep in a million rows is cheap.
+    const after = page.after
+      ? `${clause ? ' AND' : ' WHERE'} (received_at, source, delivery_id) ${newest ? '<' : '>'} (@aR, @aS, @aD)`
+      : '';
+    const dir = newest ? ' DESC' : '';
+    const rows = this.db
+      .prepare(`SELECT * FROM deliveries ${clause}${after} ORDER BY received_at${dir}, source${dir}, delivery_id${dir} LIMIT @limit`)
+      .all({
+        ...params,
+        limit: page.limit,
+        ...(page.after ? { aR: page.after.receivedAt, aS: page.after.source, aD: page.after.deliveryId } : {}),
+      }) as DeliveryRow[];
     return rows.map(toStored);
   }
 
