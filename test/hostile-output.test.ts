@@ -293,6 +293,7 @@ const inspectResults = (h: string): InspectResult[] => [
     view: 'rows',
     inbox: h,
     now: NOW,
+    order: 'newest',
     selector: selector(h),
     total: 3,
     rows: [row(h, 'dead', NOW), row(h, 'pending', NOW), row(h, 'done', NOW)],

@@ -94,6 +94,13 @@ test('inspect: filters list rows; --id shows one in full; it never writes', asyn
   assert.equal(rows.total, 6);
   assert.deepEqual(
     rows.rows.map((x) => x.deliveryId),
+    ['evt_dead_crm_5', 'evt_dead_crm_4', 'evt_dead_crm_3', 'evt_dead_crm_2'],
+    'newest first',
+  );
+  assert.equal(rows.order, 'newest');
+  const oldest = asView(await inspect({ inbox: path, status: ['dead'], error: 'crm', limit: 4, order: 'oldest', now: NOW }), 'rows');
+  assert.deepEqual(
+    oldest.rows.map((x) => x.deliveryId),
     ['evt_dead_crm_0', 'evt_dead_crm_1', 'evt_dead_crm_2', 'evt_dead_crm_3'],
   );
   const since = asView(await inspect({ inbox: path, since: '15m', now: NOW }), 'rows');

@@ -2,4 +2,6 @@
 export const INSPECT_DEFAULTS = {
   /** Rows listed. */
   limit: 50,
+  /** Rows listed newest first: at 3 a.m. what just arrived is what is looked for. */
+  order: 'newest',
 } as const;

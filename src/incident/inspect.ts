@@ -1,6 +1,8 @@
 import { UsageError } from '../util/errors.js';
 import { openInboxForCommand } from '../inbox/open.js';
-import type { Overview, Selector } from '../inbox/index.js';
+import { ROW_ORDERS } from '../inbox/index.js';
+import type { Overview, RowOrder, Selector } from '../inbox/index.js';
+import { decodeCursor, encodeCursor } from '../inbox/cursor.js';
 import { rowSummary } from '../inbox/row-summary.js';
 import { maskCredentials } from '../util/http-headers.js';
 import type { RowSummary } from '../inbox/row-summary.js';
@@ -16,12 +18,27 @@ export interface InspectOptions extends SelectorFlags {
   /** One delivery in full. */
   id?: string;
   limit?: string | number;
+  /** Which rows a list starts with: `'newest'` (the default: what just arrived) or `'oldest'`. */
+  order?: RowOrder;
+  /** The next page: the `next` cursor of the page before (rows after its last, in the same order). */
+  after?: string;
   now?: number;
 }
 
 export type InspectResult =
   | { command: 'inspect'; view: 'overview'; inbox: string; now: number; overview: Overview }
-  | { command: 'inspect'; view: 'rows'; inbox: string; now: number; selector: Selector; total: number; rows: RowSummary[] }
+  | {
+      command: 'inspect';
+      view: 'rows';
+      inbox: string;
+      now: number;
+      selector: Selector;
+      order: RowOrder;
+      total: number;
+      rows: RowSummary[];
+      /** More rows follow in this order: pass this as `after` (`--after`) for the next page. */
+      next?: string;
+    }
   | {
       command: 'inspect';
       view: 'delivery';
@@ -49,12 +66,31 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
       };
     }
     const selector = parseSelector(o, now);
-    if (isEmpty(selector) && o.limit === undefined) {
+    const order = o.order ?? INSPECT_DEFAULTS.order;
+    if (!ROW_ORDERS.includes(order)) throw new UsageError(`--order ${String(order)}: expected newest or oldest`);
+    const after = o.after === undefined ? undefined : decodeCursor(o.after);
+    if (isEmpty(selector) && o.limit === undefined && o.order === undefined && after === undefined) {
       return { command: 'inspect', view: 'overview', inbox: location, now, overview: await inbox.overview(now) };
     }
     const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, INSPECT_DEFAULTS.limit);
-    const [rows, total] = await Promise.all([inbox.select(selector, { limit }), inbox.count(selector)]);
-    return { command: 'inspect', view: 'rows', inbox: location, now, selector, total, rows: rows.map(rowSummary) };
+    // One row more than shown says whether there is a next page, without a second query.
+    const [found, total] = await Promise.all([
+      inbox.select(selector, { limit: limit + 1, order, ...(after ? { after } : {}) }),
+      inbox.count(selector),
+    ]);
+    const rows = found.slice(0, limit);
+    const last = rows[rows.length - 1];
+    return {
+      command: 'inspect',
+      view: 'rows',
+      inbox: location,
+      now,
+      selector,
+      order,
+      total,
+      rows: rows.map(rowSummary),
+      ...(found.length > limit && last ? { next: encodeCursor(last) } : {}),
+    };
   } finally {
     await inbox.close();
   }

@@ -127,7 +127,9 @@ export function rowTable(summaries: readonly RowSummary[], now: number, columns 
 
 function rows(r: Extract<InspectResult, { view: 'rows' }>): string {
   const lines = rowTable(r.rows, r.now);
-  lines.push(chalk.dim(`${n(r.rows.length)} of ${n(r.total)} matching rows (${selectorText(r.selector)})`));
+  lines.push(chalk.dim(`${n(r.rows.length)} of ${n(r.total)} matching rows, ${r.order} first (${selectorText(r.selector)})`));
+  // The cursor is base64url: nothing in it can write a line of its own.
+  if (r.next) lines.push(chalk.dim(`${r.order === 'newest' ? 'older' : 'newer'} rows: the same command with --after ${r.next}`));
   return `${lines.join('\n')}\n`;
 }
 

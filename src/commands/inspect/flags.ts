@@ -12,6 +12,8 @@ export interface InspectFlags extends SelectorFlagsRaw {
   schema?: string;
   body?: boolean;
   limit?: string;
+  order?: string;
+  after?: string;
   watch?: string;
   json?: boolean;
 }
@@ -28,7 +30,9 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <id>', 'one delivery in full')
       .option('--body', 'with --id: print the raw body exactly as received, nothing else')
-      .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`);
+      .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`)
+      .option('--order <newest|oldest>', `which rows a list starts with (default: ${INSPECT_DEFAULTS.order})`)
+      .option('--after <cursor>', 'the next page of a list: the cursor its last line (or "next" in --json) gave');
     declareSelectors(cmd, 'only rows in this status: pending, working, done, dead (repeatable)');
     return cmd
       .option('--watch <seconds>', 'refresh the overview every N seconds (Ctrl-C to stop)')
@@ -43,6 +47,8 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
       ...selectorOptions(rest),
       ...(typeof id === 'string' ? { id } : {}),
       ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+      ...(flags.order !== undefined ? { order: flags.order as InspectOptions['order'] } : {}),
+      ...(flags.after !== undefined ? { after: flags.after } : {}),
     };
   },
   async execute(options, flags) {
