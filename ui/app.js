@@ -10,7 +10,7 @@ async function api(path, init = {}) {
     headers: { 'x-hookdrill-token': token, 'content-type': 'application/json', ...(init.headers ?? {}) },
   });
   const body = await res.json();
-  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body.error ?? `HTTP ${res.status}`), { answer: body, status: res.status });
   return body;
 }
 
@@ -67,18 +67,7 @@ async function overview() {
   counts.replaceChildren(...['pending', 'working', 'done', 'dead'].map((s) => el('span', `${s} ${o.stats.counts[s]}`, s)));
   counts.dataset.total = String(o.stats.total);
   $('oldest').textContent = o.stats.oldestPendingAt ? `oldest pending: ${ago(o.stats.oldestPendingAt)}` : 'oldest pending: none';
-  $('dead').tBodies[0].replaceChildren(
-    ...o.deadByError.map((g) => {
-      const tr = el('tr');
-      const act = el('td');
-      const b = el('button', 'requeue…');
-      b.type = 'button';
-      b.addEventListener('click', () => previewRequeue({ status: 'dead', error: g.error }, act));
-      act.append(b);
-      tr.append(el('td', g.count), el('td', g.error), el('td', g.exampleId), act);
-      return tr;
-    }),
-  );
+  patchDead(o.deadByError);
   $('requeues').replaceChildren(
     ...(o.requeues ?? [])
       .slice(0, 10)
@@ -89,18 +78,84 @@ async function overview() {
   return o;
 }
 
+/**
+ * The dead groups, patched in place: a refresh updates counts and examples but never touches a
+ * group's action cell, so a preview or a confirm the user is about to click stays where it is. A
+ * group that is gone (requeued) stays a while if its cell says something (the outcome).
+ */
+const deadGroups = new Map();
+function patchDead(groups) {
+  const now = Date.now();
+  const seen = new Set();
+  const order = [];
+  for (const g of groups) {
+    seen.add(g.error);
+    let row = deadGroups.get(g.error);
+    if (!row) {
+      const tr = el('tr');
+      const act = el('td', undefined, 'act');
+      act.append(requeueButton({ status: 'dead', error: g.error }, act));
+      const cells = { count: el('td'), error: el('td', g.error || '(no error recorded)', 'err'), example: el('td', undefined, 'id') };
+      tr.append(cells.count, cells.error, cells.example, act);
+      row = { tr, act, cells };
+      deadGroups.set(g.error, row);
+    }
+    row.cells.count.textContent = String(g.count);
+    row.cells.example.textContent = g.exampleId;
+    order.push(row.tr);
+  }
+  for (const [error, row] of deadGroups) {
+    if (seen.has(error)) continue;
+    if (Number(row.act.dataset.keepUntil ?? 0) > now) order.push(row.tr);
+    else deadGroups.delete(error);
+  }
+  $('dead').tBodies[0].replaceChildren(...order);
+}
+
+/** An action's outcome, said where it was asked, kept on screen for a while after its row is gone. */
+function outcome(where, text, cls) {
+  where.dataset.keepUntil = String(Date.now() + 15_000);
+  where.replaceChildren(el('span', text, cls));
+}
+
 /** A requeue is previewed (its dry-run count) before it is done, as the CLI's --dry-run. */
 async function previewRequeue(selector, where) {
-  const dry = await api('/api/requeue', { method: 'POST', body: JSON.stringify({ ...selector, dryRun: true }) });
+  let dry;
+  try {
+    dry = await api('/api/requeue', { method: 'POST', body: JSON.stringify({ ...selector, dryRun: true }) });
+  } catch (err) {
+    return outcome(where, `not previewed: ${err.message}`, 'error');
+  }
   const confirm = el('button', `requeue ${dry.matched} row${dry.matched === 1 ? '' : 's'}`);
   confirm.type = 'button';
   confirm.className = 'confirm';
   confirm.addEventListener('click', async () => {
-    const done = await api('/api/requeue', { method: 'POST', body: JSON.stringify(selector) });
-    where.replaceChildren(el('span', `requeued ${done.moved}`));
+    confirm.disabled = true;
+    confirm.textContent = 'requeueing…';
+    try {
+      const done = await api('/api/requeue', { method: 'POST', body: JSON.stringify(selector) });
+      outcome(where, `requeued ${done.moved} of ${done.matched}`, 'done');
+    } catch (err) {
+      outcome(where, `not requeued: ${err.message}`, 'error');
+    }
     refresh();
   });
-  where.replaceChildren(confirm);
+  const cancel = el('button', 'cancel');
+  cancel.type = 'button';
+  cancel.addEventListener('click', () => {
+    delete where.dataset.keepUntil;
+    where.replaceChildren(requeueButton(selector, where));
+  });
+  // Kept while it waits for the click, whatever the refreshes say of its group.
+  where.dataset.keepUntil = String(Number.MAX_SAFE_INTEGER);
+  where.replaceChildren(confirm, cancel);
+}
+
+function requeueButton(selector, where, label = 'requeue…') {
+  const b = el('button', label);
+  b.type = 'button';
+  b.addEventListener('click', () => previewRequeue(selector, where));
+  return b;
 }
 
 const FILTER_DEBOUNCE_MS = 300;
@@ -111,36 +166,134 @@ function filters() {
   return q;
 }
 
+/**
+ * The list, newest first. A live refresh asks for the newest page and patches it in: rows already
+ * shown are updated where they are (a selection stays selected), new ones go on top, and rows
+ * pushed down by them stay, followed by any older pages the user loaded. A change of filters
+ * starts the list afresh.
+ */
+const PAGE = 200;
+const listed = new Map();
+let listedFor;
+let olderCursor;
 let rowsAsked = 0;
-async function rows() {
-  const q = filters();
-  if (![...q.keys()].length) q.set('limit', '200');
-  const asked = ++rowsAsked;
-  const r = await api(`/api/rows?${q}`);
-  // An answer to filters the user has since changed is not shown over the newer one.
-  if (asked !== rowsAsked) return;
-  const list = r.view === 'rows' ? r.rows : [];
-  $('rows').tBodies[0].replaceChildren(
-    ...list.map((x) => {
-      const tr = el('tr');
-      tr.dataset.id = x.deliveryId;
-      tr.append(
-        el('td', x.deliveryId),
-        el('td', x.eventType ?? ''),
-        el('td', x.status, x.status),
-        el('td', x.attempts),
-        el('td', ago(x.receivedAt)),
-        el('td', x.lastError ?? ''),
-      );
-      tr.addEventListener('click', () => show(x.deliveryId, x.source));
-      return tr;
-    }),
-  );
-  $('total').textContent = r.view === 'rows' ? `${list.length} of ${r.total} rows` : '';
+const rowKey = (x) => `${x.source}\n${x.deliveryId}`;
+
+function rowElement(x) {
+  let tr = listed.get(rowKey(x));
+  if (!tr) {
+    tr = el('tr');
+    tr.dataset.id = x.deliveryId;
+    for (let i = 0; i < 6; i++) tr.append(el('td'));
+    tr.cells[0].className = 'id';
+    tr.addEventListener('click', () => {
+      for (const other of $('rows').querySelectorAll('tr.selected')) other.classList.remove('selected');
+      tr.classList.add('selected');
+      show(x.deliveryId, x.source);
+    });
+    listed.set(rowKey(x), tr);
+  }
+  tr.dataset.receivedAt = String(x.receivedAt);
+  const [id, type, status, attempts, received, error] = tr.cells;
+  id.textContent = x.deliveryId;
+  type.textContent = x.eventType ?? '';
+  status.textContent = x.status;
+  status.className = x.status;
+  attempts.textContent = String(x.attempts);
+  received.textContent = ago(x.receivedAt);
+  received.title = new Date(x.receivedAt).toISOString();
+  error.textContent = x.lastError ?? '';
+  error.className = 'err';
+  return tr;
 }
 
+function listError(message) {
+  listed.clear();
+  listedFor = undefined;
+  olderCursor = undefined;
+  $('rows').tBodies[0].replaceChildren();
+  $('older').hidden = true;
+  $('total').textContent = message;
+  $('total').className = 'error';
+}
+
+async function rows() {
+  const q = filters();
+  const key = q.toString();
+  q.set('limit', String(PAGE));
+  const asked = ++rowsAsked;
+  let r;
+  try {
+    r = await api(`/api/rows?${q}`);
+  } catch (err) {
+    // A filter the inbox cannot take (since: banana) empties the list: old rows under a new filter would lie.
+    if (asked === rowsAsked) listError(err.message);
+    return;
+  }
+  // An answer to filters the user has since changed is not shown over the newer one.
+  if (asked !== rowsAsked) return;
+  const page = r.view === 'rows' ? r.rows : [];
+  const fresh = key !== listedFor;
+  if (fresh) {
+    listed.clear();
+    olderCursor = r.next;
+  }
+  const top = page.map(rowElement);
+  const inTop = new Set(top);
+  const lastAt = page.length ? page[page.length - 1].receivedAt : Number.POSITIVE_INFINITY;
+  // Rows shown before that this page no longer holds: kept if they are older than its last (new
+  // rows pushed them down), dropped if not (they no longer match the filters).
+  const below = fresh ? [] : [...$('rows').tBodies[0].rows].filter((tr) => !inTop.has(tr) && Number(tr.dataset.receivedAt) <= lastAt);
+  for (const [k, tr] of listed) if (!inTop.has(tr) && !below.includes(tr)) listed.delete(k);
+  if (!fresh && below.length === 0) olderCursor = r.next;
+  listedFor = key;
+  $('rows').tBodies[0].replaceChildren(...top, ...below);
+  $('older').hidden = !olderCursor;
+  total = r.total ?? 0;
+  countShown();
+}
+
+let total = 0;
+function countShown() {
+  $('total').className = '';
+  $('total').textContent = `${listed.size} of ${total} rows, newest first`;
+}
+
+/** The next page back in time, after the last row shown. */
+async function older() {
+  if (!olderCursor) return;
+  const q = filters();
+  q.set('limit', String(PAGE));
+  q.set('after', olderCursor);
+  const key = listedFor;
+  $('older').disabled = true;
+  try {
+    const r = await api(`/api/rows?${q}`);
+    if (key !== listedFor || r.view !== 'rows') return;
+    const more = r.rows.filter((x) => !listed.has(rowKey(x))).map(rowElement);
+    $('rows').tBodies[0].append(...more);
+    olderCursor = r.next;
+    $('older').hidden = !olderCursor;
+    total = r.total;
+    countShown();
+  } catch (err) {
+    $('total').textContent = `older rows: ${err.message}`;
+    $('total').className = 'error';
+  } finally {
+    $('older').disabled = false;
+  }
+}
+$('older').addEventListener('click', older);
+
 async function show(id, source) {
-  const r = await api(`/api/delivery?${new URLSearchParams({ id, source })}`);
+  let r;
+  try {
+    r = await api(`/api/delivery?${new URLSearchParams({ id, source })}`);
+  } catch (err) {
+    $('total').textContent = `${id}: ${err.message}`;
+    $('total').className = 'error';
+    return;
+  }
   const d = r.deliveries[0];
   $('delivery').hidden = false;
   $('d-title').textContent = `${d.source} ${d.deliveryId}`;
@@ -179,38 +332,61 @@ async function show(id, source) {
     ($('d-sent').textContent =
       r.status !== undefined ? `${r.status}${r.said ? `: ${r.said}` : ''} in ${r.ms} ms` : `no answer: ${r.error}`);
   const target = { id: d.deliveryId, source: d.source };
-  const sending = () => {
+  // Every send ends in words where it was asked: an answer, no answer, or why it was not sent.
+  const replay = async (extra) => {
+    const to = $('d-to').value.trim();
+    if (!to) {
+      $('d-sent').textContent = 'give the URL to replay to (http://127.0.0.1:3000/webhooks)';
+      $('d-to').focus();
+      return;
+    }
     $('d-sent').textContent = 'sending…';
+    try {
+      said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to, ...extra }) }));
+    } catch (err) {
+      $('d-sent').textContent = `not sent: ${err.message}`;
+    }
   };
-  $('d-replay').onclick = async () => {
-    sending();
-    said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to: $('d-to').value }) }));
-  };
+  $('d-replay').onclick = () => replay({});
   $('d-edit').onclick = () => {
-    $('d-editor').value = d.body?.text ?? '';
+    // Pretty-printed to edit; the edited text is what is sent (signed afresh), byte for byte.
+    $('d-editor').value = d.body ? pretty : '';
     $('d-editor').hidden = false;
     $('d-send-edited').hidden = false;
   };
-  $('d-send-edited').onclick = async () => {
-    sending();
-    said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to: $('d-to').value, body: $('d-editor').value }) }));
-  };
-  $('d-fixture').onclick = async () => {
+  $('d-send-edited').onclick = () => replay({ body: $('d-editor').value });
+  const saveFixture = async (force) => {
     const box = $('d-fixture-text');
     box.hidden = false;
+    box.replaceChildren();
     try {
-      const r = await api('/api/fixture', { method: 'POST', body: JSON.stringify({ ...target, redact: $('d-redact').checked }) });
+      const r = await api('/api/fixture', { method: 'POST', body: JSON.stringify({ ...target, redact: $('d-redact').checked, force }) });
       box.textContent = `saved ${r.file}${r.redacted ? ' (redacted)' : ''}\nsend it: ${r.send}`;
     } catch (err) {
-      box.textContent = err.message;
+      box.textContent = `${err.message} `;
+      if (err.answer?.exists) {
+        const replace = el('button', 'replace it');
+        replace.type = 'button';
+        replace.addEventListener('click', () => saveFixture(true));
+        box.append(replace);
+      }
     }
   };
+  $('d-fixture').onclick = () => saveFixture(false);
   $('d-curl').onclick = async () => {
-    const r = await api(`/api/curl?${new URLSearchParams({ ...target, to: $('d-to').value })}`);
-    $('d-curl-text').textContent = r.curl;
     $('d-curl-text').hidden = false;
-    await navigator.clipboard?.writeText(r.curl).catch(() => undefined);
+    try {
+      const r = await api(
+        `/api/curl?${new URLSearchParams({ ...target, to: $('d-to').value.trim() || 'http://127.0.0.1:3000/webhooks' })}`,
+      );
+      $('d-curl-text').textContent = r.curl;
+      await navigator.clipboard?.writeText(r.curl).catch(() => undefined);
+    } catch (err) {
+      $('d-curl-text').textContent = err.message;
+    }
   };
+  // The delivery opens below the list: brought into view, or the click seems to do nothing.
+  $('delivery').scrollIntoView({ block: 'start' });
 }
 
 /** Whether the inspector can sign (it was given a secret): the send actions show only then. */

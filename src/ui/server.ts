@@ -148,6 +148,9 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(pick('error') ? { error: pick('error') } : {}),
           ...(pick('since') ? { since: pick('since') } : {}),
           ...(pick('until') ? { until: pick('until') } : {}),
+          // Newest first unless asked: the page shows what just arrived at the top.
+          order: pick('order') === 'oldest' ? 'oldest' : 'newest',
+          ...(pick('after') ? { after: pick('after') } : {}),
         }),
       );
     }
@@ -200,17 +203,25 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
       const body = await readJson(req);
       if (typeof body.id !== 'string') return send(res, 400, { error: 'id is required' });
       // fixtures capture's engine: the body only, credentials in it replaced, personal data too with redact.
-      return send(
-        res,
-        200,
-        await capture({
-          inbox: o.inbox,
-          id: body.id,
-          ...(typeof body.source === 'string' ? { source: body.source } : {}),
-          out: o.fixturesDir ?? 'fixtures',
-          redact: body.redact === true,
-        }),
-      );
+      try {
+        return send(
+          res,
+          200,
+          await capture({
+            inbox: o.inbox,
+            id: body.id,
+            ...(typeof body.source === 'string' ? { source: body.source } : {}),
+            out: o.fixturesDir ?? 'fixtures',
+            redact: body.redact === true,
+            force: body.force === true,
+          }),
+        );
+      } catch (err) {
+        // The CLI's answer names its flag; the page offers to replace the file instead.
+        const exists = err instanceof UsageError && /already exists: give --force/.test(err.message);
+        if (!exists) throw err;
+        return send(res, 409, { error: err.message.replace(/: give --force to replace it$/, ''), exists: true });
+      }
     }
     if (url.pathname === '/api/requeue') {
       const body = await readJson(req);
