@@ -102,6 +102,12 @@ function patchDead(groups) {
     }
     row.cells.count.textContent = String(g.count);
     row.cells.example.textContent = g.exampleId;
+    // An outcome said long enough ago gives the group its button back (more rows died of it since).
+    const keep = row.act.dataset.keepUntil;
+    if (keep !== undefined && Number(keep) <= now) {
+      delete row.act.dataset.keepUntil;
+      row.act.replaceChildren(requeueButton({ status: 'dead', error: g.error }, row.act));
+    }
     order.push(row.tr);
   }
   for (const [error, row] of deadGroups) {
@@ -240,11 +246,12 @@ async function rows() {
   }
   const top = page.map(rowElement);
   const inTop = new Set(top);
-  const lastAt = page.length ? page[page.length - 1].receivedAt : Number.POSITIVE_INFINITY;
-  // Rows shown before that this page no longer holds: kept if they are older than its last (new
-  // rows pushed them down), dropped if not (they no longer match the filters).
+  // Rows shown before that this page no longer holds: kept if the page is full and they are older
+  // than its last (new rows pushed them down), dropped if not (they no longer match the filters).
+  const lastAt = r.next && page.length ? page[page.length - 1].receivedAt : Number.NEGATIVE_INFINITY;
   const below = fresh ? [] : [...$('rows').tBodies[0].rows].filter((tr) => !inTop.has(tr) && Number(tr.dataset.receivedAt) <= lastAt);
-  for (const [k, tr] of listed) if (!inTop.has(tr) && !below.includes(tr)) listed.delete(k);
+  const kept = new Set(below);
+  for (const [k, tr] of listed) if (!inTop.has(tr) && !kept.has(tr)) listed.delete(k);
   if (!fresh && below.length === 0) olderCursor = r.next;
   listedFor = key;
   $('rows').tBodies[0].replaceChildren(...top, ...below);
