@@ -29,7 +29,9 @@ function freshNodeId(old: string): string {
   const underscore = old.indexOf('_');
   if (underscore > 0) return `${old.slice(0, underscore + 1)}${randomAlnum(Math.max(8, old.length - underscore - 1))}`;
   const decoded = Buffer.from(old, 'base64').toString('latin1');
-  const m = /^(\d+:[A-Za-z]+)\d+$/.exec(decoded);
+  // The type's prefix is enough: octokit's examples hold ids not quite in form (`08:CheckRun28328535>y`),
+  // and a fresh id must still be a legacy one (a random word in its place was one run in 150).
+  const m = /^(\d+:[A-Za-z]+)\d/.exec(decoded);
   return m ? Buffer.from(`${m[1]}${100_000_000 + (randomUint32() % 2_000_000_000)}`).toString('base64') : randomAlnum(old.length);
 }
 
