@@ -1,20 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { openInbox } from '../src/inbox/index.js';
 import type { NewDelivery } from '../src/inbox/index.js';
 import { hookdrill } from './helpers/cli.js';
-import { freshSchema, postgresMissing } from './helpers/postgres.js';
-import { freshQueue, redisMissing } from './helpers/redis.js';
-import { tempDir } from './helpers/tmp.js';
+import { BACKENDS } from './helpers/backends.js';
 
 /** inspect's row lists newest first by default, --order oldest, and pages by cursor (issue 37), on every backend. */
-
-const backends: { name: string; missing: () => Promise<string | undefined>; target: () => { url: string; drop: () => Promise<void> } }[] = [
-  { name: 'SQLite', missing: async () => undefined, target: () => ({ url: join(tempDir(), 'inbox.db'), drop: async () => undefined }) },
-  { name: 'Postgres', missing: postgresMissing, target: freshSchema },
-  { name: 'BullMQ', missing: redisMissing, target: freshQueue },
-];
 
 const row = (id: string, receivedAt: number, source = 'stripe'): NewDelivery => ({
   source,
@@ -33,7 +24,7 @@ interface RowsJson {
   next?: string;
 }
 
-for (const b of backends) {
+for (const b of BACKENDS) {
   test(`inspect (${b.name}): rows newest first by default, --order oldest, --after pages through every row once; --json says the order`, async (t) => {
     const why = await b.missing();
     if (why) return t.skip(why);

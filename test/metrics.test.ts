@@ -1,13 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { parsePrometheus, prometheusParserMissing } from './helpers/prometheus.js';
 import type { Sample } from './helpers/prometheus.js';
 import { postSignedStripe, startListen, stopAll } from './helpers/listen.js';
-import { freshSchema, postgresMissing } from './helpers/postgres.js';
-import { freshQueue, redisMissing } from './helpers/redis.js';
-import { tempDir } from './helpers/tmp.js';
 import { until } from './helpers/until.js';
+import { BACKENDS } from './helpers/backends.js';
 
 /** listen's GET /metrics (issue 27, item 3), scraped and read by a Prometheus text-format parser. */
 
@@ -27,13 +24,7 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return (found[0] as Sample).value;
 }
 
-const backends: { name: string; missing: () => Promise<string | undefined>; target: () => { url: string; drop: () => Promise<void> } }[] = [
-  { name: 'SQLite', missing: async () => undefined, target: () => ({ url: join(tempDir(), 'inbox.db'), drop: async () => undefined }) },
-  { name: 'Postgres', missing: postgresMissing, target: freshSchema },
-  { name: 'BullMQ', missing: redisMissing, target: freshQueue },
-];
-
-for (const b of backends) {
+for (const b of BACKENDS) {
   test(`/metrics on listen (${b.name}): deliveries by result, latency, rows by status, and the oldest pending row's age — rising while no worker runs, 0 once one drains it`, async (t) => {
     const why = (await b.missing()) ?? (await prometheusParserMissing());
     if (why) return t.skip(why);

@@ -1,15 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { openInbox } from '../src/inbox/index.js';
 import type { Inbox, NewDelivery } from '../src/inbox/index.js';
 import { startUi } from '../src/ui/server.js';
-import { freshSchema, postgresMissing } from './helpers/postgres.js';
-import { freshQueue, redisMissing } from './helpers/redis.js';
 import { tempDir } from './helpers/tmp.js';
+import { BACKENDS, CHROMIUM, chromiumMissing } from './helpers/backends.js';
 
 /**
  * The inspector an on-call engineer relies on (issue 37), in a real browser on every backend: the
@@ -17,22 +15,8 @@ import { tempDir } from './helpers/tmp.js';
  * that survive the live refresh and end in words where they were asked.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROWS = 10_000;
 const DEAD = 10;
-
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  const why = 'no chromium (apt install chromium)';
-  if (process.env.HOOKDRILL_REQUIRE_TOOLS === '1') throw new Error(`${why} (HOOKDRILL_REQUIRE_TOOLS=1: required, not skipped)`);
-  return why;
-}
-
-const backends: { name: string; missing: () => Promise<string | undefined>; target: () => { url: string; drop: () => Promise<void> } }[] = [
-  { name: 'SQLite', missing: async () => undefined, target: () => ({ url: join(tempDir(), 'inbox.db'), drop: async () => undefined }) },
-  { name: 'Postgres', missing: postgresMissing, target: freshSchema },
-  { name: 'BullMQ', missing: redisMissing, target: freshQueue },
-];
 
 const delivery = (id: string, receivedAt: number, type = 'invoice.paid'): NewDelivery => ({
   source: 'stripe',
@@ -60,7 +44,7 @@ async function fill(inbox: Inbox): Promise<void> {
 const firstIds = (page: Page, n: number) =>
   page.$$eval('#rows tbody tr', (trs, k) => trs.slice(0, k).map((tr) => tr.getAttribute('data-id')), n);
 
-for (const b of backends) {
+for (const b of BACKENDS) {
   test(`ui (${b.name}): on ${ROWS.toLocaleString('en-US')} rows the newest are listed first, a new delivery appears on top within a refresh, older pages load on demand; a group requeue's confirm outlives the refresh and completes`, async (t) => {
     const why = chromiumMissing() ?? (await b.missing());
     if (why) return t.skip(why);

@@ -6,23 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startUi } from '../src/ui/server.js';
 import { postSignedStripe, startListen, stopAll } from './helpers/listen.js';
-import { freshSchema, postgresMissing } from './helpers/postgres.js';
-import { freshQueue, redisMissing } from './helpers/redis.js';
 import { reply, startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
+import { BACKENDS, CHROMIUM, chromiumMissing } from './helpers/backends.js';
 
 /** `hookdrill ui` in a real browser (Debian's chromium, driven by playwright-core), against a real listen on each backend (issue 27). */
 
 const SECRET = `whsec_${Buffer.from('ui-browser-test-secret-00').toString('base64')}`;
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  const why = 'no chromium (apt install chromium)';
-  if (process.env.HOOKDRILL_REQUIRE_TOOLS === '1') throw new Error(`${why} (HOOKDRILL_REQUIRE_TOOLS=1: required, not skipped)`);
-  return why;
-}
 
 /** A Stripe event whose strings are hostile: markup, and terminal escapes. */
 async function postHostile(url: string, id: string): Promise<number> {
@@ -39,13 +30,7 @@ async function postHostile(url: string, id: string): Promise<number> {
   return (await fetch(url, { method: 'POST', body, headers })).status;
 }
 
-const backends: { name: string; missing: () => Promise<string | undefined>; target: () => { url: string; drop: () => Promise<void> } }[] = [
-  { name: 'SQLite', missing: async () => undefined, target: () => ({ url: join(tempDir(), 'inbox.db'), drop: async () => undefined }) },
-  { name: 'Postgres', missing: postgresMissing, target: freshSchema },
-  { name: 'BullMQ', missing: redisMissing, target: freshQueue },
-];
-
-for (const b of backends) {
+for (const b of BACKENDS) {
   test(`ui (${b.name}): deliveries appear live, a dead row is requeued from the page and processed, a hostile body is shown as text; no token, a foreign Host or Origin is refused`, async (t) => {
     const why = chromiumMissing() ?? (await b.missing());
     if (why) return t.skip(why);
