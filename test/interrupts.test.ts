@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { BIN } from './helpers/cli.js';
 import { live as liveWith } from './helpers/live.js';
 import { freePort } from './helpers/ports.js';
+import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SECRET = 'whsec_edges';
@@ -88,9 +89,9 @@ test('check interrupted (SIGTERM, as a CI timeout sends): what was judged is pri
       '--url',
       `http://127.0.0.1:${port}/`,
       '--receiver',
-      `python3 ${PY} serve --provider stripe --secret ${SECRETS.stripe} --port "$PORT" --store ${store}`,
+      `${PYTHON} ${PY} serve --provider stripe --secret ${SECRETS.stripe} --port "$PORT" --store ${store}`,
       '--stored',
-      `python3 ${PY} ids --store ${store}`,
+      `${PYTHON} ${PY} ids --store ${store}`,
       '--junit',
       junit,
     ],

@@ -8,6 +8,7 @@ import { startReceiver } from '../src/harness/receiver-process.js';
 import { listScenarios } from '../src/scenario/load.js';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
+import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 
 // A receiver in another language (Python), written the naive way and the right way.
@@ -18,10 +19,10 @@ async function receiver(mode: 'naive' | 'ordered' | 'queued', provider: string) 
   const state = join(tempDir(), 'state.json');
   const port = await freePort();
   const handle = await startReceiver({
-    command: `python3 ${PY} serve ${mode} ${provider} ${SECRET} ${port} ${state}`,
+    command: `${PYTHON} ${PY} serve ${mode} ${provider} ${SECRET} ${port} ${state}`,
     url: `http://127.0.0.1:${port}/`,
   });
-  return { handle, url: handle.url, state: `python3 ${PY} state ${state}` };
+  return { handle, url: handle.url, state: `${PYTHON} ${PY} state ${state}` };
 }
 
 test('every shipped scenario: a handler that trusts arrival order is caught; one that orders by the event’s own time passes', async () => {

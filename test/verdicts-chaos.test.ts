@@ -7,6 +7,7 @@ import { renderChaos, renderChaosJunit } from '../src/render/chaos.js';
 import { SECRET, python } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
 import { BIN } from './helpers/cli.js';
+import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 
 async function chaosOf(provider: string, command: string, o: Partial<ChaosOptions>) {
@@ -82,7 +83,7 @@ test('power cut: SQLite synchronous=OFF and NORMAL lose acknowledged deliveries,
     const dir = join(tempDir(), 'data');
     const r = python('stripe', '', `--sqlite-sync ${sync}`);
     const command = r.command.replace(/--store \S+/, '--store "$DATA_DIR/inbox.db"');
-    const stored = `python3 ${r.stored.split(' ')[1]} ids --store ${dir}/inbox.db`;
+    const stored = `${PYTHON} ${r.stored.split(' ')[1]} ids --store ${dir}/inbox.db`;
     const result = await chaosOf('stripe', command, { stored, powerCut: dir, events: 40, killAfter: 30 });
     assert.equal(result.durability, 'power-cut');
     if (sync === 'FULL') {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { hookdrill } from './helpers/cli.js';
 import { PY, SECRET } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
+import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 import { until } from './helpers/until.js';
 
@@ -18,7 +19,7 @@ async function captured(provider: string, flaw: string, secret = SECRET[provider
   mkdirSync(dump);
   const port = await freePort();
   const child = spawn(
-    'python3',
+    PYTHON,
     [
       PY,
       'serve',

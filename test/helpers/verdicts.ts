@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
 import type { CheckOptions, CheckResult } from '../../src/check/run.js';
 import { freePort } from './ports.js';
+import { PYTHON } from './python.js';
 import { tempDir } from './tmp.js';
 
 export const PY = fileURLToPath(new URL('../../../test/receivers/webhook_receiver.py', import.meta.url));
@@ -34,8 +35,8 @@ export interface Receiver {
 export function python(provider: string, flaw = '', extra = '', storeName = 'stored.txt'): Receiver {
   const store = join(tempDir(), storeName);
   return {
-    command: `python3 ${PY} serve --provider ${provider} --secret '${SECRET[provider]}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
-    stored: `python3 ${PY} ids --store ${store}`,
+    command: `${PYTHON} ${PY} serve --provider ${provider} --secret '${SECRET[provider]}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
+    stored: `${PYTHON} ${PY} ids --store ${store}`,
   };
 }
 
