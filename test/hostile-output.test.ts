@@ -280,9 +280,10 @@ const inspectResults = (h: string): InspectResult[] => [
       perMinute: Array.from({ length: 60 }, (_, i) => i % 5),
       perMinuteByStatus: { pending: [], working: [], done: [], dead: [] },
       deadByError: [
-        { error: h, count: 2, exampleId: h, newestAt: NOW - 1_000, oldestAt: NOW - 5_000 },
-        { error: '', count: 1, exampleId: h, newestAt: NOW - 1_000, oldestAt: NOW - 1_000 },
+        { error: h, count: 2, exampleId: h, newestAt: NOW - 1_000, oldestAt: NOW - 5_000, checkRows: 0 },
+        { error: '', count: 1, exampleId: h, newestAt: NOW - 1_000, oldestAt: NOW - 1_000, checkRows: 0 },
       ],
+      retryingByError: [{ error: h, count: 1, exampleId: h, nextAt: NOW + 30_000, checkRows: 0 }],
       attempts: { 3: 2 },
       requeues: [{ at: NOW - 1_000, moved: 1, selector: selector(h), resetAttempts: true }],
       retentionMs: 60_000,

@@ -139,7 +139,7 @@ test('requeue: needs a selector, previews with --dry-run, moves only finished ro
   const path = join(tempDir(), 'inbox.db');
   await (await seeded(path)).close();
   await assert.rejects(requeue({ inbox: path }), (e: unknown) => e instanceof UsageError && /needs a selector/.test(e.message));
-  await assert.rejects(requeue({ inbox: path, status: ['pending'] }), /only finished rows/);
+  await assert.rejects(requeue({ inbox: path, status: ['working'] }), /--status working: a working row is under a worker's lease/);
 
   const dry = await requeue({ inbox: path, status: ['dead'], error: 'crm', dryRun: true });
   assert.equal(dry.matched, 6);
@@ -171,6 +171,120 @@ test('requeue: needs a selector, previews with --dry-run, moves only finished ro
     [1, 0, 6],
   );
   assert.deepEqual(view.overview.requeues[2]?.selector, { statuses: ['dead'], error: 'crm' });
+});
+
+test('during an outage: the overview says why pending rows wait and when they try next, and `requeue --status pending` retries them now, previewed and logged', async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = await seeded(path);
+  // Two more wait for their next attempt, an hour from now, after the app refused them.
+  const now = Date.now();
+  for (const id of ['evt_refused_1', 'evt_refused_2'])
+    await inbox.put({
+      source: 'stripe',
+      deliveryId: id,
+      eventType: 'invoice.paid',
+      body: Buffer.from('{}'),
+      headers: {},
+      receivedAt: now - 5_000,
+    });
+  for (const c of await inbox.claim({ limit: 10, leaseMs: 60_000, now: now - 1_000 }))
+    if (c.deliveryId.startsWith('evt_refused'))
+      await inbox.fail(
+        c,
+        c.fence,
+        'forward target unreachable: connect ECONNREFUSED 127.0.0.1:3000',
+        { retryAt: now + 3_600_000 },
+        now - 900,
+      );
+  await inbox.close();
+
+  const o = await hookdrill(['inspect', '--inbox', path]);
+  assert.equal(o.code, 0, o.stderr);
+  assert.match(
+    o.stdout,
+    /retrying, by last error:\n +2 +forward target unreachable: connect ECONNREFUSED 127\.0\.0\.1:3000 +e\.g\. evt_refused_1, next attempt in (59m|1h)/,
+  );
+  const line = /retry now: (hookdrill requeue .* --dry-run)/.exec(o.stdout)?.[1];
+  assert.equal(
+    line,
+    `hookdrill requeue --inbox ${path} --status pending --error 'forward target unreachable: connect ECONNREFUSED 127.0.0.1:3000' --dry-run`,
+  );
+
+  // The suggested line, as pasted into a shell: previewed first, nothing moves.
+  const args = [
+    'requeue',
+    '--inbox',
+    path,
+    '--status',
+    'pending',
+    '--error',
+    'forward target unreachable: connect ECONNREFUSED 127.0.0.1:3000',
+  ];
+  const dry = await hookdrill([...args, '--dry-run']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(
+    dry.stdout,
+    /dry run: 2 pending rows would be due now \(--status pending --error "forward target unreachable: connect ECONNREFUSED 127\.0\.0\.1:3000", attempts reset\); nothing changed/,
+  );
+  const real = await hookdrill(args);
+  assert.equal(real.code, 0, real.stderr);
+  assert.match(real.stdout, /requeued 2 of 2 matching pending rows \(.*\), due now; recorded in the requeue log/);
+  const after = openSqliteInbox(path);
+  const claimed = await after.claim({ limit: 10, leaseMs: 60_000 });
+  assert.deepEqual(
+    claimed
+      .map((c) => c.deliveryId)
+      .filter((id) => id.startsWith('evt_refused'))
+      .sort(),
+    ['evt_refused_1', 'evt_refused_2'],
+    'due now, not in an hour',
+  );
+  assert.deepEqual((await after.overview()).requeues[0]?.selector, {
+    statuses: ['pending'],
+    error: 'forward target unreachable: connect ECONNREFUSED 127.0.0.1:3000',
+  });
+  await after.close();
+
+  const working = await hookdrill(['requeue', '--inbox', path, '--status', 'working']);
+  assert.equal(working.code, 2);
+  assert.match(working.stderr, /^hookdrill: --status working: a working row is under a worker's lease and is left to it/);
+});
+
+test("after a check run: check's deliberate dead rows are marked in the overview and never suggested, --exclude-check alone is the overview without them, and the suggested --error is the whole error", async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const now = Date.now();
+  const error = 'forward target answered 422: {"error":{"code":"invalid_amount","message":"amount must be positive"}}';
+  const put = (id: string, check: boolean) =>
+    inbox.put({
+      source: 'stripe',
+      deliveryId: id,
+      eventType: 'invoice.paid',
+      body: Buffer.from('{}'),
+      headers: check ? { 'x-hookdrill-check': 'chk-1' } : {},
+      receivedAt: now - 10_000,
+    });
+  for (let i = 0; i < 5; i++) await put(`evt_check_${i}`, true);
+  for (let i = 0; i < 2; i++) await put(`evt_real_${i}`, false);
+  for (const c of await inbox.claim({ limit: 10, leaseMs: 60_000, now: now - 1_000 }))
+    await inbox.fail(c, c.fence, c.deliveryId.startsWith('evt_check') ? 'check: deliberately dead' : error, { dead: true }, now - 900);
+  await inbox.close();
+
+  const o = await hookdrill(['inspect', '--inbox', path], { COLUMNS: '80' });
+  assert.equal(o.code, 0, o.stderr);
+  assert.match(o.stdout, /5 +check: deliberately dead +e\.g\. evt_check_0, .* · all sent by hookdrill check/);
+  const next = /next: (hookdrill requeue .* --dry-run)/.exec(o.stdout)?.[1];
+  assert.equal(next, `hookdrill requeue --inbox ${path} --status dead --error '${error}' --dry-run`);
+  const pasted = await hookdrill(['requeue', '--inbox', path, '--status', 'dead', '--error', error, '--dry-run']);
+  assert.match(pasted.stdout, /dry run: 2 finished rows would move to pending/);
+
+  const real = await hookdrill(['inspect', '--inbox', path, '--exclude-check']);
+  assert.equal(real.code, 0, real.stderr);
+  assert.match(real.stdout, /dead by last error \(rows hookdrill check sent left out\):/);
+  assert.doesNotMatch(real.stdout, /deliberately dead/);
+  assert.match(real.stdout, /^ +2 +forward target answered 422/m);
+  const json = JSON.parse((await hookdrill(['inspect', '--inbox', path, '--exclude-check', '--json'])).stdout) as InspectResult;
+  assert.equal(json.view, 'overview');
 });
 
 test('requeue during live traffic: a receiver and a worker keep running; nothing lost, nothing done twice', async () => {

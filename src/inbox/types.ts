@@ -144,8 +144,19 @@ export interface Overview {
    * working, done or dead). Each status's 60 numbers add up, minute by minute, to perMinute.
    */
   perMinuteByStatus: Record<DeliveryStatus, number[]>;
-  /** Dead rows grouped by their last error, most first: when the newest and the oldest of each died. */
-  deadByError: { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }[];
+  /**
+   * Dead rows grouped by their last error, most first: when the newest and the oldest of each died,
+   * and how many of them `hookdrill check` sent (its deliberate failures are not an incident).
+   */
+  deadByError: { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number; checkRows: number }[];
+  /**
+   * Pending rows that have failed at least once, grouped by their last error, most first, with the
+   * soonest next attempt among them: what an outage of the app behind the receiver looks like
+   * before anything is dead.
+   */
+  retryingByError: { error: string; count: number; exampleId: string; nextAt: number; checkRows: number }[];
+  /** The groups and attempts leave out rows `hookdrill check` sent (counts and the chart are the whole inbox's). */
+  excludeCheck?: boolean;
   /** How many attempts rows that are not done have had: attempts → rows. */
   attempts: Record<number, number>;
   requeues: RequeueRecord[];
@@ -164,6 +175,11 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+}
+
+export interface OverviewOptions {
+  /** Leave rows `hookdrill check` sent out of the groups and attempts (`inspect --exclude-check`). */
+  excludeCheck?: boolean;
 }
 
 export interface RequeueOptions {
@@ -208,10 +224,11 @@ export interface Inbox {
   select(selector: Selector, page: Page): Promise<StoredDelivery[]>;
   count(selector: Selector): Promise<number>;
   /** The default view of inspect: everything an on-call engineer looks at first, in one call. */
-  overview(now?: number): Promise<Overview>;
+  overview(now?: number, options?: OverviewOptions): Promise<Overview>;
   /**
    * Move finished rows matching the selector back to pending, due now, in transactions of
-   * `batchSize` rows; rows under a lease are never touched. Recorded in the requeue log.
+   * `batchSize` rows; rows under a lease are never touched. Pending rows the selector names by
+   * status (`statuses: ['pending']`) are made due now ("retry now"). Recorded in the requeue log.
    */
   requeueWhere(selector: Selector, options: RequeueOptions): Promise<number>;
   /**

@@ -69,8 +69,14 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     const order = o.order ?? INSPECT_DEFAULTS.order;
     if (!ROW_ORDERS.includes(order)) throw new UsageError(`--order ${String(order)}: expected newest or oldest`);
     const after = o.after === undefined ? undefined : decodeCursor(o.after);
-    if (isEmpty(selector) && o.limit === undefined && o.order === undefined && after === undefined) {
+    const listing = o.limit !== undefined || o.order !== undefined || after !== undefined;
+    if (isEmpty(selector) && !listing) {
       return { command: 'inspect', view: 'overview', inbox: location, now, overview: await inbox.overview(now) };
+    }
+    // --exclude-check alone is the overview without check's rows, not a list of every other row.
+    const { check, ...rest } = selector;
+    if (check === false && isEmpty(rest) && !listing) {
+      return { command: 'inspect', view: 'overview', inbox: location, now, overview: await inbox.overview(now, { excludeCheck: true }) };
     }
     const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, INSPECT_DEFAULTS.limit);
     // One row more than shown says whether there is a next page, without a second query.

@@ -58,14 +58,17 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
       'requeue needs a selector: --id ID (repeatable), or --status dead (narrowed by --error, --type, --since, --until)',
     );
   }
-  const bad = (selector.statuses ?? []).filter((s) => s !== 'dead' && s !== 'done');
-  if (bad.length) throw new UsageError(`--status ${bad.join(',')}: only finished rows (dead, done) can be requeued`);
+  const bad = (selector.statuses ?? []).filter((s) => s !== 'dead' && s !== 'done' && s !== 'pending');
+  if (bad.length)
+    throw new UsageError(
+      `--status ${bad.join(',')}: a working row is under a worker's lease and is left to it; requeue moves dead and done rows, and makes pending ones due now (--status pending)`,
+    );
   if (o.keepAttempts && o.resetAttempts) throw new UsageError('--keep-attempts and --reset-attempts say opposite things: choose one');
   const reset = o.keepAttempts !== true && o.resetAttempts !== false;
   const ratePerSec = parseRate(o.rate);
   const inbox = await openInboxForCommand(o.inbox, { readonly: o.dryRun === true });
   try {
-    // Only finished rows move: count and sample exactly those.
+    // Finished rows move (and pending ones when named by status): count and sample exactly those.
     const finished: Selector = { ...selector, statuses: selector.statuses ?? ['done', 'dead'] };
     const matched = await inbox.count(finished);
     const sample = (await inbox.select(finished, { limit: SAMPLE })).map(rowSummary);

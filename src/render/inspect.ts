@@ -2,9 +2,9 @@ import chalk from 'chalk';
 import { count } from '../util/words.js';
 import type { InspectResult, RowSummary } from '../incident/inspect.js';
 import type { RequeueResult } from '../incident/requeue.js';
-import type { Selector } from '../inbox/index.js';
+import type { Overview, Selector } from '../inbox/index.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeStrings, safe } from '../util/terminal.js';
+import { beforeUnsafe, escapeStrings, safe } from '../util/terminal.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -14,12 +14,13 @@ const SPARK = '▁▂▃▄▅▆▇█';
 /** Ids, types, errors and headers are what senders sent: the whole result is escaped first. */
 export function renderInspect(result: InspectResult): string {
   const r = escapeStrings(result);
-  if (r.view === 'overview') return overview(r);
+  if (r.view === 'overview') return overview(r, (result as typeof r).overview);
   if (r.view === 'rows') return rows(r);
   return delivery(r);
 }
 
-function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
+/** `raw` is the overview before escaping: a suggested --error must be the stored text, not its escaped form. */
+function overview(r: Extract<InspectResult, { view: 'overview' }>, raw: Overview): string {
   const o = r.overview;
   const c = o.stats.counts;
   const lines = [chalk.bold(`inbox ${r.inbox}`)];
@@ -35,20 +36,30 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
   const peak = Math.max(...o.perMinute);
   const spark = o.perMinute.map((v) => (peak === 0 ? SPARK[0] : SPARK[Math.min(7, Math.floor((v / peak) * 7.999))])).join('');
   lines.push(`  last hour: ${n(hour)} deliveries, peak ${n(peak)}/min  ${chalk.dim(spark)}`);
+  const inbox = shellWord(r.inbox);
+  const leftOut = o.excludeCheck ? ' (rows hookdrill check sent left out)' : '';
+  // Pending rows that failed: an outage of the app behind the receiver, before anything is dead.
+  if (o.retryingByError.length) {
+    lines.push(`  retrying, by last error${leftOut}:`);
+    for (const g of o.retryingByError) {
+      const next = g.nextAt <= r.now ? 'due now' : `next attempt in ${formatDuration(g.nextAt - r.now)}`;
+      lines.push(`    ${chalk.yellow(n(g.count).padStart(8))}  ${g.error}  ${chalk.dim(`e.g. ${g.exampleId}, ${next}${checkNote(g)}`)}`);
+    }
+    const top = suggested(raw.retryingByError);
+    if (top) lines.push(`  retry now: ${chalk.bold(requeueLine(inbox, 'pending', top))}`);
+  }
   if (o.deadByError.length) {
-    lines.push('  dead by last error:');
+    lines.push(`  dead by last error${leftOut}:`);
     for (const g of o.deadByError) {
       lines.push(
-        `    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, died ${g.oldestAt ? ago(g.oldestAt, r.now) : '?'}${g.count > 1 ? ` … ${g.newestAt ? ago(g.newestAt, r.now) : '?'}` : ''}`)}`,
+        `    ${chalk.red(n(g.count).padStart(8))}  ${g.error || chalk.dim('(no error recorded)')}  ${chalk.dim(`e.g. ${g.exampleId}, died ${g.oldestAt ? ago(g.oldestAt, r.now) : '?'}${g.count > 1 ? ` … ${g.newestAt ? ago(g.newestAt, r.now) : '?'}` : ''}${checkNote(g)}`)}`,
       );
     }
     const oldestDead = Math.min(...o.deadByError.map((g) => g.oldestAt || Number.POSITIVE_INFINITY));
     if (Number.isFinite(oldestDead)) lines.push(`  oldest dead: ${chalk.bold(ago(oldestDead, r.now))} (${iso(oldestDead)})`);
-    const top = o.deadByError[0] as (typeof o.deadByError)[number];
     // The next command, with the selector of what is shown first: previewed, so nothing moves yet.
-    lines.push(
-      `  next: ${chalk.bold(`hookdrill requeue --inbox ${shellWord(r.inbox)} --status dead${top.error ? ` --error ${shellWord(top.error.slice(0, 60))}` : ''} --dry-run`)}`,
-    );
+    const top = suggested(raw.deadByError);
+    if (top) lines.push(`  next: ${chalk.bold(requeueLine(inbox, 'dead', top))}`);
   }
   if (o.retentionMs !== undefined)
     lines.push(
@@ -64,6 +75,30 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+type Group = { error: string; count: number; checkRows?: number };
+
+/** How many of a group `hookdrill check` sent: its deliberate failures are no incident. */
+function checkNote(g: Group): string {
+  if (!g.checkRows) return '';
+  return g.checkRows === g.count ? ' · all sent by hookdrill check' : ` · ${n(g.checkRows)} sent by hookdrill check`;
+}
+
+/** The group a command is suggested for: the largest that is not wholly check's deliberate rows. */
+function suggested<G extends Group>(groups: readonly G[]): G | undefined {
+  return groups.find((g) => (g.checkRows ?? 0) < g.count);
+}
+
+/**
+ * The requeue of one group, previewed, as a line to paste: the whole error (--error matches text a
+ * row's error contains), or, when it holds a line break or another control character, the part
+ * before it — a shell would not paste that back as it was stored.
+ */
+function requeueLine(inbox: string, status: 'dead' | 'pending', g: Group): string {
+  const error = beforeUnsafe(g.error);
+  const check = (g.checkRows ?? 0) > 0 ? ' --exclude-check' : '';
+  return `hookdrill requeue --inbox ${inbox} --status ${status}${error ? ` --error ${shellWord(error)}` : ''}${check} --dry-run`;
 }
 
 /** A word a shell reads back as it is: single-quoted unless plainly safe. */
@@ -158,23 +193,27 @@ export function renderRequeue(result: RequeueResult): string {
   const lines = r.sample.length ? rowTable(r.sample, Date.now()) : [];
   if (r.matched > r.sample.length) lines.push(chalk.dim(`… and ${n(r.matched - r.sample.length)} more`));
   const what = `${selectorText(r.selector)}${r.resetAttempts ? ', attempts reset' : ''}`;
+  // Pending rows named by status are made due now ("retry now"); finished ones go back to pending.
+  const statuses = r.selector.statuses ?? ['done', 'dead'];
+  const kind = statuses.every((s) => s === 'pending') ? 'pending row' : statuses.includes('pending') ? 'row' : 'finished row';
+  const goes = kind === 'pending row' ? 'would be due now' : 'would move to pending';
   if (r.notFound.length) lines.push(chalk.red(`no row has the id ${r.notFound.join(', ')}`));
   if (r.interrupted)
     // Each batch committed whole: what moved is pending now, and no longer matches a --status
     // selector, so running the command again moves only the rest.
     lines.push(
       chalk.yellow(
-        `stopped: moved ${n(r.moved)} of ${n(r.matched)} matching finished rows before the stop (${what}); the rest are as they were. Run the same command again to move the rest: rows already moved are no longer finished, so none moves twice`,
+        `stopped: moved ${n(r.moved)} of ${n(r.matched)} matching ${kind}s before the stop (${what}); the rest are as they were. Run the same command again to move the rest: rows already moved are no longer finished, so none moves twice`,
       ),
     );
-  else if (r.matched === 0) lines.push(`no finished row matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
-  else if (r.dryRun) lines.push(`dry run: ${count(r.matched, 'finished row')} would move to pending (${what}); nothing changed`);
+  else if (r.matched === 0) lines.push(`no ${kind} matched (${what}); nothing ${r.dryRun ? 'would move' : 'was requeued'}`);
+  else if (r.dryRun) lines.push(`dry run: ${count(r.matched, kind)} ${goes} (${what}); nothing changed`);
   else {
     // `matched` is counted when the rows were chosen, so `moved` is never more; fewer means rows
     // were claimed (or changed) between the choice and their batch, and were left as they are.
     const left = r.matched - r.moved;
     lines.push(
-      `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching finished rows (${what})${left > 0 ? `; ${n(left)} changed meanwhile (claimed or requeued elsewhere) and were left as they are` : ''}; recorded in the requeue log`,
+      `${chalk.green(`requeued ${n(r.moved)}`)} of ${n(r.matched)} matching ${kind}s (${what})${kind === 'pending row' ? ', due now' : ''}${left > 0 ? `; ${n(left)} changed meanwhile (claimed or requeued elsewhere) and were left as they are` : ''}; recorded in the requeue log`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -40,6 +40,14 @@ export function safe(text: string): string {
   return text.replace(OUTSIDE, escapeChar);
 }
 
+/** The part of a text before the first character safe() would escape: what can be shown, and pasted back, as it is. */
+export function beforeUnsafe(text: string): string {
+  OUTSIDE.lastIndex = 0;
+  const m = OUTSIDE.exec(text);
+  OUTSIDE.lastIndex = 0;
+  return m ? text.slice(0, m.index) : text;
+}
+
 /**
  * A renderer's input with every string in it — and every key, a header's name is outside too —
  * passed through safe(). Each renderer calls it first on what it is given, so a field added later

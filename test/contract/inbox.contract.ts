@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Inbox, NewDelivery } from '../../src/inbox/index.js';
+import type { Inbox, NewDelivery, Settlement } from '../../src/inbox/index.js';
 
 export interface Backend {
   name: string;
@@ -276,6 +276,91 @@ export function inboxContract(b: Backend): void {
       o.deadByError.map((d) => [d.error, d.count, d.exampleId]),
       [['boom', 1, 'evt_x']],
     );
+  });
+
+  it('requeue --status pending: a row waiting for its next attempt is due now, its error kept, and the requeue on record', async (inbox) => {
+    await inbox.put(delivery('evt_waiting', 1_000));
+    await inbox.put(delivery('evt_done', 2_000));
+    const claimed = await inbox.claim({ limit: 2, leaseMs: 600_000, ...at(10_000) });
+    const fence = (id: string) => claimed.find((c) => c.deliveryId === id)!.fence;
+    await inbox.settle(
+      [
+        {
+          key: { source: 'stripe', deliveryId: 'evt_waiting' },
+          fence: fence('evt_waiting'),
+          outcome: 'retry',
+          error: 'crm answered 503',
+          retryInMs: 3_600_000,
+        },
+        { key: { source: 'stripe', deliveryId: 'evt_done' }, fence: fence('evt_done'), outcome: 'done' },
+      ],
+      settledAt(10_100),
+    );
+    // Not due for an hour: a claim now finds nothing.
+    assert.deepEqual(await inbox.claim({ limit: 5, leaseMs: 60_000, ...at(20_000) }), []);
+    const moved = await inbox.requeueWhere({ statuses: ['pending'] }, { resetAttempts: true, ...at(20_000) });
+    assert.equal(moved, 1, 'the pending row moves; the done one is not pending');
+    const back = await inbox.get({ source: 'stripe', deliveryId: 'evt_waiting' });
+    assert.equal(back?.status, 'pending');
+    assert.equal(back?.attempts, 0, '--reset-attempts');
+    assert.equal(back?.lastError, 'crm answered 503', 'why it failed is still there to read');
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_done' }))?.status, 'done');
+    const again = await inbox.claim({ limit: 5, leaseMs: 60_000, ...at(20_000) });
+    assert.deepEqual(
+      again.map((c) => c.deliveryId),
+      ['evt_waiting'],
+      'due now, not in an hour',
+    );
+    const o = await inbox.overview(30_000);
+    assert.equal(o.requeues[0]?.moved, 1);
+    assert.deepEqual(o.requeues[0]?.selector, { statuses: ['pending'] });
+  });
+
+  it("overview: pending rows that failed grouped by their last error with their next attempt; check's rows counted in each group, and left out when asked", async (inbox) => {
+    const now = 10_000_000;
+    const marked = (id: string, at: number): NewDelivery => ({
+      ...delivery(id, at),
+      headers: { ...delivery(id).headers, 'x-hookdrill-check': 'chk-1' },
+    });
+    await inbox.put(delivery('evt_a', now - 50_000));
+    await inbox.put(delivery('evt_b', now - 40_000));
+    await inbox.put(marked('evt_c', now - 30_000));
+    await inbox.put(marked('evt_d', now - 20_000));
+    await inbox.put(delivery('evt_e', now - 10_000));
+    const claimed = await inbox.claim({ limit: 5, leaseMs: 600_000, ...at(now) });
+    const settledAtClock = b.ownClock ? Date.now() : now;
+    await inbox.settle(
+      claimed.map((c): Settlement => {
+        if (c.deliveryId === 'evt_d') return { key: c, fence: c.fence, outcome: 'dead', error: 'check: deliberately dead' };
+        if (c.deliveryId === 'evt_e') return { key: c, fence: c.fence, outcome: 'dead', error: '{"error":"bad payload","field":"amount"}' };
+        return { key: c, fence: c.fence, outcome: 'retry', error: 'connect ECONNREFUSED 127.0.0.1:3000', retryInMs: 60_000 };
+      }),
+      settledAt(now),
+    );
+    const o = await inbox.overview(now);
+    assert.deepEqual(
+      o.retryingByError.map((g) => [g.error, g.count, g.checkRows, g.exampleId]),
+      [['connect ECONNREFUSED 127.0.0.1:3000', 3, 1, 'evt_a']],
+    );
+    const wait = (o.retryingByError[0]?.nextAt ?? 0) - settledAtClock;
+    assert.ok(wait > 50_000 && wait <= 61_000, `next attempt in ${wait} ms, expected about 60 s`);
+    assert.deepEqual(
+      o.deadByError.map((g) => [g.error, g.count, g.checkRows]),
+      [
+        ['check: deliberately dead', 1, 1],
+        ['{"error":"bad payload","field":"amount"}', 1, 0],
+      ],
+    );
+    const real = await inbox.overview(now, { excludeCheck: true });
+    assert.deepEqual(
+      real.retryingByError.map((g) => [g.error, g.count, g.checkRows]),
+      [['connect ECONNREFUSED 127.0.0.1:3000', 2, 0]],
+    );
+    assert.deepEqual(
+      real.deadByError.map((g) => g.error),
+      ['{"error":"bad payload","field":"amount"}'],
+    );
+    assert.equal(real.excludeCheck, true);
   });
 
   const unknown = Object.keys(b.cannot ?? {}).filter((name) => !names.has(name));

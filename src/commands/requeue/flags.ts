@@ -18,7 +18,9 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
   name: 'requeue',
   declare: (cmd) => {
     cmd
-      .description('move dead (or done) rows back to pending, safely: filtered, previewable, rate-limited, logged')
+      .description(
+        'move dead (or done) rows back to pending, or make pending ones due now (--status pending), safely: filtered, previewable, rate-limited, logged',
+      )
       .option('--inbox <file|url>', `the inbox file; or postgres://user@host/db, redis://host:6379/QUEUE ${INBOX_DEFAULT_HELP}`)
       .option('--schema <name>', SCHEMA_HELP)
       .option('--dry-run', 'say how many rows would move, and show some; change nothing')
@@ -28,7 +30,7 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
         "keep the attempts already made: the row gets only what is left of the worker's budget (default: a fresh start, attempts counted anew, on record)",
       )
       .option('--reset-attempts', 'count the attempts anew (the default; kept for scripts that say it)');
-    declareSelectors(cmd, 'dead or done (required unless --id is given)', { ids: true });
+    declareSelectors(cmd, 'dead or done; pending: retry now, not at the next attempt (required unless --id is given)', { ids: true });
     return cmd.option('--json', 'print the result as JSON');
   },
   options: ({ flags }) => ({

@@ -13,6 +13,7 @@ import type {
   Inbox,
   InboxStats,
   NewDelivery,
+  OverviewOptions,
   Page,
   RequeueOptions,
   Selector,
@@ -23,7 +24,7 @@ import { WriteWatch } from '../write-watch.js';
 import { durabilityOf, durabilityUnknown } from './durability.js';
 import type { RedisDurability } from './durability.js';
 import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
-import { KEEP_ERROR_LUA, MINE_LUA, UPDATE_RECORD_LUA } from './lua.js';
+import { KEEP_ERROR_LUA, MINE_LUA, PREPARE_RETRY_NOW_LUA, UPDATE_RECORD_LUA } from './lua.js';
 import type { HookdrillCommands } from './lua.js';
 import { STATES_OF, inWindow, rawState, statesFor, stored } from './rows.js';
 import { count } from '../../util/words.js';
@@ -101,6 +102,7 @@ export class BullmqInbox implements Inbox {
     redis.defineCommand('hookdrillMine', { numberOfKeys: 1, lua: MINE_LUA });
     redis.defineCommand('hookdrillKeepError', { numberOfKeys: 1, lua: KEEP_ERROR_LUA });
     redis.defineCommand('hookdrillUpdateRecord', { numberOfKeys: 1, lua: UPDATE_RECORD_LUA });
+    redis.defineCommand('hookdrillPrepareRetryNow', { numberOfKeys: 3, lua: PREPARE_RETRY_NOW_LUA });
     this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
   }
 
@@ -410,8 +412,11 @@ export class BullmqInbox implements Inbox {
     }, 'scan');
   }
 
-  async overview(now = Date.now()): Promise<BullmqOverview> {
-    return this.op(async () => ({ ...(await this.scan.overview(now, await this.stats())), retentionMs: this.retentionMs }), 'scan');
+  async overview(now = Date.now(), options: OverviewOptions = {}): Promise<BullmqOverview> {
+    return this.op(
+      async () => ({ ...(await this.scan.overview(now, await this.stats(), options)), retentionMs: this.retentionMs }),
+      'scan',
+    );
   }
 
   /**
@@ -422,9 +427,10 @@ export class BullmqInbox implements Inbox {
   async requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
     this.writable('requeue');
     if (options.now !== undefined) throw this.noChosenClock('a requeue');
-    const finished = (selector.statuses ?? ['done', 'dead']).filter((s) => s === 'done' || s === 'dead');
+    // Pending rows only when asked for by status: "retry now" is a requeue of its own, never a side effect.
+    const chosen = (selector.statuses ?? ['done', 'dead']).filter((s) => s === 'done' || s === 'dead' || s === 'pending');
     // Chosen once, up front: a job a worker buries again during the requeue is not picked twice.
-    const rows = finished.length > 0 ? await this.op(() => this.scan.matching({ ...selector, statuses: finished }), 'scan') : [];
+    const rows = chosen.length > 0 ? await this.op(() => this.scan.matching({ ...selector, statuses: chosen }), 'scan') : [];
     options.onChosen?.(rows.length);
     const batchSize = Math.max(1, options.batchSize ?? 500);
     const reset = options.resetAttempts === true;
@@ -442,6 +448,7 @@ export class BullmqInbox implements Inbox {
           batch.map(async (r, j) => {
             const job = jobs[j];
             if (!job) return false;
+            if (r.status === 'pending') return this.retryNow(job, reset);
             try {
               await job.retry(
                 r.state === 'failed' ? 'failed' : 'completed',
@@ -465,6 +472,32 @@ export class BullmqInbox implements Inbox {
       options.onBatch?.(n);
     }
     return moved;
+  }
+
+  /**
+   * A pending job made due now: a delayed one promoted (BullMQ's own move to waiting), a waiting
+   * one left where it is (it is due already). False when a worker has it or it is gone.
+   */
+  private async retryNow(job: Job<JobData>, reset: boolean): Promise<boolean> {
+    const id = job.id as string;
+    const where = await (this.redis as unknown as HookdrillCommands).hookdrillPrepareRetryNow(
+      `${this.keys.base}:${id}`,
+      this.queue.toKey('delayed'),
+      this.queue.toKey('wait'),
+      id,
+      reset ? '1' : '0',
+    );
+    if (where !== 1) return where === 2;
+    try {
+      await job.promote();
+    } catch (err) {
+      const message = String((err as Error).message);
+      // Removed meanwhile: nothing to move.
+      if (/^Missing key for job/.test(message)) return false;
+      // Due meanwhile, and moved to waiting by BullMQ itself: what was asked happened.
+      if (!/is not in the delayed state/.test(message)) throw err;
+    }
+    return true;
   }
 
   /** Healthy: Redis answers, and no put has waited longer than stuckAfterMs. */

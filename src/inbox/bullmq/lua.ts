@@ -26,9 +26,21 @@ for i, v in ipairs(items) do
 end
 return 0`;
 
+/**
+ * Lua: a pending job about to be made due now ("retry now"): 1 if it waits in delayed, 2 if it is
+ * already waiting, 0 if it is neither (claimed meanwhile, or gone). With ARGV[2] = '1' its attempts
+ * start again, as BullMQ's retry with resetAttemptsMade/Started does — only while no worker holds it.
+ */
+export const PREPARE_RETRY_NOW_LUA = `local where = 0
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then where = 1
+elseif redis.call('LPOS', KEYS[3], ARGV[1]) then where = 2 end
+if where > 0 and ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'ats', 0, 'atm', 0) end
+return where`;
+
 /** The scripts above, as ioredis commands (defineCommand). */
 export type HookdrillCommands = {
   hookdrillMine(key: string, prefix: string): Promise<number>;
   hookdrillKeepError(key: string, error: string): Promise<number>;
   hookdrillUpdateRecord(key: string, id: string, json: string): Promise<number>;
+  hookdrillPrepareRetryNow(job: string, delayed: string, wait: string, id: string, reset: '0' | '1'): Promise<number>;
 };

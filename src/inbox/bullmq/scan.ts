@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DeliveryStatus, InboxStats, Overview, RequeueRecord, RowCursor, RowOrder, Selector } from '../types.js';
+import { CHECK_HEADER } from '../types.js';
+import type { DeliveryStatus, InboxStats, Overview, OverviewOptions, RequeueRecord, RowCursor, RowOrder, Selector } from '../types.js';
 import {
   CHUNK,
   DELAY_SCORE,
@@ -205,7 +206,7 @@ export class JobScan {
   }
 
   /** The last hour per minute, dead rows by their last error, attempts, the last requeues. */
-  async overview(now: number, stats: InboxStats): Promise<Overview> {
+  async overview(now: number, stats: InboxStats, options: OverviewOptions = {}): Promise<Overview> {
     const from = now - 3_600_000;
     // Received in the last hour: anything not finished, and what finished since (a job finishes
     // after it is received, so one finished before the window was received before it too).
@@ -226,32 +227,39 @@ export class JobScan {
         return [{ minute: Math.floor((t - from) / 60_000), status, n: 1 }];
       }),
     );
-    // Dead rows by their last error; attempts of the rows that are not done.
-    const dead = await this.describe(open.filter((e) => e.state === 'failed'));
-    const groups = new Map<string, { error: string; count: number; exampleId: string; newestAt: number; oldestAt: number }>();
-    for (const r of dead) {
-      const error = r.lastError ?? '';
-      const g = groups.get(error);
-      if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, newestAt: r.finishedAt ?? 0, oldestAt: r.finishedAt ?? 0 });
-      else {
-        g.count++;
-        if (r.deliveryId < g.exampleId) g.exampleId = r.deliveryId;
+    // Dead rows, and pending rows that failed, by their last error; attempts of the rows that are not done.
+    // Whole jobs (their data holds the body) only where a group needs them: failed and delayed
+    // (a retry waits in delayed); every open one only when check's rows are to be left out.
+    const isCheck = (r: Row) => r.headers[CHECK_HEADER] !== undefined;
+    const described = await this.describe(options.excludeCheck ? open : open.filter((e) => e.state === 'failed' || e.state === 'delayed'));
+    const kept = options.excludeCheck ? described.filter((r) => !isCheck(r)) : described;
+    const deadByError = groupByError(
+      kept.filter((r) => r.state === 'failed'),
+      (r) => ({ newestAt: r.finishedAt ?? 0, oldestAt: r.finishedAt ?? 0 }),
+      (g, r) => {
         g.newestAt = Math.max(g.newestAt, r.finishedAt ?? 0);
         g.oldestAt = Math.min(g.oldestAt, r.finishedAt ?? 0);
-      }
-    }
-    const deadByError = [...groups.values()]
-      .sort((a, b) => b.count - a.count || (a.error < b.error ? -1 : a.error > b.error ? 1 : 0))
-      .slice(0, 20);
+      },
+      isCheck,
+    );
+    const retryingByError = groupByError(
+      kept.filter((r) => r.status === 'pending' && r.lastError !== undefined),
+      (r) => ({ nextAt: r.nextAttemptAt }),
+      (g, r) => {
+        g.nextAt = Math.min(g.nextAt, r.nextAttemptAt);
+      },
+      isCheck,
+    );
     const attempts: Record<number, number> = {};
-    for (const n of await this.field(
-      open.map((e) => e.id),
-      'ats',
-    )) {
-      if (n === undefined) continue;
-      const a = Number(n ?? 0) || 0;
-      attempts[a] = (attempts[a] ?? 0) + 1;
-    }
+    const counted = options.excludeCheck
+      ? kept.map((r) => r.attempts)
+      : (
+          await this.field(
+            open.map((e) => e.id),
+            'ats',
+          )
+        ).flatMap((n) => (n === undefined ? [] : [Number(n ?? 0) || 0]));
+    for (const a of counted) attempts[a] = (attempts[a] ?? 0) + 1;
     const requeues = (await this.redis.lrange(this.keys.requeues, 0, 4)).flatMap((text): RequeueRecord[] => {
       try {
         const r = JSON.parse(text) as RequeueRecord & { id?: string };
@@ -260,6 +268,28 @@ export class JobScan {
         return [];
       }
     });
-    return { stats, ...chart, deadByError, attempts, requeues };
+    return { stats, ...chart, deadByError, retryingByError, attempts, requeues, ...(options.excludeCheck ? { excludeCheck: true } : {}) };
   }
+}
+
+/** Rows grouped by their last error, most first (then by error), at most 20, each with how many check sent. */
+function groupByError<Extra extends object>(
+  rows: readonly Row[],
+  first: (r: Row) => Extra,
+  add: (g: Extra, r: Row) => void,
+  isCheck: (r: Row) => boolean,
+): ({ error: string; count: number; exampleId: string; checkRows: number } & Extra)[] {
+  const groups = new Map<string, { error: string; count: number; exampleId: string; checkRows: number } & Extra>();
+  for (const r of rows) {
+    const error = r.lastError ?? '';
+    const g = groups.get(error);
+    if (!g) groups.set(error, { error, count: 1, exampleId: r.deliveryId, checkRows: isCheck(r) ? 1 : 0, ...first(r) });
+    else {
+      g.count++;
+      if (isCheck(r)) g.checkRows++;
+      if (r.deliveryId < g.exampleId) g.exampleId = r.deliveryId;
+      add(g, r);
+    }
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count || (a.error < b.error ? -1 : a.error > b.error ? 1 : 0)).slice(0, 20);
 }

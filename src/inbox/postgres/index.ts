@@ -15,6 +15,7 @@ import type {
   InboxStats,
   NewDelivery,
   Overview,
+  OverviewOptions,
   Page,
   RequeueOptions,
   RequeueRecord,
@@ -337,10 +338,14 @@ export class PostgresInbox implements Inbox {
     return row?.n ?? 0;
   }
 
-  async overview(now = Date.now()): Promise<Overview> {
+  async overview(now = Date.now(), options: OverviewOptions = {}): Promise<Overview> {
     const from = now - 3_600_000;
     const log = this.t.replace(/deliveries$/, 'requeue_log');
-    const [stats, minutes, dead, attempts, requeues] = await Promise.all([
+    const real = options.excludeCheck === true;
+    const mark = `(headers::jsonb ->> '${CHECK_HEADER}')`;
+    const only = real ? `AND ${mark} IS NULL` : '';
+    const checkRows = `count(*) FILTER (WHERE ${mark} IS NOT NULL)::int AS "checkRows"`;
+    const [stats, minutes, dead, retrying, attempts, requeues] = await Promise.all([
       this.stats(),
       this.query<{ minute: number; status: DeliveryStatus; n: number }>(
         `SELECT ((received_at - $1) / 60000)::int AS minute, status, count(*)::int AS n FROM ${this.t}
@@ -349,12 +354,16 @@ export class PostgresInbox implements Inbox {
       ),
       this.query<Overview['deadByError'][number]>(
         `SELECT COALESCE(last_error, '') AS error, count(*)::int AS count, min(delivery_id) AS "exampleId", max(finished_at) AS "newestAt",
-                min(finished_at) AS "oldestAt"
-           FROM ${this.t} WHERE status = 'dead' GROUP BY last_error ORDER BY count DESC, error LIMIT 20`,
+                min(finished_at) AS "oldestAt", ${checkRows}
+           FROM ${this.t} WHERE status = 'dead' ${only} GROUP BY last_error ORDER BY count DESC, error LIMIT 20`,
+      ),
+      this.query<Overview['retryingByError'][number]>(
+        `SELECT last_error AS error, count(*)::int AS count, min(delivery_id) AS "exampleId", min(next_attempt_at) AS "nextAt", ${checkRows}
+           FROM ${this.t} WHERE status = 'pending' AND last_error IS NOT NULL ${only} GROUP BY last_error ORDER BY count DESC, error LIMIT 20`,
       ),
       this.query<{ attempts: number; n: number }>(
         `SELECT attempts - attempt_base AS attempts, count(*) AS n FROM ${this.t}
-          WHERE status IN ('pending', 'working', 'dead') GROUP BY 1`,
+          WHERE status IN ('pending', 'working', 'dead') ${only} GROUP BY 1`,
       ),
       this.query<{ at: number; moved: number; selector: string; reset_attempts: boolean }>(
         `SELECT at, moved, selector, reset_attempts FROM ${log} ORDER BY id DESC LIMIT 5`,
@@ -366,7 +375,9 @@ export class PostgresInbox implements Inbox {
       stats,
       ...perMinuteChart(minutes),
       deadByError: dead,
+      retryingByError: retrying,
       attempts: byAttempts,
+      ...(real ? { excludeCheck: true } : {}),
       requeues: requeues.map(
         (r): RequeueRecord => ({
           at: r.at,
@@ -382,8 +393,10 @@ export class PostgresInbox implements Inbox {
     const { clause, params } = where(selector);
     const log = this.t.replace(/deliveries$/, 'requeue_log');
     // Chosen once, up front: a row a worker buries again during the requeue is not picked twice.
+    // Pending rows only when asked for by status: "retry now" is a requeue of its own, never a side effect.
+    const pending = selector.statuses?.includes('pending') === true;
     const keys = await this.query<{ source: string; delivery_id: string }>(
-      `SELECT source, delivery_id FROM ${this.t} ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`,
+      `SELECT source, delivery_id FROM ${this.t} ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead'${pending ? ", 'pending'" : ''}) ORDER BY received_at`,
       params,
     );
     options.onChosen?.(keys.length);
@@ -401,11 +414,14 @@ export class PostgresInbox implements Inbox {
       const n = await this.transaction(async (c) => {
         const r = await c.query(
           `UPDATE ${this.t} d
-              SET status = 'pending', next_attempt_at = COALESCE($3::bigint, ${NOW}), finished_at = NULL,
+              SET status = 'pending', finished_at = NULL,
+                  next_attempt_at = CASE WHEN d.status = 'pending' THEN LEAST(d.next_attempt_at, COALESCE($3::bigint, ${NOW}))
+                                         ELSE COALESCE($3::bigint, ${NOW}) END,
                   attempt_base = CASE WHEN $4 THEN d.attempts ELSE d.attempt_base END
              FROM unnest($1::text[], $2::text[]) AS k(source, delivery_id)
-            WHERE d.source = k.source AND d.delivery_id = k.delivery_id AND d.status IN ('done', 'dead')`,
-          [batch.map((k) => k.source), batch.map((k) => k.delivery_id), options.now ?? null, reset],
+            WHERE d.source = k.source AND d.delivery_id = k.delivery_id
+              AND (d.status IN ('done', 'dead') OR ($5 AND d.status = 'pending'))`,
+          [batch.map((k) => k.source), batch.map((k) => k.delivery_id), options.now ?? null, reset, pending],
         );
         await c.query(`UPDATE ${log} SET moved = $1 WHERE id = $2`, [moved + (r.rowCount ?? 0), entry?.id]);
         return r.rowCount ?? 0;

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   Overview,
+  OverviewOptions,
   Page,
   RequeueOptions,
   RequeueRecord,
@@ -431,12 +432,14 @@ export class SqliteInbox implements Inbox {
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM deliveries ${clause}`).get(params) as { n: number }).n;
   }
 
-  async overview(now = Date.now()): Promise<Overview> {
+  async overview(now = Date.now(), options: OverviewOptions = {}): Promise<Overview> {
     const stats = await this.stats();
     const from = now - 3_600_000;
+    const real = options.excludeCheck === true;
     const chart = perMinuteChart(this.statements.PER_MINUTE.all({ from, now }) as { minute: number; status: DeliveryStatus; n: number }[]);
     const attempts: Record<number, number> = {};
-    for (const r of this.statements.ATTEMPTS.all() as { attempts: number; n: number }[]) attempts[r.attempts] = r.n;
+    for (const r of (real ? this.statements.ATTEMPTS_REAL : this.statements.ATTEMPTS).all() as { attempts: number; n: number }[])
+      attempts[r.attempts] = r.n;
     const requeues = (
       this.statements.RECENT_REQUEUES.all() as { at: number; moved: number; selector: string; reset_attempts: number }[]
     ).map(
@@ -450,9 +453,14 @@ export class SqliteInbox implements Inbox {
     return {
       stats,
       ...chart,
-      deadByError: this.statements.DEAD_BY_ERROR.all() as Overview['deadByError'],
+      deadByError: (real ? this.statements.DEAD_BY_ERROR_REAL : this.statements.DEAD_BY_ERROR).all() as Overview['deadByError'],
+      retryingByError: (real
+        ? this.statements.RETRYING_BY_ERROR_REAL
+        : this.statements.RETRYING_BY_ERROR
+      ).all() as Overview['retryingByError'],
       attempts,
       requeues,
+      ...(real ? { excludeCheck: true } : {}),
     };
   }
 
@@ -460,8 +468,12 @@ export class SqliteInbox implements Inbox {
     const { clause, params } = where(selector);
     // The rows are chosen once, up front: a row a worker buries again during the requeue is not
     // picked up a second time, so a requeue always ends and moves each row at most once.
+    // Pending rows only when asked for by status: "retry now" is a requeue of its own, never a side effect.
+    const pending = selector.statuses?.includes('pending') === true;
     const rowids = this.db
-      .prepare(`SELECT rowid FROM deliveries ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead') ORDER BY received_at`)
+      .prepare(
+        `SELECT rowid FROM deliveries ${clause}${clause ? ' AND' : ' WHERE'} status IN ('done', 'dead'${pending ? ", 'pending'" : ''}) ORDER BY received_at`,
+      )
       .pluck()
       .all(params) as number[];
     options.onChosen?.(rowids.length);
@@ -479,7 +491,12 @@ export class SqliteInbox implements Inbox {
       const batch = JSON.stringify(rowids.slice(i, i + batchSize));
       // The batch and its count in the log commit together.
       const changes = this.db.transaction(() => {
-        const n = this.statements.REQUEUE_ROWIDS.run({ rowids: batch, now: options.now ?? Date.now(), resetAttempts }).changes;
+        const n = this.statements.REQUEUE_ROWIDS.run({
+          rowids: batch,
+          now: options.now ?? Date.now(),
+          resetAttempts,
+          pending: pending ? 1 : 0,
+        }).changes;
         this.statements.LOG_REQUEUE_PROGRESS.run({ id: logId, moved: moved + n });
         return n;
       })();

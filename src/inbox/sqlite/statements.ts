@@ -68,16 +68,29 @@ export const PER_MINUTE = `
     FROM deliveries WHERE received_at >= @from AND received_at < @now
    GROUP BY minute, status`;
 
-/** Dead rows grouped by error (served by the (status, last_error) index). */
-export const DEAD_BY_ERROR = `
-  SELECT COALESCE(last_error, '') AS error, COUNT(*) AS count, MIN(delivery_id) AS exampleId, MAX(finished_at) AS newestAt,
-         MIN(finished_at) AS oldestAt
-    FROM deliveries WHERE status = 'dead'
+/** Rows `hookdrill check` sent carry its header: NULL here for every other row. */
+const CHECK_MARK = `json_extract(headers, '$."x-hookdrill-check"')`;
+const REAL_ONLY = `AND ${CHECK_MARK} IS NULL`;
+
+/** Rows of one status grouped by error (served by the (status, last_error) index), with how many check sent. */
+const byError = (status: 'dead' | 'pending', only: string) => `
+  SELECT COALESCE(last_error, '') AS error, COUNT(*) AS count, MIN(delivery_id) AS exampleId,
+         ${status === 'dead' ? 'MAX(finished_at) AS newestAt, MIN(finished_at) AS oldestAt' : 'MIN(next_attempt_at) AS nextAt'},
+         SUM(${CHECK_MARK} IS NOT NULL) AS checkRows
+    FROM deliveries WHERE status = '${status}'${status === 'pending' ? ' AND last_error IS NOT NULL' : ''} ${only}
    GROUP BY last_error ORDER BY count DESC, error LIMIT 20`;
 
+export const DEAD_BY_ERROR = byError('dead', '');
+export const DEAD_BY_ERROR_REAL = byError('dead', REAL_ONLY);
+/** Pending rows that failed and wait for their next attempt: an outage before anything is dead. */
+export const RETRYING_BY_ERROR = byError('pending', '');
+export const RETRYING_BY_ERROR_REAL = byError('pending', REAL_ONLY);
+
 /** Attempts of the rows that are not done: done rows are most of a healthy inbox and say nothing. */
-export const ATTEMPTS = `
-  SELECT attempts - attempt_base AS attempts, COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'working', 'dead') GROUP BY 1`;
+const attempts = (only: string) => `
+  SELECT attempts - attempt_base AS attempts, COUNT(*) AS n FROM deliveries WHERE status IN ('pending', 'working', 'dead') ${only} GROUP BY 1`;
+export const ATTEMPTS = attempts('');
+export const ATTEMPTS_REAL = attempts(REAL_ONLY);
 
 export const RECENT_REQUEUES = `SELECT at, moved, selector, reset_attempts FROM requeue_log ORDER BY id DESC LIMIT 5`;
 
@@ -93,6 +106,6 @@ export const LOG_REQUEUE_PROGRESS = `UPDATE requeue_log SET moved = @moved WHERE
  */
 export const REQUEUE_ROWIDS = `
   UPDATE deliveries
-     SET status = 'pending', next_attempt_at = @now, finished_at = NULL,
+     SET status = 'pending', next_attempt_at = MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE @now END, @now), finished_at = NULL,
          attempt_base = CASE WHEN @resetAttempts THEN attempts ELSE attempt_base END
-   WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND +status IN ('done', 'dead')`;
+   WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND (+status IN ('done', 'dead') OR (@pending AND +status = 'pending'))`;

@@ -11,6 +11,7 @@ import type {
   InboxStats,
   NewDelivery,
   Overview,
+  OverviewOptions,
   RequeueOptions,
   Selector,
   Settlement,
@@ -230,8 +231,8 @@ export class ThreadedSqliteInbox implements Inbox {
   count(selector: Selector): Promise<number> {
     return this.reader.count(selector);
   }
-  overview(now?: number): Promise<Overview> {
-    return this.reader.overview(now);
+  overview(now?: number, options?: OverviewOptions): Promise<Overview> {
+    return this.reader.overview(now, options);
   }
   requeueWhere(selector: Selector, options: RequeueOptions): Promise<number> {
     return this.reader.requeueWhere(selector, options);
