@@ -32,16 +32,25 @@ function ago(ms) {
 /** What the chart stacks, bottom up: where the minute's rows stand now, then what listen refused. */
 const OUTCOMES = ['done', 'pending', 'working', 'dead', 'refused'];
 
-/** Deliveries per minute over the last hour, each bar split by outcome; hovering a bar says its counts. */
+/** A scale's top: the peak rounded up to 1, 2 or 5 times a power of ten, so the axis reads in round numbers. */
+function niceTop(peak) {
+  const p = 10 ** Math.floor(Math.log10(Math.max(1, peak)));
+  return [1, 2, 5, 10].map((m) => m * p).find((t) => t >= peak) ?? peak;
+}
+
+/**
+ * Deliveries per minute over the last hour, each bar split by outcome, on a scale from 0 to a
+ * round top (the y axis says it), the hour along the x axis; hovering a bar says its counts.
+ */
 function chart(o, refusedPerMinute) {
   const byOutcome = { ...o.perMinuteByStatus, refused: refusedPerMinute ?? [] };
   const totals = o.perMinute.map((n, i) => n + (byOutcome.refused[i] ?? 0));
-  const peak = Math.max(1, ...totals);
+  const top = niceTop(Math.max(1, ...totals));
   const shown = OUTCOMES.filter((k) => (byOutcome[k] ?? []).some((n) => n > 0));
   $('chart').replaceChildren(
     ...totals.map((total, i) => {
       const bar = el('div');
-      bar.style.height = `${Math.round((total / peak) * 100)}%`;
+      bar.style.height = `${Math.round((total / top) * 100)}%`;
       const parts = [];
       for (const k of OUTCOMES) {
         const n = byOutcome[k]?.[i] ?? 0;
@@ -56,67 +65,103 @@ function chart(o, refusedPerMinute) {
       return bar;
     }),
   );
+  $('y-top').textContent = String(top);
+  $('y-mid').textContent = top % 2 === 0 ? String(top / 2) : '';
   $('legend').replaceChildren(...shown.map((k) => el('span', k, k)));
 }
 
+const excludeCheck = () => $('exclude-check').checked;
+
 async function overview() {
-  const r = await api('/api/overview');
+  const r = await api(`/api/overview${excludeCheck() ? '?check=exclude' : ''}`);
   const o = r.overview;
   $('inbox').textContent = r.inbox;
   const counts = $('counts');
   counts.replaceChildren(...['pending', 'working', 'done', 'dead'].map((s) => el('span', `${s} ${o.stats.counts[s]}`, s)));
   counts.dataset.total = String(o.stats.total);
   $('oldest').textContent = o.stats.oldestPendingAt ? `oldest pending: ${ago(o.stats.oldestPendingAt)}` : 'oldest pending: none';
-  patchDead(o.deadByError);
+  dead.patch(o.deadByError);
+  retrying.patch(o.retryingByError ?? []);
+  $('retrying-box').hidden = retrying.size() === 0;
   $('requeues').replaceChildren(
     ...(o.requeues ?? [])
       .slice(0, 10)
       .map((q) =>
-        el('li', `${new Date(q.at).toISOString()}: ${q.moved} row${q.moved === 1 ? '' : 's'}${q.resetAttempts ? ', attempts reset' : ''}`),
+        el(
+          'li',
+          `${new Date(q.at).toISOString()}: ${q.moved} row${q.moved === 1 ? '' : 's'}${q.selector?.statuses?.includes('pending') ? ' retried now' : ''}${q.resetAttempts ? ', attempts reset' : ''}`,
+        ),
       ),
   );
   return o;
 }
 
-/**
- * The dead groups, patched in place: a refresh updates counts and examples but never touches a
- * group's action cell, so a preview or a confirm the user is about to click stays where it is. A
- * group that is gone (requeued) stays a while if its cell says something (the outcome).
- */
-const deadGroups = new Map();
-function patchDead(groups) {
-  const now = Date.now();
-  const seen = new Set();
-  const order = [];
-  for (const g of groups) {
-    seen.add(g.error);
-    let row = deadGroups.get(g.error);
-    if (!row) {
-      const tr = el('tr');
-      const act = el('td', undefined, 'act');
-      act.append(requeueButton({ status: 'dead', error: g.error }, act));
-      const cells = { count: el('td'), error: el('td', g.error || '(no error recorded)', 'err'), example: el('td', undefined, 'id') };
-      tr.append(cells.count, cells.error, cells.example, act);
-      row = { tr, act, cells };
-      deadGroups.set(g.error, row);
-    }
-    row.cells.count.textContent = String(g.count);
-    row.cells.example.textContent = g.exampleId;
-    // An outcome said long enough ago gives the group its button back (more rows died of it since).
-    const keep = row.act.dataset.keepUntil;
-    if (keep !== undefined && Number(keep) <= now) {
-      delete row.act.dataset.keepUntil;
-      row.act.replaceChildren(requeueButton({ status: 'dead', error: g.error }, row.act));
-    }
-    order.push(row.tr);
-  }
-  for (const [error, row] of deadGroups) {
-    if (seen.has(error)) continue;
-    if (Number(row.act.dataset.keepUntil ?? 0) > now) order.push(row.tr);
-    else deadGroups.delete(error);
-  }
-  $('dead').tBodies[0].replaceChildren(...order);
+function fromNow(ms) {
+  const s = Math.round((ms - Date.now()) / 1000);
+  if (s <= 0) return 'due now';
+  if (s < 60) return `in ${s}s`;
+  if (s < 3600) return `in ${Math.round(s / 60)}m`;
+  return `in ${(s / 3600).toFixed(1)}h`;
 }
+
+/** How many of a group `hookdrill check` sent: its deliberate failures are no incident. */
+function checkNote(g) {
+  if (!g.checkRows) return '';
+  return g.checkRows === g.count ? 'all sent by hookdrill check' : `${g.checkRows} sent by hookdrill check`;
+}
+
+/**
+ * A table of rows grouped by their last error, patched in place: a refresh updates counts and
+ * examples but never touches a group's action cell, so a preview or a confirm the user is about
+ * to click stays where it is. A group that is gone (requeued) stays a while if its cell says
+ * something (the outcome).
+ */
+function groupTable(id, status, whenOf, verb) {
+  const groups = new Map();
+  const button = (g, act) => requeueButton({ status, error: g.error }, act, verb);
+  return {
+    size: () => groups.size,
+    patch(list) {
+      const now = Date.now();
+      const seen = new Set();
+      const order = [];
+      for (const g of list) {
+        seen.add(g.error);
+        let row = groups.get(g.error);
+        if (!row) {
+          const tr = el('tr');
+          const act = el('td', undefined, 'act');
+          act.append(button(g, act));
+          const error = el('td', undefined, 'err');
+          error.append(el('span', g.error || '(no error recorded)'), el('small', '', 'note'));
+          const count = el('td');
+          tr.append(count, error, act);
+          row = { tr, act, count, note: error.lastChild };
+          groups.set(g.error, row);
+        }
+        row.count.textContent = String(g.count);
+        // When it tries next, an example and how many check sent, under the error: the error gets the width.
+        row.note.textContent = [whenOf(g), `e.g. ${g.exampleId}`, checkNote(g)].filter(Boolean).join(' · ');
+        // An outcome said long enough ago gives the group its button back (more rows died of it since).
+        const keep = row.act.dataset.keepUntil;
+        if (keep !== undefined && Number(keep) <= now) {
+          delete row.act.dataset.keepUntil;
+          row.act.replaceChildren(button(g, row.act));
+        }
+        order.push(row.tr);
+      }
+      for (const [error, row] of groups) {
+        if (seen.has(error)) continue;
+        if (Number(row.act.dataset.keepUntil ?? 0) > now) order.push(row.tr);
+        else groups.delete(error);
+      }
+      $(id).tBodies[0].replaceChildren(...order);
+    },
+  };
+}
+
+const dead = groupTable('dead', 'dead', () => '', 'requeue…');
+const retrying = groupTable('retrying', 'pending', (g) => `next attempt ${fromNow(g.nextAt)}`, 'retry now…');
 
 /** An action's outcome, said where it was asked, kept on screen for a while after its row is gone. */
 function outcome(where, text, cls) {
@@ -125,14 +170,18 @@ function outcome(where, text, cls) {
 }
 
 /** A requeue is previewed (its dry-run count) before it is done, as the CLI's --dry-run. */
-async function previewRequeue(selector, where) {
+async function previewRequeue(given, where) {
+  // A group's requeue leaves check's rows out when the page does: what it moves is what it shows.
+  const selector = given.ids ? given : { ...given, excludeCheck: excludeCheck() };
+  const retry = selector.status === 'pending';
   let dry;
   try {
     dry = await api('/api/requeue', { method: 'POST', body: JSON.stringify({ ...selector, dryRun: true }) });
   } catch (err) {
     return outcome(where, `not previewed: ${err.message}`, 'error');
   }
-  const confirm = el('button', `requeue ${dry.matched} row${dry.matched === 1 ? '' : 's'}`);
+  const rows = `${dry.matched} row${dry.matched === 1 ? '' : 's'}`;
+  const confirm = el('button', retry ? `retry ${rows} now` : `requeue ${rows}`);
   confirm.type = 'button';
   confirm.className = 'confirm';
   confirm.addEventListener('click', async () => {
@@ -140,7 +189,7 @@ async function previewRequeue(selector, where) {
     confirm.textContent = 'requeueing…';
     try {
       const done = await api('/api/requeue', { method: 'POST', body: JSON.stringify(selector) });
-      outcome(where, `requeued ${done.moved} of ${done.matched}`, 'done');
+      outcome(where, `${retry ? 'due now:' : 'requeued'} ${done.moved} of ${done.matched}`, 'done');
     } catch (err) {
       outcome(where, `not requeued: ${err.message}`, 'error');
     }
@@ -150,7 +199,7 @@ async function previewRequeue(selector, where) {
   cancel.type = 'button';
   cancel.addEventListener('click', () => {
     delete where.dataset.keepUntil;
-    where.replaceChildren(requeueButton(selector, where));
+    where.replaceChildren(requeueButton(given, where, retry ? 'retry now…' : 'requeue…'));
   });
   // Kept while it waits for the click, whatever the refreshes say of its group.
   where.dataset.keepUntil = String(Number.MAX_SAFE_INTEGER);
@@ -190,8 +239,10 @@ function rowElement(x) {
   if (!tr) {
     tr = el('tr');
     tr.dataset.id = x.deliveryId;
-    for (let i = 0; i < 6; i++) tr.append(el('td'));
+    for (let i = 0; i < 7; i++) tr.append(el('td'));
     tr.cells[0].className = 'id';
+    tr.cells[4].className = 'when';
+    tr.cells[5].className = 'when';
     tr.addEventListener('click', () => {
       for (const other of $('rows').querySelectorAll('tr.selected')) other.classList.remove('selected');
       tr.classList.add('selected');
@@ -200,15 +251,19 @@ function rowElement(x) {
     listed.set(rowKey(x), tr);
   }
   tr.dataset.receivedAt = String(x.receivedAt);
-  const [id, type, status, attempts, received, error] = tr.cells;
+  const [id, type, status, attempts, next, received, error] = tr.cells;
   id.textContent = x.deliveryId;
   type.textContent = x.eventType ?? '';
   status.textContent = x.status;
   status.className = x.status;
   attempts.textContent = String(x.attempts);
+  // Pending: when it is tried next (a row that failed waits for its retry); working: its lease.
+  next.textContent = x.status === 'pending' && x.nextAttemptAt !== undefined ? fromNow(x.nextAttemptAt) : '';
+  next.title = x.nextAttemptAt !== undefined ? new Date(x.nextAttemptAt).toISOString() : '';
   received.textContent = ago(x.receivedAt);
   received.title = new Date(x.receivedAt).toISOString();
   error.textContent = x.lastError ?? '';
+  error.title = x.lastError ?? '';
   error.className = 'err';
   return tr;
 }
@@ -309,6 +364,9 @@ async function show(id, source) {
     ['status', d.status],
     ['attempts', d.attempts],
     ['received', new Date(d.receivedAt).toISOString()],
+    ...(d.status === 'pending' && d.nextAttemptAt !== undefined
+      ? [['next attempt', `${fromNow(d.nextAttemptAt)} (${new Date(d.nextAttemptAt).toISOString()})`]]
+      : []),
     ['last error', d.lastError],
   ];
   $('d-fields').replaceChildren(...fields.flatMap(([k, v]) => [el('dt', k), el('dd', v ?? '—')]));
@@ -320,11 +378,17 @@ async function show(id, source) {
     }),
   );
   let pretty = d.body?.text ?? '(pruned)';
+  let json = false;
   try {
     pretty = JSON.stringify(JSON.parse(d.body.text), null, 2);
+    json = true;
   } catch {}
   let raw = false;
-  const render = () => ($('d-body').textContent = raw ? (d.body?.base64 ?? '') : pretty);
+  const render = () => {
+    if (raw) $('d-body').textContent = d.body?.base64 ?? '';
+    else if (json) highlight($('d-body'), pretty);
+    else $('d-body').textContent = pretty;
+  };
   render();
   $('d-raw').onclick = () => {
     raw = !raw;
@@ -332,7 +396,13 @@ async function show(id, source) {
     render();
   };
   $('d-preview').replaceChildren();
-  $('d-requeue').onclick = () => previewRequeue({ ids: [d.deliveryId] }, $('d-preview'));
+  // Dead or done: back to pending; pending: tried now instead of at its next attempt; working: its worker's.
+  const pending = d.status === 'pending';
+  $('d-requeue').textContent = pending ? 'Retry now…' : 'Requeue…';
+  $('d-requeue').disabled = d.status === 'working';
+  $('d-requeue').title = d.status === 'working' ? 'a worker holds it (its lease); it is left to that worker' : '';
+  $('d-requeue').onclick = () =>
+    previewRequeue(pending ? { ids: [d.deliveryId], status: 'pending' } : { ids: [d.deliveryId] }, $('d-preview'));
   for (const id of ['d-editor', 'd-send-edited', 'd-curl-text', 'd-fixture-text']) $(id).hidden = true;
   $('d-sent').textContent = '';
   const said = (r) =>
@@ -394,6 +464,30 @@ async function show(id, source) {
   };
   // The delivery opens below the list: brought into view, or the click seems to do nothing.
   $('delivery').scrollIntoView({ block: 'start' });
+}
+
+/** Past this, a body is shown without colours: a span per token of a 30 MiB body would stall the page. */
+const HIGHLIGHT_MAX = 256 * 1024;
+const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/** Pretty JSON with keys, strings, numbers and literals in colour: every piece set as text, never markup. */
+function highlight(pre, text) {
+  if (text.length > HIGHLIGHT_MAX) {
+    pre.textContent = text;
+    return;
+  }
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    if (m.index > last) parts.push(document.createTextNode(text.slice(last, m.index)));
+    if (m[1] !== undefined) {
+      parts.push(el('span', m[1], m[2] ? 'j-key' : 'j-str'));
+      if (m[2]) parts.push(document.createTextNode(m[2]));
+    } else parts.push(el('span', m[0], /^[tfn]/.test(m[0]) ? 'j-lit' : 'j-num'));
+    last = m.index + m[0].length;
+  }
+  parts.push(document.createTextNode(text.slice(last)));
+  pre.replaceChildren(...parts);
 }
 
 /** Whether the inspector can sign (it was given a secret): the send actions show only then. */
@@ -474,6 +568,8 @@ $('filters').addEventListener('input', () => {
 // of the time at most (an overview of a million Postgres rows takes about a second of the
 // database's CPU: every 2 s, that was a third of a core taken from the receiver).
 signing().catch(() => undefined);
+// Leaving check's rows out changes the groups at once, not at the next refresh.
+$('exclude-check').addEventListener('change', () => refresh());
 async function live() {
   const t0 = performance.now();
   await refresh();

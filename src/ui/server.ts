@@ -9,6 +9,7 @@ import { run as requeue } from '../incident/requeue.js';
 import { run as capture } from '../fixtures/capture-to-file.js';
 import { UsageError } from '../util/errors.js';
 import { InboxUnavailableError } from '../inbox/index.js';
+import type { RowOrder } from '../inbox/index.js';
 import { safeJson } from '../util/terminal.js';
 import { replayOne, signedCurl } from './actions.js';
 import { resolveSigner } from '../delivery/signer.js';
@@ -127,7 +128,12 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
         return send(res, 404, { error: `${one[1]} is no longer held (listen keeps the latest refused requests, 16 MiB of them)` });
       return send(res, 200, detail);
     }
-    if (req.method === 'GET' && url.pathname === '/api/overview') return send(res, 200, await inspect({ inbox: o.inbox }));
+    if (req.method === 'GET' && url.pathname === '/api/overview') {
+      // check=exclude: the groups (and what the page suggests) without the rows hookdrill check sent.
+      const check = url.searchParams.get('check');
+      if (check !== null && check !== 'exclude') return send(res, 400, { error: `check ${check}: expected exclude, or nothing` });
+      return send(res, 200, await inspect({ inbox: o.inbox, ...(check ? { check: false } : {}) }));
+    }
     if (req.method === 'GET' && url.pathname === '/api/rows') {
       const q = url.searchParams;
       const pick = (k: string) => q.get(k) || undefined;
@@ -149,7 +155,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(pick('since') ? { since: pick('since') } : {}),
           ...(pick('until') ? { until: pick('until') } : {}),
           // Newest first unless asked: the page shows what just arrived at the top.
-          order: pick('order') === 'oldest' ? 'oldest' : 'newest',
+          order: (pick('order') ?? 'newest') as RowOrder,
           ...(pick('after') ? { after: pick('after') } : {}),
         }),
       );
@@ -228,6 +234,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
       const ids = Array.isArray(body.ids) ? body.ids.filter((x): x is string => typeof x === 'string') : [];
       const status = typeof body.status === 'string' ? [body.status] : undefined;
       const error = typeof body.error === 'string' && body.error ? body.error : undefined;
+      const excludeCheck = body.excludeCheck === true;
       if (ids.length === 0 && !status) return send(res, 400, { error: 'say which rows: ids, or a status' });
       return send(
         res,
@@ -237,6 +244,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(ids.length ? { ids } : {}),
           ...(status ? { status } : {}),
           ...(error ? { error } : {}),
+          ...(excludeCheck ? { check: false } : {}),
           dryRun: body.dryRun === true,
         }),
       );
