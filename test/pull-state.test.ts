@@ -83,7 +83,7 @@ function hookdrillWithin(ms: number, args: string[], env: Record<string, string>
 
 const oneLine = (r: CliRun, what: string) => assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line (${r.stderr})`);
 
-test('pull --type X, then a plain pull on the same state: refused in one line, exit 2, saying how to go on; --since then delivers the 8 events the filter left out', async () => {
+test('pull --type X, then a plain pull on the same state: refused in one line, exit 2, saying how to go on; --reset-cursor --since then delivers the 8 events the filter left out', async () => {
   const now = Math.floor(Date.now() / 1000);
   // 24 events twenty seconds apart (further apart than the overlap window), every third a
   // customer.created, the newest an invoice.paid: the filtered cursor passes all 8 customer events.
@@ -102,7 +102,7 @@ test('pull --type X, then a plain pull on the same state: refused in one line, e
     assert.equal(plain.code, 2, `a plain pull on a filtered cursor is refused, not "OK" (${plain.stdout.slice(-300)})`);
     assert.match(
       plain.stderr,
-      /^hookdrill: the state file .*state\.json keeps the cursor of a pull of --type invoice\.paid, not of every type \(no --type\): resuming would skip the events one filter left out; give another --state, or start afresh with --since TIME or --from-now\n$/,
+      /^hookdrill: the state file .*state\.json keeps the cursor of a pull of --type invoice\.paid, not of every type \(no --type\): resuming would skip the events one filter left out; give another --state, or start afresh with --reset-cursor and --since TIME or --from-now\n$/,
     );
     assert.equal(readFileSync(state, 'utf8'), before, 'the state is left as it was');
     assert.ok(!customers.some((id) => target.seen.includes(id)), 'nothing of the other types was sent');
@@ -112,8 +112,11 @@ test('pull --type X, then a plain pull on the same state: refused in one line, e
     assert.equal(wider.code, 2, wider.stderr);
     oneLine(wider, '--type a --type b on a cursor of --type a');
 
-    // The way out the line gives: --since starts afresh under the new filter, and says so.
-    const afresh = await hookdrill(pullArgs(api.url, target.url, state, '--since', '15m'), ENV);
+    // --since alone does not move a saved cursor: refused the same way.
+    const since = await hookdrill(pullArgs(api.url, target.url, state, '--since', '15m'), ENV);
+    assert.equal(since.code, 2, since.stderr);
+    // The way out the line gives: --reset-cursor --since starts afresh under the new filter, and says so.
+    const afresh = await hookdrill(pullArgs(api.url, target.url, state, '--reset-cursor', '--since', '15m'), ENV);
     assert.equal(afresh.code, 0, afresh.stderr);
     assert.ok(
       summaryOf(afresh).notes.some((n) => /was made with --type invoice\.paid: started afresh with every type/.test(n)),

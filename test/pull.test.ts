@@ -213,6 +213,104 @@ test('pull (Stripe): a receiver answering 500 holds the cursor at that event; th
   }
 });
 
+test('pull: the same command line run twice resumes from the saved cursor (--since says where a first run starts), and --reset-cursor moves it, said in the output', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const events = Array.from({ length: 12 }, (_, i) => event('invoice.paid', now - 300 + i * 20));
+  const api = await startStripeApi({ key: KEY, events });
+  const receiver = await flakyReceiver(new Set());
+  const state = join(tempDir(), 'state.json');
+  const last = (r: { stdout: string }) =>
+    JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as { delivered: number; start: string; notes: string[] };
+  try {
+    // A script, a systemd unit or the README's own line: the same arguments, run again.
+    const line = pullArgs(api.url, receiver.url, state, '--since', '10m', '--no-retry');
+    const first = await hookdrill(line, ENV);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(last(first).delivered, 12);
+    api.add(event('invoice.paid', now));
+    const second = await hookdrill(line, ENV);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(last(second).start, 'resumed');
+    assert.equal(last(second).delivered, 1, 'only the event that is new: none of the 12 twice');
+    assert.ok(
+      last(second).notes.some((n) =>
+        /resumed from the cursor saved in .*state\.json: --since 10m says where a first run starts; to move the saved cursor there, add --reset-cursor/.test(
+          n,
+        ),
+      ),
+    );
+    assert.equal(receiver.seen.length, 13);
+    assert.equal(new Set(receiver.seen).size, 13, 'no event delivered twice');
+    // --from-now on a saved cursor resumes too; nothing new, nothing sent.
+    const fromNow = await hookdrill(pullArgs(api.url, receiver.url, state, '--from-now'), ENV);
+    assert.equal(last(fromNow).start, 'resumed');
+    assert.equal(last(fromNow).delivered, 0);
+
+    // Moving the cursor is its own act, and said.
+    const moved = await hookdrill(
+      pullArgs(api.url, receiver.url, state, '--since', '10m', '--reset-cursor').filter((a) => a !== '--json'),
+      ENV,
+    );
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.match(moved.stdout + moved.stderr, /moved the cursor saved in .*state\.json to --since 10m \(--reset-cursor\)/);
+    assert.equal(receiver.seen.length, 26, 'the 13 again, as asked');
+    const bare = await hookdrill(pullArgs(api.url, receiver.url, state, '--reset-cursor'), ENV);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /^hookdrill: --reset-cursor moves the saved cursor: say where with --since TIME/);
+  } finally {
+    await receiver.close();
+    await api.close();
+  }
+});
+
+test('pull --to a receiver that is down: each failed attempt says so as it fails, with what to check; Ctrl-C while it holds the event says it was not delivered, and exits 1', async () => {
+  const events = [event('invoice.paid')];
+  const api = await startStripeApi({ key: KEY, events });
+  const { freePort } = await import('./helpers/ports.js');
+  const port = await freePort();
+  const state = join(tempDir(), 'state.json');
+  // Stripe's own schedule, a thousand times faster: the first retry 60 ms after the first attempt.
+  const pull = spawnHookdrill(
+    [
+      'pull',
+      '--provider',
+      'stripe',
+      '--api-base',
+      api.url,
+      '--to',
+      `http://127.0.0.1:${port}/webhooks`,
+      '--secret',
+      SECRET,
+      '--state',
+      state,
+      '--since',
+      '5m',
+      '--time-scale',
+      '0.001',
+    ],
+    ENV,
+  );
+  try {
+    await until(
+      () => /nothing listens at 127\.0\.0\.1:\d+ \(connection refused\): is the receiver running/.test(pull.stderr()),
+      'a hint on stderr',
+      15_000,
+    );
+    assert.match(pull.stderr(), new RegExp(`retry ${events[0]?.id} invoice\\.paid: attempt 1 got refused`));
+    pull.child.kill('SIGINT');
+    assert.equal(await pull.exit, 1, 'an event held at the stop is not "OK"');
+    const out = pull.lines.map((l) => String(l.text ?? '')).join('\n');
+    assert.match(out, /INTERRUPTED pulled stripe/);
+    assert.match(
+      out,
+      new RegExp(`interrupted while delivering ${events[0]?.id} \\(invoice\\.paid: \\d+ attempts?, the last refused\\): not acknowledged`),
+    );
+  } finally {
+    pull.child.kill('SIGKILL');
+    await api.close();
+  }
+});
+
 test('pull (Stripe): a 429, a 503 and a dropped connection are waited out (said once each), and every event still arrives once', async () => {
   const now = Math.floor(Date.now() / 1000);
   const events = Array.from({ length: 250 }, (_, i) => event('invoice.paid', now - 1_000 + i));

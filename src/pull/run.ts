@@ -11,7 +11,7 @@ import { resolveSigner, resolveTimingFlags } from '../delivery/signer.js';
 import type { TimingFlags } from '../delivery/signer.js';
 import { parseExpectation } from '../delivery/expect.js';
 import { runDeliveries } from '../delivery/run.js';
-import type { DeliveryRecord } from '../delivery/deliver.js';
+import type { DeliveryRecord, RetryScheduled } from '../delivery/deliver.js';
 import type { Timing } from '../delivery/timing.js';
 import type { Provider } from '../providers/index.js';
 import { eventTypes, resolveAccess } from '../remote/access.js';
@@ -37,10 +37,15 @@ export interface PullOptions extends AccessOptions, TimingFlags {
   interval?: string | number;
   /** Only these event types (Stripe: `invoice.*` too, at most 20; GitHub: `issues` or `issues.opened`). */
   types?: Strings;
-  /** Start this far back ('2h', an ISO time) instead of at the saved position. */
+  /** Where a first run starts: this far back ('2h', an ISO time). A saved position wins, unless `resetCursor`. */
   since?: string;
   /** Start from now: skip what happened since the saved position. */
   fromNow?: boolean;
+  /**
+   * A saved cursor wins over `since` and `fromNow`, which say where a first run starts (a script or
+   * a unit run twice must not deliver everything again). This moves a saved cursor to them instead.
+   */
+  resetCursor?: boolean;
   /** The state file (default: .hookdrill/pull/<provider>-<account or hook>.json under `cwd`). */
   state?: string;
   /** A receiver that keeps failing an event does not hold the run: the event is skipped and listed. */
@@ -51,6 +56,8 @@ export interface PullOptions extends AccessOptions, TimingFlags {
   cwd?: string;
   now?: number;
   signal?: AbortSignal;
+  /** An attempt that failed and is tried again later: said as it fails, not only at the end. */
+  onRetry?: (r: RetryScheduled) => void;
   /** Each event as soon as it is final: delivered, stored, failed, skipped or gone. */
   onEvent?: (e: PulledRecord) => void;
   /** What the run is doing, for a status line. */
@@ -120,6 +127,11 @@ export interface PullResult {
   skipped: PulledRecord[];
   /** The event holding the cursor: the receiver failed it, and it is delivered again on the next run. */
   held?: PulledRecord;
+  /**
+   * Interrupted (Ctrl-C, SIGTERM) while this event was being delivered — between attempts, or in
+   * one: not acknowledged, so the cursor stays before it and the next run delivers it again.
+   */
+  unfinished?: PulledRecord;
   /** Listed, but no longer given by the API (past its retention): not delivered. */
   gone: PulledRecord[];
   apiRequests: number;
@@ -171,22 +183,31 @@ async function pullLocked(plan: Plan, o: PullOptions, started: number): Promise<
   const nowMs = o.now ?? Date.now();
   const saved = readState(plan.stateFile, { provider: plan.access.provider, source, nowMs });
   const types = filterOf(plan.types);
+  // A saved cursor wins (Kafka's rule for a consumer group's offset): --since and --from-now say
+  // where a first run starts, and move a saved cursor only when --reset-cursor says so.
+  const resuming = saved !== undefined && !plan.resetCursor;
   if (saved) {
-    const said = checkFilter(plan.stateFile, saved, types, plan.sinceMs === undefined && !o.fromNow);
+    const said = checkFilter(plan.stateFile, saved, types, resuming);
     if (said) note(said);
   }
+  const asked = plan.sinceMs !== undefined ? `--since ${o.since}` : o.fromNow ? '--from-now' : undefined;
   let start: FeedStart;
   let startKind: PullResult['start'];
-  if (plan.sinceMs !== undefined) {
-    start = { from: 'time', at: plan.sinceMs };
-    startKind = 'since';
-  } else if (saved && !o.fromNow) {
+  if (resuming) {
     start = { from: 'position', position: saved.position };
     startKind = 'resumed';
+    if (asked)
+      note(
+        `resumed from the cursor saved in ${plan.stateFile}: ${asked} says where a first run starts; to move the saved cursor there, add --reset-cursor`,
+      );
+  } else if (plan.sinceMs !== undefined) {
+    start = { from: 'time', at: plan.sinceMs };
+    startKind = 'since';
   } else {
     start = { from: 'now' };
     startKind = 'now';
   }
+  if (saved && !resuming && asked) note(`moved the cursor saved in ${plan.stateFile} to ${asked} (--reset-cursor)`);
   for (const n of await feed.start(start, nowMs)) note(n);
   waits.answered();
   const save = (position: FeedPosition) =>
@@ -288,7 +309,7 @@ async function pullLocked(plan: Plan, o: PullOptions, started: number): Promise<
   }
   result.interrupted = o.signal?.aborted === true;
   result.apiRequests = feed.stats().requests;
-  result.ok = result.held === undefined && result.skipped.length === 0;
+  result.ok = result.held === undefined && result.skipped.length === 0 && result.unfinished === undefined;
   result.elapsedMs = Math.round(performance.now() - started);
   return result;
 }
@@ -305,8 +326,9 @@ interface Plan {
   intervalMs: number;
   stateFile: string;
   skipFailed: boolean;
-  /** --since, parsed once: where a run starts instead of the saved cursor. */
+  /** --since, parsed once: where a first run starts (or, with --reset-cursor, where the cursor moves). */
   sinceMs?: number;
+  resetCursor: boolean;
   /** --type, checked once. */
   types?: string[];
 }
@@ -315,6 +337,8 @@ function validate(o: PullOptions): Plan {
   const access = resolveAccess(o, 'pull');
   if (!!o.to === !!o.toInbox) throw new UsageError('say where the events go: --to URL (a receiver) or --to-inbox FILE|URL (one)');
   if (o.since !== undefined && o.fromNow) throw new UsageError('--since and --from-now both say where to start: choose one');
+  if (o.resetCursor && o.since === undefined && !o.fromNow)
+    throw new UsageError('--reset-cursor moves the saved cursor: say where with --since TIME (2h, an ISO time) or --from-now');
   const types = eventTypes(o.types, access.provider);
   const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   const sinceMs = o.since !== undefined ? parseTime(o.since, '--since', o.now ?? Date.now()) : undefined;
@@ -352,6 +376,7 @@ function validate(o: PullOptions): Plan {
     intervalMs,
     stateFile,
     skipFailed: o.skipFailed === true,
+    resetCursor: o.resetCursor === true,
     ...(sinceMs !== undefined ? { sinceMs } : {}),
     ...(types ? { types } : {}),
   };
@@ -428,6 +453,7 @@ async function deliverAll(
       haltOnFailure: !plan.skipFailed,
       maxUnfinished: target.concurrency,
       signal: stop.signal,
+      ...(o.onRetry ? { onRetryScheduled: o.onRetry } : {}),
       onDelivery: (d) => {
         const e = events[d.seq] as PulledEvent;
         const last = d.attempts.at(-1);
@@ -442,7 +468,11 @@ async function deliverAll(
           attempts: d.attempts.length,
           ...(last ? { latencyMs: Math.round(last.latencyMs) } : {}),
         };
-        if (d.outcome === 'interrupted') return; // Ctrl-C mid-attempt: neither delivered nor failed; the position stays
+        if (d.outcome === 'interrupted') {
+          // Ctrl-C mid-delivery: neither delivered nor failed; the position stays, and the run says so.
+          if (d.attempts.length > 0 && result.unfinished === undefined) result.unfinished = r;
+          return;
+        }
         settled[d.seq] = d;
         records[d.seq] = r;
         if (d.met) result.delivered++;

@@ -95,7 +95,7 @@ export function checkFilter(file: string, saved: SavedState, types: readonly str
   if (saved.types.join('\n') === wanted.join('\n')) return undefined;
   if (!resuming) return `the state file ${file} was made with ${filterName(saved.types)}: started afresh with ${filterName(wanted)}`;
   throw new UsageError(
-    `the state file ${file} keeps the cursor of a pull of ${filterName(saved.types)}, not of ${filterName(wanted)}: resuming would skip the events one filter left out; give another --state, or start afresh with --since TIME or --from-now`,
+    `the state file ${file} keeps the cursor of a pull of ${filterName(saved.types)}, not of ${filterName(wanted)}: resuming would skip the events one filter left out; give another --state, or start afresh with --reset-cursor and --since TIME or --from-now`,
   );
 }
 

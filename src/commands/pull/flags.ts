@@ -20,6 +20,7 @@ export interface PullFlags extends TimingFlags {
   type?: string[];
   since?: string;
   fromNow?: boolean;
+  resetCursor?: boolean;
   state?: string;
   skipFailed?: boolean;
   concurrency?: string;
@@ -64,8 +65,15 @@ export const pull = defineCommand<PullFlags, PullOptions>({
         'only this event type (repeatable; Stripe: invoice.* too, at most 20; GitHub: issues or issues.opened); kept with the cursor: another --type on the same state is refused',
         collect,
       )
-      .option('--since <time>', 'start this far back (2h, or an ISO time) instead of at the saved cursor')
-      .option('--from-now', 'start from now: skip what happened since the saved cursor (a first run starts from now anyway)')
+      .option('--since <time>', 'a first run starts this far back (2h, or an ISO time); a saved cursor wins unless --reset-cursor')
+      .option(
+        '--from-now',
+        'a first run starts from now (as it does anyway); with --reset-cursor, skip what happened since the saved cursor',
+      )
+      .option(
+        '--reset-cursor',
+        'move the saved cursor to --since or --from-now (without it, a saved cursor wins: the same command run twice resumes)',
+      )
       .option(
         '--state <file>',
         'where the cursor is kept (default: .hookdrill/pull/<provider>-<account or hook>.json); written only after the receiver acknowledged, so a crash in between delivers that one event twice, with the same id; one pull at a time on it (a lock file beside it)',
@@ -122,6 +130,7 @@ export const pull = defineCommand<PullFlags, PullOptions>({
       ...(secrets.length ? { secrets } : {}),
       ...(flags.follow ? { follow: true } : {}),
       ...(flags.fromNow ? { fromNow: true } : {}),
+      ...(flags.resetCursor ? { resetCursor: true } : {}),
       ...(flags.skipFailed ? { skipFailed: true } : {}),
       ...(flags.app ? { app: true } : {}),
       ...(flags.type?.length ? { types: flags.type } : {}),
@@ -129,11 +138,13 @@ export const pull = defineCommand<PullFlags, PullOptions>({
     };
   },
   async execute(options, flags) {
-    const [{ run }, render, { createStatusLine }, io] = await Promise.all([
+    const [{ run }, render, { createStatusLine }, io, { retryLine }, { attemptHint }] = await Promise.all([
       import('../../pull/run.js'),
       import('../../render/pull.js'),
       import('../../render/progress.js'),
       import('../../cli/io.js'),
+      import('../../render/send.js'),
+      import('../../render/attempt-hint.js'),
     ]);
     const json = flags.json === true;
     const line = createStatusLine();
@@ -149,6 +160,13 @@ export const pull = defineCommand<PullFlags, PullOptions>({
         onStart: (s) => print(render.startLine(s, json)),
         onEvent: (r) => print(render.pulledLine(r, json)),
         onNote: (text) => print(render.noteLine(text, json)),
+        // A failed attempt as it fails, with what to check: a receiver that is down must not look like a hang.
+        onRetry: (r) => {
+          line?.stop();
+          if (json)
+            process.stdout.write(`${safeJson(JSON.stringify({ event: 'retry', ...r, hint: attemptHint(r.failed, options.to) }))}\n`);
+          else process.stderr.write(safeOutput(retryLine(r, options.to)));
+        },
         ...(line ? { onStatus: (s) => line.update(render.statusText(s)) } : {}),
       });
       line?.stop();
