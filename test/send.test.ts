@@ -465,3 +465,33 @@ test('a retry under --time-scale is the same event, as old as the real schedule 
     await server.close();
   }
 });
+
+test('send with a wrong secret: the first refusal says, as it happens, that it is most often the secret or the provider — not after the whole schedule', async () => {
+  const { hookdrill } = await import('./helpers/cli.js');
+  const { startReceiver } = await import('../src/harness/receiver-process.js');
+  const { python } = await import('./helpers/verdicts.js');
+  const port = await freePort();
+  // A Python receiver that verifies with its own secret, as users' do.
+  const receiver = await startReceiver({ command: python('stripe').command, url: `http://127.0.0.1:${port}/` });
+  try {
+    const r = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--secret',
+      `whsec_${Buffer.from('not the receiver secret').toString('base64')}`,
+      '--retry-delays',
+      '20ms',
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    // (It answers 400, as Stripe's own example receiver does to a signature it cannot verify.)
+    assert.match(r.stderr, /attempt 1 got 400; attempt 2 in 20ms/);
+    assert.match(
+      r.stderr,
+      /↳ 400 is the receiver refusing the request — most often a signature it could not verify: check --secret is the endpoint's signing secret, and --provider the sender it verifies/,
+    );
+  } finally {
+    await receiver.stop();
+  }
+});

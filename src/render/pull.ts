@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { count } from '../util/words.js';
 import type { PullResult, PullStart, PullStatus, PulledRecord } from '../pull/run.js';
 import { escapeStrings, safe, safeJson } from '../util/terminal.js';
 import { formatDuration } from '../util/duration.js';
@@ -61,13 +62,13 @@ export function renderPull(result: PullResult): string {
   const lines: string[] = [];
   for (const s of r.skipped) lines.push(`${chalk.yellow('skipped')} ${s.id}  ${s.type}: ${String(s.status ?? s.error ?? '')}`);
   for (const g of r.gone) lines.push(`${chalk.yellow('gone')} ${g.id}  ${g.type}: no longer given by the API`);
-  const verdict = r.ok ? chalk.green('OK') : chalk.red(r.held ? 'HELD' : 'SKIPPED');
+  const verdict = r.ok ? chalk.green('OK') : chalk.red(r.held ? 'HELD' : r.unfinished ? 'INTERRUPTED' : 'SKIPPED');
   const counts = r.into === 'inbox' ? `${r.stored} stored, ${r.duplicates} already there` : `${r.delivered} delivered`;
   const parts = [
     `${verdict} pulled ${r.provider} ${r.source}: ${counts}`,
     r.skipped.length ? `${r.skipped.length} skipped` : '',
     r.gone.length ? `${r.gone.length} gone` : '',
-    `${r.apiRequests} API requests`,
+    count(r.apiRequests, 'API request'),
     `${(r.elapsedMs / 1000).toFixed(1)}s`,
   ].filter(Boolean);
   lines.push(parts.join(' · '));
@@ -75,6 +76,13 @@ export function renderPull(result: PullResult): string {
     lines.push(
       `${chalk.red('held')}: the receiver failed ${r.held.id} (${r.held.type}: ${String(r.held.status ?? r.held.error ?? '')}); the cursor stays before it — the next run delivers it again (--skip-failed moves on)`,
     );
+  if (r.unfinished) {
+    const u = r.unfinished;
+    const last = u.status !== undefined ? String(u.status) : (u.error ?? 'no answer yet');
+    lines.push(
+      `${chalk.red('interrupted')} while delivering ${u.id} (${u.type}: ${count(u.attempts ?? 0, 'attempt')}, the last ${last}): not acknowledged — the cursor stays before it, and the next run delivers it again`,
+    );
+  }
   lines.push(`cursor kept in ${r.stateFile}${r.interrupted ? ' (interrupted: the next run resumes from it)' : ''}`);
   return `${lines.join('\n')}\n`;
 }

@@ -5,6 +5,7 @@ import type { SendResult } from '../delivery/send.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeStrings, safe } from '../util/terminal.js';
 import { scaleNote } from './timing.js';
+import { attemptHint } from './attempt-hint.js';
 
 /**
  * Human output of `send`: each delivery's line (deliveryLine) is printed as it finishes; this is
@@ -17,8 +18,16 @@ export function renderSendEnd(sent: Omit<SendResult, 'command'>): string {
   return `${timingLine(result)}\n${summaryLine(result)}\n`;
 }
 
-/** A retry being scheduled, for stderr: which delivery, why, and when the next attempt is due. */
-export function retryLine(retry: RetryScheduled): string {
+/**
+ * A retry being scheduled, for stderr: which delivery, why, and when the next attempt is due; and,
+ * where a failure's cause is nearly always the same (a 401 is the secret), what to check.
+ */
+export function retryLine(retry: RetryScheduled, url?: string): string {
+  const hint = attemptHint(retry.failed, url);
+  return `${retryText(retry)}${hint ? `  ${chalk.dim('↳')} ${safe(hint)}\n` : ''}`;
+}
+
+function retryText(retry: RetryScheduled): string {
   const r = escapeStrings(retry);
   const a = r.failed;
   const why =

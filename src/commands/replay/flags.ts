@@ -63,6 +63,11 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
   }),
   async execute(options, flags) {
     const [{ run }, { executeDeliveries }] = await Promise.all([import('../../incident/replay.js'), import('../send/execute.js')]);
-    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, { suite: 'hookdrill replay', showCopy: false, expect: '2xx' });
+    await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, {
+      suite: 'hookdrill replay',
+      showCopy: false,
+      expect: '2xx',
+      url: options.to,
+    });
   },
 });

@@ -15,7 +15,7 @@ import type { SendResult } from '../../delivery/send.js';
 export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
   run: (hooks: DeliveryHooks) => Promise<R>,
   flags: OutputFlags & { verbose?: boolean },
-  lines: { suite: string; showCopy: boolean; expect: string },
+  lines: { suite: string; showCopy: boolean; expect: string; url?: string },
 ): Promise<void> {
   if (flags.junit) checkWritable(flags.junit);
   const bar = createProgressBar();
@@ -47,7 +47,7 @@ export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
       : {
           onRetryScheduled: (r: RetryScheduled) => {
             bar?.clear();
-            process.stderr.write(safeOutput(retryLine(r)));
+            process.stderr.write(safeOutput(retryLine(r, lines.url)));
           },
         }),
   };

@@ -77,6 +77,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
       suite: 'hookdrill send',
       showCopy: Number(options.duplicates ?? SEND_DEFAULTS.duplicates) > 1,
       expect: options.expect ?? SEND_DEFAULTS.expect,
+      ...(options.url ? { url: options.url } : {}),
     });
   },
 });
