@@ -200,6 +200,10 @@ export class SqliteInbox implements Inbox {
   private readonly identity: { dev: number; ino: number } | undefined;
   private group: GroupCommit | undefined;
 
+  /**
+   * @internal Made by openSqliteInbox. Left out of the published types (stripInternal): its handle
+   * is better-sqlite3's, whose types are a devDependency a user's compiler would not find.
+   */
   constructor(
     private readonly db: Database.Database,
     readonly location: string,
