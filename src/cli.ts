@@ -1,5 +1,6 @@
 import { safe, safeOutput } from './util/terminal.js';
 import { readFileSync } from 'node:fs';
+import chalk from 'chalk';
 import { Command, CommanderError } from 'commander';
 import { editDistance } from './util/edit-distance.js';
 import { COMMANDS } from './cli/registry.js';
@@ -64,6 +65,9 @@ function register(parent: Command, spec: CommandSpec, parentPath: string, hooks:
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // no-color.org: NO_COLOR present and not empty turns colour off, at a terminal too (chalk's
+  // detection reads FORCE_COLOR and the terminal, not NO_COLOR).
+  if (process.env.NO_COLOR) chalk.level = 0;
   const program = buildProgram();
   if (argv.length <= 2) {
     // No command at all is a usage error (a script that forgot its arguments must not pass).

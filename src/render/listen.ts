@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { count } from '../util/words.js';
 import type { ListenCounts, ListenSummary, Ready } from '../receiver/listen.js';
 import type { ReceiverEvent } from '../receiver/index.js';
 import type { WorkOutcome } from '../worker/index.js';
@@ -75,8 +76,8 @@ export function statusLine(c: ListenCounts, perSec: number): string {
     c.dead && chalk.red(`${c.dead} dead`),
   ].filter(Boolean);
   return [
-    `${chalk.bold(String(c.requests))} requests (${Math.round(perSec)}/s)`,
-    `${c.stored} stored, ${c.duplicates} duplicates`,
+    `${chalk.bold(String(c.requests))} request${c.requests === 1 ? '' : 's'} (${Math.round(perSec)}/s)`,
+    `${c.stored} stored, ${count(c.duplicates, 'duplicate')}`,
     `processed ${c.done} done, ${c.retried} retried`,
     ...problems,
   ].join(' · ');

@@ -1,5 +1,5 @@
 import type { Progress } from '../delivery/run.js';
-import { safeOutput } from '../util/terminal.js';
+import { fitToColumns, safeOutput } from '../util/terminal.js';
 
 export interface ProgressBar {
   update(p: Progress): void;
@@ -21,7 +21,7 @@ export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): 
     const filled = Math.round((p.done / Math.max(1, p.total)) * width);
     const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
     const failed = p.failed > 0 ? `  ${p.failed} failed` : '';
-    stream.write(`\r${bar} ${p.done}/${p.total}${failed}\u001b[K`);
+    stream.write(`\r${fitToColumns(`${bar} ${p.done}/${p.total}${failed}`, stream.columns)}\u001b[K`);
     drawn = true;
   };
   return {
@@ -57,7 +57,7 @@ export function createStatusLine(stream: NodeJS.WriteStream = process.stderr): {
       last = now;
       // Redrawn in place, so it must stay one line: the last guard as on every printed line (the
       // callers' text holds counts and phases; a value from outside is escaped by them first).
-      stream.write(`\r${safeOutput(text).replace(/\n/g, ' ')}\u001b[K`);
+      stream.write(`\r${fitToColumns(safeOutput(text).replace(/\n/g, ' '), stream.columns)}\u001b[K`);
       drawn = true;
     },
     stop() {

@@ -103,3 +103,31 @@ const C1 = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u20
 export function safeJson(text: string): string {
   return text.replace(C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * A line redrawn in place, cut to fit the terminal: a line wider than the terminal wraps, and the
+ * next `\r` redraw goes back only to the start of its last row, leaving a copy above each time.
+ * Colour codes take no columns; a cut inside a colour ends it. One column is kept free (some
+ * terminals wrap when the last one is written).
+ */
+export function fitToColumns(text: string, columns: number | undefined): string {
+  if (!columns || columns < 2) return text;
+  const room = columns - 1;
+  if (visibleLength(text) <= room) return text;
+  let shown = 0;
+  let out = '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are kept, and take no columns
+  for (const [piece] of text.matchAll(/\u001b\[[0-9;]*m|[\s\S]/gu)) {
+    if (piece.startsWith('\u001b[')) out += piece;
+    else if (shown < room - 1) {
+      out += piece;
+      shown++;
+    } else break;
+  }
+  return `${out}…\u001b[0m`;
+}
+
+function visibleLength(text: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes take no columns
+  return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
+}

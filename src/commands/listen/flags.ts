@@ -1,7 +1,7 @@
 import { RefusedLog } from '../../ui/refused.js';
 import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
-import { safe, safeJson, safeOutput } from '../../util/terminal.js';
+import { fitToColumns, safe, safeJson, safeOutput } from '../../util/terminal.js';
 import { UsageError } from '../../util/errors.js';
 import { exposedInspectorWarning, isLoopback } from '../../util/loopback.js';
 import { defineCommand } from '../../cli/spec.js';
@@ -261,7 +261,8 @@ function liveStatus<C extends { requests: number }>(counts: () => C, line: (c: C
       rate = ((c.requests - last.requests) * 1_000) / (now - last.at);
       last = { at: now, requests: c.requests };
     }
-    stream.write(`\r${line(c, rate)}\u001b[K`);
+    // Never wider than the terminal: a wrapped line leaves a copy of itself at every redraw.
+    stream.write(`\r${fitToColumns(line(c, rate), stream.columns)}\u001b[K`);
     drawn = true;
   };
   const clear = () => {
