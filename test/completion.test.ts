@@ -30,3 +30,24 @@ test('the bash script completes a catalogue name through hookdrill __complete, a
   const out = execFileSync('bash', ['-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
   assert.equal(out, 'stripe/customer.subscription.trial_will_end\n');
 });
+
+test('the bash script works where hookdrill is not on PATH (a project install), and completes `npx hookdrill …` too', () => {
+  // Made by the install itself (node_modules/.bin is not on a shell's PATH): it calls that install by path.
+  const script = execFileSync(process.execPath, [BIN, 'completion', 'bash'], { encoding: 'utf8' });
+  const reply = ['"$', '{COMPREPLY[@]}"'].join('');
+  const complete = (words: string[], cword: number) =>
+    execFileSync(
+      'bash',
+      ['-c', `${script}\nCOMP_WORDS=(${words.join(' ')}); COMP_CWORD=${cword}; _hookdrill; printf "%s\\n" ${reply}`],
+      // A PATH with bash and the basics, and no hookdrill on it.
+      { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' },
+    );
+  assert.equal(complete(['hookdrill', 'send', 'stripe/customer.subscription.trial_w'], 2), 'stripe/customer.subscription.trial_will_end\n');
+  assert.equal(
+    complete(['npx', 'hookdrill', 'send', 'stripe/customer.subscription.trial_w'], 3),
+    'stripe/customer.subscription.trial_will_end\n',
+  );
+  assert.equal(complete(['npx', 'hookdrill', 'ch'], 2), 'chaos\ncheck\n');
+  // Another package's npx line is left to bash's default.
+  assert.equal(complete(['npx', 'prettier', '--wr'], 2), '\n');
+});

@@ -3,6 +3,7 @@
  * `--help`. `hookdrill completion bash|zsh|fish` prints a script that asks
  * `hookdrill __complete WORD…` (the words typed so far, the last one partial) for candidates.
  */
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { PROVIDER_NAMES } from '../providers/names.js';
 import { COMMANDS } from './registry.js';
@@ -45,28 +46,51 @@ export async function candidates(words: readonly string[], fixtureNames: () => P
   return subs;
 }
 
+/**
+ * The command a script runs for candidates: this very install (node and its bin file, by absolute
+ * path), not `hookdrill` on PATH — a project install (npx hookdrill, node_modules/.bin) is not on
+ * PATH, and a script calling a command that is not there completes nothing, silently.
+ */
+function self(): string {
+  const quote = (p: string) => `'${p.replace(/'/g, "'\\''")}'`;
+  return `${quote(process.execPath)} ${quote(fileURLToPath(new URL('../../../bin/hookdrill', import.meta.url)))}`;
+}
+
 export function completionScript(shell: Shell): string {
+  const me = self();
   switch (shell) {
     case 'bash':
-      return `# hookdrill completion for bash: eval "$(hookdrill completion bash)"
+      // For `hookdrill …` and for `npx hookdrill …` (after npx's own word); any other npx line keeps bash's default.
+      return `# hookdrill completion for bash: eval "$(hookdrill completion bash)" (or npx hookdrill completion bash)
 _hookdrill() {
-  local IFS=$'\\n'
-  COMPREPLY=($(hookdrill __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  local IFS=$'\\n' first=1
+  if [[ \${COMP_WORDS[0]} == npx ]]; then
+    [[ \${COMP_WORDS[1]} == hookdrill && COMP_CWORD -ge 2 ]] || return 0
+    first=2
+  fi
+  COMPREPLY=($(${me} __complete "\${COMP_WORDS[@]:first:COMP_CWORD-first+1}" 2>/dev/null))
 }
 complete -o default -F _hookdrill hookdrill
+complete -o default -F _hookdrill npx
 `;
     case 'zsh':
-      return `# hookdrill completion for zsh: eval "$(hookdrill completion zsh)"
+      return `# hookdrill completion for zsh: eval "$(hookdrill completion zsh)" (or npx hookdrill completion zsh)
 _hookdrill() {
   local -a items
-  items=("\${(@f)$(hookdrill __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  local first=2
+  if [[ \${words[1]} == npx ]]; then
+    [[ \${words[2]} == hookdrill && CURRENT -ge 3 ]] || return 0
+    first=3
+  fi
+  items=("\${(@f)$(${me} __complete "\${(@)words[first,CURRENT]}" 2>/dev/null)}")
   compadd -a items
 }
 compdef _hookdrill hookdrill
+compdef _hookdrill npx
 `;
     case 'fish':
       return `# hookdrill completion for fish: hookdrill completion fish | source
-complete -c hookdrill -f -a '(hookdrill __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
+complete -c hookdrill -f -a '(${me.replace(/'/g, "\\'")} __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
 `;
   }
 }
