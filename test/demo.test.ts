@@ -32,14 +32,26 @@ test('demo --json: the figures measured in the run show each contrast', async ()
   assert.deepEqual(after, []);
 });
 
-test('demo as a person reads it: every row of the third section says what it shows, and the end points at check and chaos', async () => {
-  const r = await hookdrill(['demo'], { NO_COLOR: '1' });
-  assert.equal(r.code, 0, r.stderr);
-  const third = r.stdout.slice(r.stdout.indexOf('3. Store-then-verify'));
-  assert.match(third, /store-then-verify +200 +[\d.]+ KiB +refused every one, and kept them: anyone can fill your inbox/);
-  assert.match(third, /verify-then-store +0 +0 B +refused every one before a byte was written/);
+test('demo as a person reads it: each contrast printed as it is measured, nothing wider than 80 columns, every row of the third section says what it shows, and the end points at check and chaos', async () => {
+  const { spawnHookdrill } = await import('./helpers/spawned.js');
+  const p = spawnHookdrill(['demo'], { NO_COLOR: '1' });
+  const text = () => p.lines.map((l) => String(l.text ?? '')).join('\n');
+  // The first contrast is on screen while the rest still runs: the footer is not there yet.
+  await p.waitFor((l) => /^1\. Inline work vs queue-first/.test(String(l.text)), 30_000);
+  await p.waitFor((l) => /^ {2}queue-first/.test(String(l.text)), 30_000);
+  assert.doesNotMatch(text(), /The safe order/, 'section 1 was printed before the demo ended');
+  assert.equal(await p.exit, 0, p.stderr());
+  const out = `${text()}\n`;
+  assert.deepEqual(
+    out.split('\n').filter((l) => [...l].length > 80),
+    [],
+    'every line fits 80 columns',
+  );
+  const third = out.slice(out.indexOf('3. Store-then-verify'));
+  assert.match(third, /store-then-verify +200 +[\d.]+ KiB\n +refused every one, and kept them:\n +anyone can fill your inbox/);
+  assert.match(third, /verify-then-store +0 +0 B\n +refused every one before a byte was written/);
   assert.doesNotMatch(third, /answered 2xx/, 'no column that reads 0 on both sides');
-  assert.match(r.stdout, /\n {2}hookdrill check --receiver "node server\.js" --url \S+ --provider stripe --secret whsec_… +# 1 and 3/);
-  assert.match(r.stdout, /\n {2}hookdrill chaos --receiver "node server\.js" .* --stored "<prints stored ids>" +# 2\n$/);
-  assert.doesNotMatch(r.stdout, /send --help/);
+  assert.match(out, /\n {2}hookdrill check --receiver "node server\.js" \\\n {4}--url \S+ --provider stripe --secret whsec_…\n/);
+  assert.match(out, /\n {2}hookdrill chaos --receiver "node server\.js" \\\n.*\n {4}--stored "<prints stored ids>"\n$/);
+  assert.doesNotMatch(out, /send --help/);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, expectedBlocks, stalePages } from '../src/cli/docs.js';
 import { commandPaths } from '../src/cli/registry.js';
@@ -37,4 +37,25 @@ test('every relative link in the README and docs/ names a file that exists', () 
     }
   }
   assert.deepEqual(broken, []);
+});
+
+test("every `npm run X` the README and docs/ give names a script of package.json, and the README's first command runs the checkout as it is", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const pages = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  pages.push(...readdirSync(join(ROOT, 'docs', 'commands')).map((f) => `docs/commands/${f}`));
+  const missing: string[] = [];
+  for (const page of pages)
+    for (const [, name] of readFileSync(join(ROOT, page), 'utf8').matchAll(/npm run ([\w:-]+)/g))
+      if (!(name && name in pkg.scripts)) missing.push(`${page}: npm run ${name}`);
+  assert.deepEqual(missing, []);
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const first = /```sh\n([^\n]+)\n/.exec(readme)?.[1];
+  assert.equal(first, 'npm install && npm run demo');
+  // No npx in it: inside the clone, npx installs the folder as a package and builds it again.
+  assert.equal(pkg.scripts.demo, 'node bin/hookdrill demo');
 });

@@ -33,7 +33,12 @@ export function abortDemos(): void {
   running.clear();
 }
 
-export async function run(): Promise<DemoResult> {
+export interface DemoOptions {
+  /** Each contrast as soon as it is measured (the CLI prints it then: the demo shows itself as it goes). */
+  onSection?: (section: { n: 1; figures: InlineVsQueue } | { n: 2; figures: AckVsStore } | { n: 3; figures: VerifyOrder }) => void;
+}
+
+export async function run(o: DemoOptions = {}): Promise<DemoResult> {
   const started = performance.now();
   let dir: string;
   try {
@@ -48,8 +53,11 @@ export async function run(): Promise<DemoResult> {
   running.add(entry);
   try {
     const a = await inlineVsQueue(world);
+    o.onSection?.({ n: 1, figures: a });
     const b = await ackVsStore(world);
+    o.onSection?.({ n: 2, figures: b });
     const c = await verifyOrder(world);
+    o.onSection?.({ n: 3, figures: c });
     const surprises: string[] = [];
     if (!(a.inline.attempts > 1 && a.inline.crmUpdates > 1)) surprises.push('inline processing was not retried into duplicate CRM updates');
     if (!(a.queueFirst.attempts === 1 && a.queueFirst.crmUpdates === 1 && a.queueFirst.doneAfterWorker === 1)) {

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import type { DemoResult } from '../demo/run.js';
+import type { AckVsStore, InlineVsQueue, VerifyOrder } from '../demo/scenarios.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeStrings } from '../util/terminal.js';
 
@@ -12,111 +13,107 @@ function bytes(n: number): string {
 const bad = (text: string) => chalk.red(text);
 const good = (text: string) => chalk.green(text);
 
-/** Measured here, nothing from outside; escaped first all the same, as every renderer's input is. */
-export function renderDemo(result: DemoResult): string {
-  const r = escapeStrings(result);
-  const a = r.inlineVsQueue;
-  const b = r.ackVsStore;
-  const c = r.verifyOrder;
-  const t = a.timing;
-  const row = (cells: string[], widths: number[]) => `  ${cells.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  ')}`;
-  const w1 = [19, 10, 22, 12, 0];
-  const lines = [
-    chalk.bold('hookdrill demo: why a webhook receiver must verify, store, answer — and only then work'),
-    chalk.dim(`real receiver processes, real HTTP, real SQLite; every figure measured in this run (${formatDuration(r.elapsedMs)})`),
+/** Widths of the table columns (receiver, then three figures): with the two-space margins, 66 columns. */
+const W = [18, 9, 18, 11];
+const row = (cells: string[]) => `  ${cells.map((cell, i) => pad(cell, W[i] ?? 0)).join('  ')}`.trimEnd();
+/** A row's note on a line of its own under it: the table stays within 80 columns. */
+const note = (text: string) => chalk.dim(`  ${' '.repeat((W[0] ?? 0) + 2)}${text}`);
+
+/** The first lines, printed before anything is measured: what is about to happen. */
+export function demoHeader(): string {
+  return `${[
+    chalk.bold('hookdrill demo: why a receiver must verify, store, answer — then work'),
+    chalk.dim('real receiver processes, real HTTP, real SQLite; measured as it runs'),
     '',
-    chalk.bold('1. Inline work vs queue-first') +
-      chalk.dim(
-        ` — Slack's timing scaled down: ${t.timeoutMs}ms timeout, retries after ${t.retryDelaysMs.map((d) => `${d}ms`).join(', ')}; the CRM call takes ${t.crmMs}ms`,
-      ),
-    chalk.dim(row(['receiver', 'attempts', 'answered 2xx', 'CRM updates', ''], w1)),
-    row(
-      [
+  ].join('\n')}\n`;
+}
+
+/** One contrast, printed as soon as it is measured. Measured here, nothing from outside; escaped all the same. */
+export function demoSection(n: 1, s: InlineVsQueue): string;
+export function demoSection(n: 2, s: AckVsStore): string;
+export function demoSection(n: 3, s: VerifyOrder): string;
+export function demoSection(n: 1 | 2 | 3, section: InlineVsQueue | AckVsStore | VerifyOrder): string {
+  const lines: string[] = [];
+  if (n === 1) {
+    const a = escapeStrings(section as InlineVsQueue);
+    const t = a.timing;
+    lines.push(
+      chalk.bold('1. Inline work vs queue-first'),
+      chalk.dim(`   Slack's timing scaled down: ${t.timeoutMs}ms timeout, retries after`),
+      chalk.dim(`   ${t.retryDelaysMs.map((d) => `${d}ms`).join(', ')}; the CRM call takes ${t.crmMs}ms`),
+      chalk.dim(row(['receiver', 'attempts', 'answered 2xx', 'CRM updates'])),
+      row([
         'inline',
         String(a.inline.attempts),
         `${a.inline.answered2xx} (${a.inline.timedOut} timed out)`,
         bad(String(a.inline.crmUpdates)),
-        chalk.dim('one event, updated again on every retry'),
-      ],
-      w1,
-    ),
-    row(
-      [
+      ]),
+      note('one event, updated again on every retry'),
+      row([
         'queue-first',
         String(a.queueFirst.attempts),
         `${a.queueFirst.answered2xx} (in ${a.queueFirst.firstAnswerMs}ms)`,
         good(String(a.queueFirst.crmUpdates)),
-        chalk.dim(`inbox: ${a.queueFirst.pendingBeforeWorker} pending before the worker, ${a.queueFirst.doneAfterWorker} done after`),
-      ],
-      w1,
-    ),
-    '',
-    chalk.bold('2. Ack-first vs store-first') +
-      chalk.dim(' — 3 events each, all answered 200, then SIGKILL and a restart on the same database'),
-    chalk.dim(row(['receiver', 'acked', 'processed in the end', '', ''], w1)),
-    row(
-      [
-        'ack-first',
-        String(b.ackFirst.acknowledged),
-        bad(`${b.ackFirst.processed} of ${b.ackFirst.acknowledged}`),
-        '',
-        chalk.dim('acknowledged, then lost with the process'),
-      ],
-      w1,
-    ),
-    row(
-      [
-        'store-first',
-        String(b.storeFirst.acknowledged),
-        good(`${b.storeFirst.processed} of ${b.storeFirst.acknowledged}`),
-        '',
-        chalk.dim('stored before the 200: nothing to lose'),
-      ],
-      w1,
-    ),
-    '',
-    chalk.bold('3. Store-then-verify vs verify-then-store') + chalk.dim(` — ${c.storeThenVerify.requests} unsigned requests`),
-    chalk.dim(row(['receiver', 'rows', 'bytes stored', '', ''], w1)),
-    row(
-      [
-        'store-then-verify',
-        bad(String(c.storeThenVerify.rows)),
-        bad(bytes(c.storeThenVerify.bytes)),
-        '',
-        chalk.dim(`${refused(c.storeThenVerify)}, and kept them: anyone can fill your inbox`),
-      ],
-      w1,
-    ),
-    row(
-      [
-        'verify-then-store',
-        good(String(c.verifyThenStore.rows)),
-        good(bytes(c.verifyThenStore.bytes)),
-        '',
-        chalk.dim(`${refused(c.verifyThenStore)} before a byte was written`),
-      ],
-      w1,
-    ),
-    '',
-  ];
-  if (r.ok) {
-    lines.push('The safe order: verify the raw bytes → store, keyed by delivery id → answer 200 → work from the store.');
-    // The same proofs, on the user's own receiver: check runs 1 and 3 (and more), chaos runs 2.
-    lines.push('The same tests on your own receiver, in any language:');
-    lines.push(
-      chalk.dim(
-        '  hookdrill check --receiver "node server.js" --url http://127.0.0.1:3000/webhooks --provider stripe --secret whsec_…   # 1 and 3, and the rest of the battery',
-      ),
+      ]),
+      note(`inbox: ${a.queueFirst.pendingBeforeWorker} pending before the worker, ${a.queueFirst.doneAfterWorker} done after`),
     );
+  } else if (n === 2) {
+    const b = escapeStrings(section as AckVsStore);
     lines.push(
-      chalk.dim(
-        '  hookdrill chaos --receiver "node server.js" --url http://127.0.0.1:3000/webhooks --provider stripe --secret whsec_… --stored "<prints stored ids>"   # 2',
-      ),
+      chalk.bold('2. Ack-first vs store-first'),
+      chalk.dim('   3 events each, all answered 200, then SIGKILL and a restart on the'),
+      chalk.dim('   same database'),
+      chalk.dim(row(['receiver', 'acked', 'processed', ''])),
+      row(['ack-first', String(b.ackFirst.acknowledged), bad(`${b.ackFirst.processed} of ${b.ackFirst.acknowledged}`), '']),
+      note('acknowledged, then lost with the process'),
+      row(['store-first', String(b.storeFirst.acknowledged), good(`${b.storeFirst.processed} of ${b.storeFirst.acknowledged}`), '']),
+      note('stored before the 200: nothing to lose'),
+    );
+  } else {
+    const c = escapeStrings(section as VerifyOrder);
+    lines.push(
+      chalk.bold('3. Store-then-verify vs verify-then-store'),
+      chalk.dim(`   ${c.storeThenVerify.requests} unsigned requests`),
+      chalk.dim(row(['receiver', 'rows', 'bytes stored', ''])),
+      row(['store-then-verify', bad(String(c.storeThenVerify.rows)), bad(bytes(c.storeThenVerify.bytes)), '']),
+      note(`${refused(c.storeThenVerify)}, and kept them:`),
+      note('anyone can fill your inbox'),
+      row(['verify-then-store', good(String(c.verifyThenStore.rows)), good(bytes(c.verifyThenStore.bytes)), '']),
+      note(`${refused(c.verifyThenStore)} before a byte was written`),
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** The last lines: the rule the three show, and the commands that prove it of the user's own receiver. */
+export function demoFooter(result: DemoResult): string {
+  const r = escapeStrings(result);
+  const lines: string[] = [];
+  if (r.ok) {
+    lines.push(
+      'The safe order: verify the raw bytes → store, keyed by delivery id →',
+      'answer 200 → work from the store.',
+      chalk.dim(`Every figure above was measured in this run (${formatDuration(r.elapsedMs)}).`),
+      '',
+      // The same proofs, on the user's own receiver: check runs 1 and 3 (and more), chaos runs 2.
+      'The same tests on your own receiver, in any language — 1 and 3, and the rest',
+      'of the battery:',
+      chalk.dim('  hookdrill check --receiver "node server.js" \\'),
+      chalk.dim('    --url http://127.0.0.1:3000/webhooks --provider stripe --secret whsec_…'),
+      'and 2:',
+      chalk.dim('  hookdrill chaos --receiver "node server.js" \\'),
+      chalk.dim('    --url http://127.0.0.1:3000/webhooks --provider stripe --secret whsec_… \\'),
+      chalk.dim('    --stored "<prints stored ids>"'),
     );
   } else {
     lines.push(bad(`unexpected: ${r.surprises.join('; ')}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The whole of it at once (the library, and --json's text twin). */
+export function renderDemo(result: DemoResult): string {
+  return `${demoHeader()}${demoSection(1, result.inlineVsQueue)}${demoSection(2, result.ackVsStore)}${demoSection(3, result.verifyOrder)}${demoFooter(result)}`;
 }
 
 /** What a receiver answered the unsigned requests: all refused (as both should), or how many got 2xx. */

@@ -1,3 +1,4 @@
+import { EXIT } from '../../util/errors.js';
 import { defineCommand } from '../../cli/spec.js';
 
 export interface DemoFlags {
@@ -12,10 +13,11 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
       .option('--json', 'print the measured figures as JSON'),
   options: () => ({}),
   async execute(_options, flags) {
-    const [{ run, abortDemos }, { renderDemo }, io] = await Promise.all([
+    const [{ run, abortDemos }, render, io, { safeOutput }] = await Promise.all([
       import('../../demo/run.js'),
       import('../../render/demo.js'),
       import('../../cli/io.js'),
+      import('../../util/terminal.js'),
     ]);
     // Interrupted: its receiver processes and temporary directory go with it.
     for (const [s, code] of Object.entries(io.SIGNAL_EXIT)) {
@@ -24,6 +26,18 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
         process.exit(code);
       });
     }
-    io.printResult(await run(), flags.json, renderDemo);
+    if (flags.json) {
+      io.printResult(await run(), true, render.renderDemo);
+      return;
+    }
+    // Each contrast as it is measured: ten seconds of silence reads as a hang.
+    const out = (text: string) => process.stdout.write(safeOutput(text));
+    out(render.demoHeader());
+    const result = await run({
+      onSection: (s) =>
+        out(s.n === 1 ? render.demoSection(1, s.figures) : s.n === 2 ? render.demoSection(2, s.figures) : render.demoSection(3, s.figures)),
+    });
+    out(render.demoFooter(result));
+    process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;
   },
 });
