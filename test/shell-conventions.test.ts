@@ -30,6 +30,7 @@ test('NO_COLOR=1 turns colour off at a terminal (no-color.org); without it, the 
     receivedAt: Date.now(),
   });
   await inbox.close();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a colour code is what is looked for
   const sgr = /\u001b\[[0-9;]*m/;
   assert.match(await atTerminal(['inspect', '--inbox', file], {}), sgr, 'colour at a terminal by default (else this test proves nothing)');
   const plain = await atTerminal(['inspect', '--inbox', file], { NO_COLOR: '1' });
@@ -70,6 +71,7 @@ test("listen's status line at an 80-column terminal stays within 79 columns once
     const drawn = out
       .split('\n')
       .flatMap((l) => l.split('\r').slice(1))
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal codes take no columns
       .map((l) => l.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''))
       .filter(Boolean);
     const status = drawn.filter((l) => /refused|rejected|unsigned|bad signature/.test(l));
