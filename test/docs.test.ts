@@ -59,3 +59,22 @@ test("every `npm run X` the README and docs/ give names a script of package.json
   // No npx in it: inside the clone, npx installs the folder as a package and builds it again.
   assert.equal(pkg.scripts.demo, 'node bin/hookdrill demo');
 });
+
+test('figures the docs state that the program knows: the catalogue counts of fixtures.md, and the size of the page ui.md gives', () => {
+  const table = readFileSync(join(ROOT, 'docs/commands/fixtures.md'), 'utf8');
+  const stated = (name: string) => {
+    const cell = new RegExp(`^\\| ${name} \\| ([\\d +]+?)(?: thin)? \\|`, 'm').exec(table)?.[1] ?? '';
+    return cell.split('+').reduce((a, b) => a + Number(b.trim()), 0);
+  };
+  const counted = (file: string) =>
+    (JSON.parse(readFileSync(join(ROOT, 'dist/catalogue', file), 'utf8')) as { events: unknown[] }).events.length;
+  assert.equal(stated('Stripe'), counted('stripe.json'));
+  assert.equal(stated('GitHub'), counted('github.json'));
+  assert.equal(stated('Slack'), counted('slack.json'));
+  assert.equal(stated('Svix, Standard Webhooks'), counted('svix.json'));
+  assert.equal(stated('Shopify'), counted('shopify.json'));
+  const ui = readFileSync(join(ROOT, 'docs/commands/ui.md'), 'utf8');
+  const kb = Number(/one stylesheet, (\d+) KB in all/.exec(ui)?.[1]);
+  const bytes = readdirSync(join(ROOT, 'ui')).reduce((n, f) => n + readFileSync(join(ROOT, 'ui', f)).length, 0);
+  assert.equal(kb, Math.round(bytes / 1000), `ui/ is ${bytes} bytes: say ${Math.round(bytes / 1000)} KB in ui.md`);
+});

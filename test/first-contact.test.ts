@@ -413,7 +413,9 @@ test("check marks every request with X-Hookdrill-Check: <run id>, and inspect an
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(
       r.stdout,
-      /run ci-4711 \(on every request as X-Hookdrill-Check\) · what it left in an inbox: hookdrill inspect --check-run ci-4711/,
+      new RegExp(
+        `run ci-4711 \\(on every request as X-Hookdrill-Check\\) · what it left in the inbox: hookdrill inspect --inbox ${path} --check-run ci-4711`,
+      ),
     );
     const mine = JSON.parse(
       (await hookdrill(['inspect', '--inbox', path, '--check-run', 'ci-4711', '--json', '--limit', '1000'])).stdout,

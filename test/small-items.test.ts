@@ -254,3 +254,65 @@ test('pull and reconcile refuse an empty or spaced --type before asking the API 
     /--type "": not an event type/,
   );
 });
+
+test('small items of issue 38: a misspelt provider is named as one, a port past 65535 is said as that, and --max-bytes takes sizes as its help writes them', async () => {
+  const typo = await cli(['send', 'strpe/invoice.paid', '--url', 'http://127.0.0.1:9/', '--secret', 'whsec_small']);
+  assert.equal(typo.code, 2);
+  assert.equal(
+    typo.stderr,
+    'hookdrill: strpe/invoice.paid: no provider strpe — did you mean stripe/invoice.paid? (providers: stripe, github, slack, standard, svix, shopify)\n',
+  );
+  const port = await cli(['send', 'stripe/invoice.paid', '--url', 'http://127.0.0.1:99999/', '--secret', 'whsec_small']);
+  assert.equal(port.code, 2);
+  assert.equal(port.stderr, 'hookdrill: --url "http://127.0.0.1:99999/": port 99999 is out of range (a port is 1 to 65535)\n');
+  const { parseBytesFlag } = await import('../src/util/options.js');
+  assert.equal(parseBytesFlag('5mb', '--max-bytes', 1, 1024 ** 3, 1), 5_000_000);
+  assert.equal(parseBytesFlag('32MiB', '--max-bytes', 1, 1024 ** 3, 1), 32 * 1024 ** 2);
+  assert.equal(parseBytesFlag('512 KiB', '--max-bytes', 1, 1024 ** 3, 1), 512 * 1024);
+  assert.equal(parseBytesFlag('1048576', '--max-bytes', 1, 1024 ** 3, 1), 1_048_576);
+  assert.throws(
+    () => parseBytesFlag('5 banana', '--max-bytes', 1, 1024 ** 3, 1),
+    /--max-bytes 5 banana: expected a size from 1 to 1073741824 bytes/,
+  );
+  // As the CLI takes it: listen refuses a bad one in one line, exit 2, before it listens.
+  const bad = await cli(['listen', ...S, '--max-bytes', '5 banana', '--port', '0']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^hookdrill: --max-bytes 5 banana: expected a size/);
+});
+
+test("check's closing lines: with --stored it does not suggest inspect (which reads an inbox, not the receiver's own store); with --inbox it names that inbox", async () => {
+  const { renderCheckEnd } = await import('../src/render/check.js');
+  const base = {
+    command: 'check' as const,
+    ok: true,
+    runId: 'chk-1',
+    provider: 'stripe',
+    url: 'http://127.0.0.1:3000/webhooks',
+    cases: [],
+    counts: { pass: 1, fail: 0, warn: 0, skipped: 0 },
+    roots: [],
+    notJudged: 0,
+    interrupted: false,
+    elapsedMs: 10,
+  };
+  const stored = renderCheckEnd({ ...base, store: 'command' });
+  assert.doesNotMatch(stored, /hookdrill inspect/);
+  assert.match(stored, /run chk-1 \(on every request as X-Hookdrill-Check\) · what it left in your receiver's store carries that header/);
+  const inbox = renderCheckEnd({ ...base, store: 'inbox', inbox: '/srv/inbox.db' });
+  assert.match(inbox, /what it left in the inbox: hookdrill inspect --inbox \/srv\/inbox\.db --check-run chk-1/);
+});
+
+test('fixtures: each name once (its type only where the name does not say it), and the suggested send line is of the provider listed', async () => {
+  const stripe = await cli(['fixtures', 'stripe'], { env: { NO_COLOR: '1' } });
+  assert.equal(stripe.code, 0, stripe.stderr);
+  const names = stripe.stdout.split('\n').filter((l) => l.startsWith('stripe/'));
+  assert.ok(names.length > 500, `${names.length} stripe fixtures listed`);
+  assert.deepEqual(
+    names.filter((l) => /\s/.test(l)),
+    [],
+    'no line repeats its name as a type',
+  );
+  const standard = await cli(['fixtures', 'standard'], { env: { NO_COLOR: '1' } });
+  assert.match(standard.stdout, /send one with: hookdrill send standard\/\S+ --url URL --secret S/);
+  assert.doesNotMatch(standard.stdout, /hookdrill send stripe\//);
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { resolveTarget } from '../inbox/open.js';
+import { displayTarget, resolveTarget } from '../inbox/open.js';
 import { durationMs, RECEIVER_PROCESS_DEFAULTS, startReceiver } from '../harness/receiver-process.js';
 import { ReceiverStartError } from '../harness/supervisor.js';
 import { UsageError } from '../util/errors.js';
@@ -19,7 +19,7 @@ import type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './cases/i
 import { Interrupt } from '../util/wait.js';
 import { CheckPreflightError, preflight } from './preflight.js';
 import { runIdsCommand } from '../harness/store-probe.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
+import { displayUrl, parseBytesFlag, parseUrl } from '../util/options.js';
 import { providers } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { listOption, stringOption } from '../util/shapes.js';
@@ -75,6 +75,8 @@ export interface CheckResult {
   provider: string;
   url: string;
   store: 'inbox' | 'command' | 'none';
+  /** With --inbox: the inbox judged (where `inspect --check-run` finds what the run left). */
+  inbox?: string;
   /** With receiver: the command check started (secrets masked) and stopped. */
   receiver?: string;
   cases: CaseReport[];
@@ -166,7 +168,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : providerTimeoutMs;
   const refusalTimeoutMs = o.timeout !== undefined ? timeoutMs : Math.min(providerTimeoutMs, CHECK_DEFAULTS.refusalTimeoutMs);
   if (timeoutMs <= 0) throw new UsageError(`--timeout ${o.timeout}: a timeout must be above 0`);
-  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const maxBytes = parseBytesFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
   const inboxPath = o.inbox ? resolveTarget(o.inbox) : undefined;
   const runId = checkRunId(stringOption(o.runId, 'runId'));
   // Checked before the receiver starts: a form content type is GitHub's hook setting alone.
@@ -311,6 +313,8 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       provider: provider.name,
       url: displayUrl(url),
       store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
+      // A password in a postgres:// URL is not shown.
+      ...(inboxPath ? { inbox: displayTarget(inboxPath) } : {}),
       cases: reports,
       counts,
       roots: reports.filter((r) => r.status === 'fail').map((r) => r.name),

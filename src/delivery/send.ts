@@ -16,6 +16,8 @@ import type { EventFactory, FieldOverride, FieldSets, Fixture } from '../fixture
 import { headersOption, stringOption, stringsOption } from '../util/shapes.js';
 import type { Delays, HeaderSet, Strings } from '../util/shapes.js';
 import { isProviderName } from '../providers/index.js';
+import { PROVIDER_NAMES } from '../providers/names.js';
+import { editDistance } from '../util/edit-distance.js';
 import { resolveSigner, resolveTimingFlags } from './signer.js';
 import type { ProviderName } from '../providers/index.js';
 import { parseExpectation } from './expect.js';
@@ -151,7 +153,17 @@ function inferProvider(fixtures: readonly string[]): ProviderName | undefined {
   for (const f of fixtures) if (looksLikeAPath(f) && !existsSync(f)) throw new UsageError(`no such fixture file: ${f}`);
   const heads = new Set(fixtures.map((f) => f.split('/')[0] as string));
   const [only] = heads;
-  return heads.size === 1 && only !== undefined && isProviderName(only) ? only : undefined;
+  if (heads.size === 1 && only !== undefined && isProviderName(only)) return only;
+  // provider/event with a provider that is not one (strpe/invoice.paid): said as that, not as a missing --provider.
+  for (const f of fixtures) {
+    const head = f.split('/')[0] as string;
+    if (!f.includes('/') || looksLikeAPath(f) || existsSync(f) || isProviderName(head)) continue;
+    const near = PROVIDER_NAMES.filter((p) => editDistance(p, head) <= 2);
+    throw new UsageError(
+      `${f}: no provider ${head}${near.length ? ` — did you mean ${near.map((p) => `${p}/${f.slice(head.length + 1)}`).join(' or ')}?` : ''} (providers: ${PROVIDER_NAMES.join(', ')})`,
+    );
+  }
+  return undefined;
 }
 
 /** Try every --set on every fixture before anything is sent: a typo fails the run up front. */

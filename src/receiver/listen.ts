@@ -15,7 +15,7 @@ import { WORKER_DEFAULTS } from '../worker/defaults.js';
 import { LISTEN_DEFAULTS } from './listen-defaults.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { forwardHandler } from '../worker/forward.js';
-import { displayUrl, parseIntFlag, parseUrl } from '../util/options.js';
+import { displayUrl, parseBytesFlag, parseIntFlag, parseUrl } from '../util/options.js';
 
 export interface ListenOptions {
   port?: string | number;
@@ -135,8 +135,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
     { ms: 1_000, why: 'shorter, an app having a slow moment fails every forward and is sent each one again' },
     { ms: 3_600_000, why: 'an app that has not answered in an hour has hung; each such forward holds a worker slot' },
   );
-  const maxBytes = parseIntFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
-  const maxInFlightBytes = parseIntFlag(
+  const maxBytes = parseBytesFlag(o.maxBytes, '--max-bytes', 1, 1024 ** 3, RECEIVER_DEFAULTS.maxBytes);
+  const maxInFlightBytes = parseBytesFlag(
     o.maxBytesInFlight,
     '--max-bytes-in-flight',
     1,

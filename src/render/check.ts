@@ -40,7 +40,10 @@ export function renderCheckEnd(result: CheckResult): string {
   );
   lines.push(
     chalk.dim(
-      `run ${r.runId} (on every request as X-Hookdrill-Check) · what it left in an inbox: hookdrill inspect --check-run ${r.runId}`,
+      // inspect reads an inbox; a receiver's own store (--stored) is the user's to query.
+      r.store === 'inbox'
+        ? `run ${r.runId} (on every request as X-Hookdrill-Check) · what it left in the inbox: hookdrill inspect --inbox ${r.inbox ?? ''} --check-run ${r.runId}`
+        : `run ${r.runId} (on every request as X-Hookdrill-Check) · what it left in your receiver's store carries that header`,
     ),
   );
   // The causes first: a developer fixes these, and the cases not judged are judged next run.

@@ -7,8 +7,11 @@ import type { RedactionKind } from '../fixtures/redact/index.js';
 /** Names and types come from fixture files (a catalogue, an import, a user's own): escaped first. */
 export function renderFixtures(list: FixturesResult): string {
   const result = escapeStrings(list);
-  const width = Math.max(...result.fixtures.map((f) => f.name.length), 4);
-  const lines = result.fixtures.map((f) => `${f.name.padEnd(width)}  ${chalk.dim(f.eventType)}`);
+  // The type only where the name does not already say it (stripe/invoice.paid is invoice.paid):
+  // each name once, and the list as narrow as its names.
+  const said = (f: (typeof result.fixtures)[number]) => f.name.slice(f.name.indexOf('/') + 1) === f.eventType;
+  const width = Math.max(...result.fixtures.filter((f) => !said(f)).map((f) => f.name.length), 4);
+  const lines = result.fixtures.map((f) => (said(f) ? f.name : `${f.name.padEnd(width)}  ${chalk.dim(f.eventType)}`));
   lines.push('');
   for (const p of result.providers.filter((x) => x.count > 0 || result.fixtures.length === 0)) {
     const from = p.catalogue ? `${p.shipped} shipped, ${p.count - p.shipped} from ${p.catalogue}` : `${p.shipped} shipped`;
@@ -17,7 +20,9 @@ export function renderFixtures(list: FixturesResult): string {
   lines.push(
     result.fixtures.length === 0
       ? 'nothing matches'
-      : chalk.dim('send one with: hookdrill send stripe/invoice.paid --url URL --secret S · see one: hookdrill fixtures show NAME'),
+      : chalk.dim(
+          `send one with: hookdrill send ${result.fixtures[0]?.name ?? 'NAME'} --url URL --secret S · see one: hookdrill fixtures show NAME`,
+        ),
   );
   return `${lines.join('\n')}\n`;
 }

@@ -114,8 +114,8 @@ function summaryLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
   const s = r.summary;
   const parts = [
     `${count(s.events, 'event')}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
-    `${s.delivered} delivered`,
-    s.failed > 0 ? chalk.red(`${s.failed} failed`) : `${s.failed} failed`,
+    `${s.delivered.toLocaleString('en-US')} delivered`,
+    s.failed > 0 ? chalk.red(`${s.failed.toLocaleString('en-US')} failed`) : '0 failed',
     `${count(s.attempts, 'attempt')} (${count(s.retries, 'retry', 'retries')})`,
   ];
   if (s.transportErrors > 0) parts.push(count(s.transportErrors, 'transport error'));

@@ -11,6 +11,31 @@ export function parseIntFlag(text: string | number | undefined, flag: string, mi
   return value;
 }
 
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  kb: 1_000,
+  kib: 1024,
+  mb: 1_000_000,
+  mib: 1024 ** 2,
+  gb: 1_000_000_000,
+  gib: 1024 ** 3,
+};
+
+/**
+ * A size in bytes, as the help shows it (32 MiB) or as people write it (5mb, 512KiB, 1048576):
+ * KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024, a bare number is bytes.
+ */
+export function parseBytesFlag(text: string | number | undefined, flag: string, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (typeof text === 'number') return parseIntFlag(text, flag, min, max, fallback);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(text);
+  const value = m ? Math.round(Number(m[1]) * (SIZE_UNITS[(m[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new UsageError(`${flag} ${text}: expected a size from ${min} to ${max} bytes (1048576, 512KiB, 5MB, 32MiB)`);
+  return value;
+}
+
 export function parsePositiveNumber(text: string | number | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
   const value = typeof text === 'number' ? text : /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(text) ? Number(text) : NaN;
@@ -37,6 +62,10 @@ export function parseUrl(text: string | undefined, flag: string): URL {
   try {
     url = new URL(text);
   } catch {
+    // The one reason a URL that looks right is refused: its port.
+    const port = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(text)?.[1];
+    if (port !== undefined && Number(port) > 65_535)
+      throw new UsageError(`${flag} "${shown}": port ${port} is out of range (a port is 1 to 65535)`);
     throw new UsageError(`${flag} "${shown}" is not a URL (example: http://127.0.0.1:3000/webhooks)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

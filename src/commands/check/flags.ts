@@ -53,7 +53,10 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
         '--timeout <duration>',
         `per attempt (default: the provider's own timeout for what it would send; at most ${CHECK_DEFAULTS.refusalTimeoutMs / 1000}s for requests that must be refused)`,
       )
-      .option('--max-bytes <n>', `the receiver's body limit (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
+      .option(
+        '--max-bytes <n>',
+        `the receiver's body limit: bytes, or 512KiB, 5MB, 32MiB (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`,
+      )
       .option('--content-type <type>', 'json, or form: the content type of the GitHub hook the receiver is behind (default: json)')
       .option(
         '--run-id <id>',

@@ -67,7 +67,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--forward-timeout <duration>', `how long the app may take per forward (default: ${ms(LISTEN_DEFAULTS.forwardTimeoutMs)})`)
       .option('--forward-secret <secret>', 'sign forwards with this secret (default: --secret) [env: HOOKDRILL_FORWARD_SECRET]')
       .option('--forward-original-headers', 'forward the signature as received instead of signing anew (goes stale after 5 minutes)')
-      .option('--max-bytes <n>', `bodies larger than this get 413 (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`)
+      .option(
+        '--max-bytes <n>',
+        `bodies larger than this get 413: bytes, or 512KiB, 5MB, 32MiB (default: ${RECEIVER_DEFAULTS.maxBytes / 1024 / 1024} MiB)`,
+      )
       .option(
         '--max-bytes-in-flight <n>',
         `body bytes held across all requests at once; past it, 503 with Retry-After (default: ${RECEIVER_DEFAULTS.maxInFlightBytes / 1024 / 1024} MiB)`,
