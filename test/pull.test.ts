@@ -52,6 +52,7 @@ test('pull --follow (Stripe): events appearing over time, several in one second,
   try {
     await pull.waitFor((l) => l.event === 'start', 15_000);
     const expected: string[] = [];
+    const createdOf = new Map<string, number>();
     for (let round = 0; round < 4; round++) {
       // Five events in the same second: their ids decide their order in Stripe's list, not the order they happened.
       const second = Math.floor(Date.now() / 1000);
@@ -59,6 +60,7 @@ test('pull --follow (Stripe): events appearing over time, several in one second,
       for (const e of burst) {
         api.add(e);
         expected.push(e.id);
+        createdOf.set(e.id, e.created);
         await new Promise((r) => setTimeout(r, 30));
       }
       await new Promise((r) => setTimeout(r, 150));
@@ -71,10 +73,12 @@ test('pull --follow (Stripe): events appearing over time, several in one second,
     assert.deepEqual(got.duplicates, [], 'and never again');
     assert.ok(!got.stored.some((id) => before.some((e) => e.id === id)), 'events from before the start were not sent');
     assert.equal(listen.lines.filter((l) => l.event === 'request' && l.result === 'rejected').length, 0, 'every signature verified');
-    // In order: each event after every event that appeared a poll earlier.
-    const at = (id: string) => got.stored.indexOf(id);
-    for (let i = 5; i < expected.length; i++)
-      assert.ok(at(expected[i] as string) > at(expected[i - 5] as string), 'in the order they appeared');
+    // In Stripe's order: no event before one of an earlier second. (Within a second Stripe's list
+    // orders by id, and two rounds 300 ms apart can share a second and be listed in one poll: the
+    // old "after every event of the round before" held only when the machine was fast enough.)
+    const seconds = got.stored.map((id) => createdOf.get(id) ?? 0);
+    for (let i = 1; i < seconds.length; i++)
+      assert.ok((seconds[i] as number) >= (seconds[i - 1] as number), `in order of creation: ${seconds.join(',')}`);
   } finally {
     pull.child.kill('SIGINT');
     const code = await pull.exit;
@@ -393,13 +397,19 @@ test('pull (Stripe): an API that never answers, a page that never ends, and a pa
       ['loop', /the Stripe API pointed back to a page it had already given \(cursor evt_\S+\): stopped rather than loop/],
     ] as const) {
       const api = await startStripeApi({ key: KEY, events, fault: () => fault });
-      const started = Date.now();
-      const r = await hookdrill(pullArgs(api.url, receiver.url, join(tempDir(), 's.json'), '--since', '1h', '--api-timeout', '1s'), ENV);
+      // It ends by itself (a hang is killed at 2 minutes and fails the exit code): a wall-clock
+      // bound failed here under load with the code right (the 64 MiB page is slow to serve then).
+      const r = await hookdrill(
+        pullArgs(api.url, receiver.url, join(tempDir(), 's.json'), '--since', '1h', '--api-timeout', '1s'),
+        ENV,
+        [],
+        undefined,
+        120_000,
+      );
       await api.close();
       assert.equal(r.code, 2, `${fault}: ${r.stderr}`);
       assert.match(r.stderr, message, fault);
       assert.equal(r.stderr.trim().split('\n').length, 1, `${fault}: one line (${r.stderr})`);
-      assert.ok(Date.now() - started < 20_000, `${fault} ended`);
     }
   } finally {
     await receiver.close();

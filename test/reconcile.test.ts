@@ -257,15 +257,17 @@ test('reconcile: an API that never answers and a pagination loop each end in one
     ['loop', /^hookdrill: the Stripe API pointed back to a page it had already given \(cursor evt_rec_\d+\): stopped rather than loop$/],
   ] as const) {
     const api = await startStripeApi({ key: KEY, events, fault: () => fault });
-    const started = Date.now();
+    // It ends by itself: a hang is killed at 2 minutes and fails the exit code (no wall-clock bound, which load fails).
     const r = await hookdrill(
       ['reconcile', '--provider', 'stripe', '--since', '2h', '--api-base', api.url, '--inbox', inbox, '--api-timeout', '1s'],
       { STRIPE_API_KEY: KEY },
+      [],
+      undefined,
+      120_000,
     );
     await api.close();
     assert.equal(r.code, 2, `${fault}: ${r.stderr}`);
     assert.match(r.stderr.trim(), message);
-    assert.ok(Date.now() - started < 20_000, `${fault}: ended`);
     if (fault === 'loop') assert.ok(api.requests() < 5, `the loop was seen at once (${api.requests()} requests)`);
   }
 });
