@@ -45,7 +45,8 @@ function overview(r: Extract<InspectResult, { view: 'overview' }>, raw: Overview
       const next = g.nextAt <= r.now ? 'due now' : `next attempt in ${formatDuration(g.nextAt - r.now)}`;
       lines.push(`    ${chalk.yellow(n(g.count).padStart(8))}  ${g.error}  ${chalk.dim(`e.g. ${g.exampleId}, ${next}${checkNote(g)}`)}`);
     }
-    const top = suggested(raw.retryingByError);
+    // Retry now only where something waits: rows already due are the worker's next claim anyway.
+    const top = suggested(raw.retryingByError.filter((g) => g.nextAt > r.now));
     if (top) lines.push(`  retry now: ${chalk.bold(requeueLine(inbox, 'pending', top))}`);
   }
   if (o.deadByError.length) {
