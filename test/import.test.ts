@@ -47,6 +47,8 @@ test('import: a HAR file of GitHub deliveries — raw body and headers kept (cre
   const inbox = join(dir, 'inbox.db');
   const body = '{"action":"opened","issue":{"number":7}}';
   const entry = (id: string | undefined) => ({
+    // When the capture saw it arrive: the row's received time, not the import's.
+    startedDateTime: '2026-11-30T03:04:05.678Z',
     request: {
       method: 'POST',
       url: 'https://example.com/hooks',
@@ -78,6 +80,7 @@ test('import: a HAR file of GitHub deliveries — raw body and headers kept (cre
     assert.equal(row?.eventType, 'issues.opened');
     assert.equal(row?.headers['x-hub-signature-256'], 'sha256=abc');
     assert.equal(row?.headers.authorization, undefined, 'credentials are never stored');
+    assert.equal(row?.receivedAt, Date.parse('2026-11-30T03:04:05.678Z'), 'received when the HAR says it arrived');
   } finally {
     await db.close();
   }
