@@ -118,7 +118,8 @@ function checkNote(g) {
  */
 function groupTable(id, status, whenOf, verb) {
   const groups = new Map();
-  const button = (g, act) => requeueButton({ status, error: g.error }, act, verb);
+  // The "(no error recorded)" group is selected as that: an empty error would select every row.
+  const button = (g, act) => requeueButton(g.error ? { status, error: g.error } : { status, withoutError: true }, act, verb);
   return {
     size: () => groups.size,
     patch(list) {

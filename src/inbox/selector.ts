@@ -16,6 +16,8 @@ export interface SelectorFlags {
   since?: string;
   until?: string;
   error?: string;
+  /** Only rows with no recorded error. */
+  withoutError?: boolean;
   source?: string;
   /** Rows `hookdrill check` sent (marked X-Hookdrill-Check): `false` leaves them out, `true` only them, a run id only that run's. */
   check?: boolean | string;
@@ -37,6 +39,10 @@ export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector 
   if (flags.since) sel.since = parseTime(flags.since, '--since', now);
   if (flags.until) sel.until = parseTime(flags.until, '--until', now);
   if (flags.error) sel.error = flags.error;
+  if (flags.withoutError) {
+    if (flags.error) throw new UsageError('--error and --without-error say opposite things: choose one');
+    sel.noError = true;
+  }
   if (flags.source) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(flags.source)) {
       throw new UsageError(`--source ${flags.source}: no such provider (one of: ${PROVIDER_NAMES.join(', ')})`);

@@ -99,6 +99,8 @@ export interface Selector {
   until?: number;
   /** last_error contains this text. */
   error?: string;
+  /** Only rows with no recorded error (the group "(no error recorded)"): an empty `error` selects everything. */
+  noError?: true;
   /**
    * Rows `hookdrill check` sent, by the X-Hookdrill-Check header it marks them with: `true` only
    * those, `false` none of them, a run id only that run's.

@@ -99,7 +99,9 @@ function suggested<G extends Group>(groups: readonly G[]): G | undefined {
 function requeueLine(inbox: string, status: 'dead' | 'pending', g: Group): string {
   const error = beforeUnsafe(g.error);
   const check = (g.checkRows ?? 0) > 0 ? ' --exclude-check' : '';
-  return `hookdrill requeue --inbox ${inbox} --status ${status}${error ? ` --error ${shellWord(error)}` : ''}${check} --dry-run`;
+  // A group with no recorded error is selected as that: no --error at all would select every row.
+  const which = error ? ` --error ${shellWord(error)}` : g.error === '' ? ' --without-error' : '';
+  return `hookdrill requeue --inbox ${inbox} --status ${status}${which}${check} --dry-run`;
 }
 
 /** A word a shell reads back as it is: single-quoted unless plainly safe. */
@@ -113,6 +115,7 @@ export function selectorText(s: Selector): string {
   if (s.statuses) parts.push(`--status ${s.statuses.join(',')}`);
   if (s.type) parts.push(`--type ${s.type}`);
   if (s.error) parts.push(`--error "${s.error}"`);
+  if (s.noError) parts.push('--without-error');
   if (s.since !== undefined) parts.push(`--since ${iso(s.since)}`);
   if (s.until !== undefined) parts.push(`--until ${iso(s.until)}`);
   if (s.source) parts.push(`--source ${s.source}`);

@@ -235,6 +235,8 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
       const status = typeof body.status === 'string' ? [body.status] : undefined;
       const error = typeof body.error === 'string' && body.error ? body.error : undefined;
       const excludeCheck = body.excludeCheck === true;
+      // The "(no error recorded)" group: an empty error would be no filter, every row of the status.
+      const withoutError = body.withoutError === true;
       if (ids.length === 0 && !status) return send(res, 400, { error: 'say which rows: ids, or a status' });
       return send(
         res,
@@ -245,6 +247,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(status ? { status } : {}),
           ...(error ? { error } : {}),
           ...(excludeCheck ? { check: false } : {}),
+          ...(withoutError ? { withoutError: true } : {}),
           dryRun: body.dryRun === true,
         }),
       );

@@ -278,6 +278,21 @@ export function inboxContract(b: Backend): void {
     );
   });
 
+  it('noError selects the rows with no recorded error, and only those: the "(no error recorded)" group requeued alone', async (inbox) => {
+    await inbox.put(delivery('evt_boom', 1_000));
+    await inbox.put(delivery('evt_silent', 2_000));
+    const claimed = await inbox.claim({ limit: 2, leaseMs: 600_000, ...at(10_000) });
+    await inbox.settle(
+      claimed.map((c): Settlement => ({ key: c, fence: c.fence, outcome: 'dead', error: c.deliveryId === 'evt_boom' ? 'boom' : '' })),
+      settledAt(10_100),
+    );
+    assert.equal(await inbox.count({ statuses: ['dead'] }), 2);
+    assert.equal(await inbox.count({ statuses: ['dead'], noError: true }), 1);
+    assert.equal(await inbox.requeueWhere({ statuses: ['dead'], noError: true }, { resetAttempts: true, ...at(20_000) }), 1);
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_silent' }))?.status, 'pending');
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_boom' }))?.status, 'dead');
+  });
+
   it('requeue --status pending: a row waiting for its next attempt is due now, its error kept, and the requeue on record', async (inbox) => {
     await inbox.put(delivery('evt_waiting', 1_000));
     await inbox.put(delivery('evt_done', 2_000));

@@ -19,6 +19,7 @@ export function declareSelectors(cmd: Command, statusHelp: string, options: { id
     .option('--since <time>', 'received at or after: ISO time or a time ago (2h)')
     .option('--until <time>', 'received before: ISO time or a time ago')
     .option('--error <text>', 'only rows whose last error contains this text')
+    .option('--without-error', 'only rows with no recorded error (the "(no error recorded)" group)')
     .option('--source <provider>', 'only deliveries from this provider')
     .option('--exclude-check', 'leave out the rows hookdrill check sent (marked X-Hookdrill-Check)')
     .option('--check-run <id>', 'only the rows one hookdrill check run sent (the run id check prints)');
@@ -31,6 +32,7 @@ export function selectorOptions(flags: SelectorFlagsRaw): SelectorFlags {
   for (const key of ['type', 'since', 'until', 'error', 'source'] as const) if (flags[key] !== undefined) out[key] = flags[key];
   if (flags.excludeCheck && flags.checkRun !== undefined) throw new UsageError('give one of --exclude-check and --check-run, not both');
   if (flags.excludeCheck) out.check = false;
+  if (flags.withoutError) out.withoutError = true;
   if (flags.checkRun !== undefined) out.check = flags.checkRun;
   return out;
 }

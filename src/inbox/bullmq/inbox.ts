@@ -400,7 +400,7 @@ export class BullmqInbox implements Inbox {
   async count(selector: Selector): Promise<number> {
     return this.op(async () => {
       const states = statesFor(selector.statuses);
-      if (selector.ids?.length || selector.source || selector.type || selector.error || selector.check !== undefined)
+      if (selector.ids?.length || selector.source || selector.type || selector.error || selector.noError || selector.check !== undefined)
         return (await this.scan.matching(selector)).length;
       if (selector.since === undefined && selector.until === undefined) {
         const counts = await this.scan.rawCounts(states);

@@ -89,6 +89,7 @@ export function matches(r: Row, sel: Selector): boolean {
   if (sel.type && r.eventType !== sel.type) return false;
   if (!inWindow(r.receivedAt, sel)) return false;
   if (sel.error && !(r.lastError?.includes(sel.error) ?? false)) return false;
+  if (sel.noError && r.lastError) return false;
   if (sel.check !== undefined) {
     const mark = r.headers[CHECK_HEADER];
     if (typeof sel.check === 'string' ? mark !== sel.check : sel.check !== (mark !== undefined)) return false;

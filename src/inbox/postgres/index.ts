@@ -537,6 +537,7 @@ function where(sel: Selector): { clause: string; params: unknown[] } {
   if (sel.since !== undefined) parts.push(`received_at >= ${p(sel.since)}`);
   if (sel.until !== undefined) parts.push(`received_at < ${p(sel.until)}`);
   if (sel.error) parts.push(`strpos(last_error, ${p(sel.error)}) > 0`);
+  if (sel.noError) parts.push("(last_error IS NULL OR last_error = '')");
   if (sel.check !== undefined) {
     const mark = `(headers::jsonb ->> '${CHECK_HEADER}')`;
     if (typeof sel.check === 'string') parts.push(`${mark} = ${p(sel.check)}`);

@@ -547,6 +547,7 @@ function where(sel: Selector): { clause: string; params: Record<string, string |
     parts.push('received_at < @until');
     params.until = sel.until;
   }
+  if (sel.noError) parts.push("(last_error IS NULL OR last_error = '')");
   if (sel.error) {
     parts.push('instr(last_error, @error) > 0');
     params.error = sel.error;
