@@ -32,7 +32,7 @@ export { run as inspect } from './incident/inspect.js';
 export type { InspectOptions, InspectResult, RowSummary } from './incident/inspect.js';
 export { run as requeue } from './incident/requeue.js';
 export type { RequeueOptions, RequeueResult } from './incident/requeue.js';
-export { run as replay } from './incident/replay.js';
+export { run as replay, NothingToReplay } from './incident/replay.js';
 export type { ReplayOptions, ReplayResult } from './incident/replay.js';
 export { run as scenario } from './scenario/run.js';
 export type { ScenarioOptions, ScenarioResult } from './scenario/run.js';

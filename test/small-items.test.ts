@@ -316,3 +316,25 @@ test('fixtures: each name once (its type only where the name does not say it), a
   assert.match(standard.stdout, /send one with: hookdrill send standard\/\S+ --url URL --secret S/);
   assert.doesNotMatch(standard.stdout, /hookdrill send stripe\//);
 });
+
+test('replay that matches no row says so and exits 0, as requeue does; an --id that names no row exits 1', async () => {
+  const file = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(file);
+  await inbox.put({
+    source: 'stripe',
+    deliveryId: 'evt_ok',
+    eventType: 'invoice.paid',
+    body: Buffer.from('{}'),
+    headers: {},
+    receivedAt: Date.now(),
+  });
+  await inbox.close();
+  const none = await cli(['replay', '--inbox', file, '--status', 'dead', '--to', 'http://127.0.0.1:9/', ...S]);
+  assert.equal(none.code, 0, none.stderr);
+  assert.equal(none.stdout, 'nothing to replay: no row matches (--status dead)\n');
+  const requeue = await cli(['requeue', '--inbox', file, '--status', 'dead']);
+  assert.equal(requeue.code, 0, 'the same empty match, the same exit code');
+  const typo = await cli(['replay', '--inbox', file, '--id', 'evt_typo', '--to', 'http://127.0.0.1:9/', ...S]);
+  assert.equal(typo.code, 1);
+  assert.match(typo.stdout, /^nothing to replay: no row matches \(--id evt_typo\)/);
+});

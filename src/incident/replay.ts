@@ -1,4 +1,23 @@
 import { UsageError } from '../util/errors.js';
+
+/**
+ * No row to send: none matched (nothing to do, as `requeue` says of an empty match), or every one
+ * matched has had its payload pruned (nothing can be sent: a failure). Not a usage error: the
+ * command was right; the inbox holds nothing for it.
+ */
+export class NothingToReplay extends Error {
+  override readonly name = 'NothingToReplay';
+  constructor(
+    readonly selector: Selector,
+    readonly matched: number,
+  ) {
+    super(
+      matched === 0
+        ? 'nothing to replay: no row matches'
+        : `nothing to replay: ${matched} row${matched === 1 ? '' : 's'} match, and their payloads were pruned`,
+    );
+  }
+}
 import { stringsOption } from '../util/shapes.js';
 import type { Delays, Strings } from '../util/shapes.js';
 import { deliveryHooks } from '../delivery/hooks.js';
@@ -79,8 +98,7 @@ export async function run(o: ReplayOptions): Promise<ReplayResult> {
     await inbox.close();
   }
   const sendable = rows.filter((r) => r.body !== null);
-  if (sendable.length === 0)
-    throw new UsageError(`nothing to replay: ${matched} rows match${matched ? ', and their payloads were pruned' : ''}`);
+  if (sendable.length === 0) throw new NothingToReplay(selector, matched);
 
   // Without --provider, the rows' own source says how to sign (as --help promises); rows from
   // several providers cannot share one signature scheme.

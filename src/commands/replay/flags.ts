@@ -62,12 +62,28 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     originalHeaders: flags.originalHeaders === true,
   }),
   async execute(options, flags) {
-    const [{ run }, { executeDeliveries }] = await Promise.all([import('../../incident/replay.js'), import('../send/execute.js')]);
+    const [{ run, NothingToReplay }, { executeDeliveries }, { selectorText }, { safeOutput }] = await Promise.all([
+      import('../../incident/replay.js'),
+      import('../send/execute.js'),
+      import('../../render/inspect.js'),
+      import('../../util/terminal.js'),
+    ]);
+    const nothing = (err: unknown) => {
+      if (!(err instanceof NothingToReplay)) throw err;
+      // As requeue: an empty match is said and is exit 0; --id naming no row, or only pruned rows, exit 1.
+      const said = `${err.message} (${selectorText(err.selector)})`;
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ command: 'replay', ok: err.matched === 0 && !err.selector.ids, matched: err.matched, said })}\n`
+          : safeOutput(`${said}\n`),
+      );
+      process.exitCode = err.matched === 0 && !err.selector.ids ? 0 : 1;
+    };
     await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, {
       suite: 'hookdrill replay',
       showCopy: false,
       expect: '2xx',
       url: options.to,
-    });
+    }).catch(nothing);
   },
 });
