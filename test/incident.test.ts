@@ -18,6 +18,7 @@ import { Worker } from '../src/worker/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { reply, startServer } from './helpers/server.js';
+import { stripeRow } from './helpers/rows.js';
 import { tempDir } from './helpers/tmp.js';
 
 /** The result as the view it must be: fails the test (never skips its assertions) when it is another. */
@@ -178,15 +179,7 @@ test('during an outage: the overview says why pending rows wait and when they tr
   const inbox = await seeded(path);
   // Two more wait for their next attempt, an hour from now, after the app refused them.
   const now = Date.now();
-  for (const id of ['evt_refused_1', 'evt_refused_2'])
-    await inbox.put({
-      source: 'stripe',
-      deliveryId: id,
-      eventType: 'invoice.paid',
-      body: Buffer.from('{}'),
-      headers: {},
-      receivedAt: now - 5_000,
-    });
+  for (const id of ['evt_refused_1', 'evt_refused_2']) await inbox.put(stripeRow(id, { receivedAt: now - 5_000 }));
   for (const c of await inbox.claim({ limit: 10, leaseMs: 60_000, now: now - 1_000 }))
     if (c.deliveryId.startsWith('evt_refused'))
       await inbox.fail(
@@ -256,14 +249,7 @@ test("after a check run: check's deliberate dead rows are marked in the overview
   const now = Date.now();
   const error = 'forward target answered 422: {"error":{"code":"invalid_amount","message":"amount must be positive"}}';
   const put = (id: string, check: boolean) =>
-    inbox.put({
-      source: 'stripe',
-      deliveryId: id,
-      eventType: 'invoice.paid',
-      body: Buffer.from('{}'),
-      headers: check ? { 'x-hookdrill-check': 'chk-1' } : {},
-      receivedAt: now - 10_000,
-    });
+    inbox.put(stripeRow(id, { headers: check ? { 'x-hookdrill-check': 'chk-1' } : {}, receivedAt: now - 10_000 }));
   for (let i = 0; i < 5; i++) await put(`evt_check_${i}`, true);
   for (let i = 0; i < 2; i++) await put(`evt_real_${i}`, false);
   for (const c of await inbox.claim({ limit: 10, leaseMs: 60_000, now: now - 1_000 }))

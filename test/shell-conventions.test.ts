@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { BIN } from './helpers/cli.js';
+import { stripeRow } from './helpers/rows.js';
 import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -21,14 +22,7 @@ async function atTerminal(args: string[], env: Record<string, string>): Promise<
 test('NO_COLOR=1 turns colour off at a terminal (no-color.org); without it, the same command is in colour there', async () => {
   const file = join(tempDir(), 'inbox.db');
   const inbox = openSqliteInbox(file);
-  await inbox.put({
-    source: 'stripe',
-    deliveryId: 'evt_1',
-    eventType: 'invoice.paid',
-    body: Buffer.from('{}'),
-    headers: {},
-    receivedAt: Date.now(),
-  });
+  await inbox.put(stripeRow('evt_1'));
   await inbox.close();
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a colour code is what is looked for
   const sgr = /\u001b\[[0-9;]*m/;

@@ -9,6 +9,7 @@ import type { NewDelivery } from '../src/inbox/index.js';
 import { BIN } from './helpers/cli.js';
 import type { CliRun } from './helpers/cli.js';
 import { deadRows } from './helpers/dead-rows.js';
+import { stripeRow } from './helpers/rows.js';
 import { tempDir } from './helpers/tmp.js';
 import { until } from './helpers/until.js';
 
@@ -320,14 +321,7 @@ test('fixtures: each name once (its type only where the name does not say it), a
 test('replay that matches no row says so and exits 0, as requeue does; an --id that names no row exits 1', async () => {
   const file = join(tempDir(), 'inbox.db');
   const inbox = openSqliteInbox(file);
-  await inbox.put({
-    source: 'stripe',
-    deliveryId: 'evt_ok',
-    eventType: 'invoice.paid',
-    body: Buffer.from('{}'),
-    headers: {},
-    receivedAt: Date.now(),
-  });
+  await inbox.put(stripeRow('evt_ok'));
   await inbox.close();
   const none = await cli(['replay', '--inbox', file, '--status', 'dead', '--to', 'http://127.0.0.1:9/', ...S]);
   assert.equal(none.code, 0, none.stderr);

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { openInbox } from '../src/inbox/index.js';
 import type { Inbox, NewDelivery } from '../src/inbox/index.js';
 import { startUi } from '../src/ui/server.js';
@@ -57,6 +57,14 @@ async function fill(inbox: Inbox): Promise<void> {
   }
 }
 
+/** A page whose uncaught errors are kept: every test ends by asserting there were none. */
+async function watchedPage(browser: Browser, options: Parameters<Browser['newPage']>[0]): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage(options);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { page, errors };
+}
+
 const firstIds = (page: Page, n: number) =>
   page.$$eval('#rows tbody tr', (trs, k) => trs.slice(0, k).map((tr) => tr.getAttribute('data-id')), n);
 
@@ -70,9 +78,7 @@ for (const b of BACKENDS) {
     const ui = await startUi({ inbox: target.url, port: 0 });
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+      const { page, errors } = await watchedPage(browser, { viewport: { width: 1280, height: 800 } });
       await page.goto(ui.pageUrl);
       await page.locator('#total', { hasText: /^200 of 10,?012 rows, newest first$/ }).waitFor({ timeout: 20_000 });
       // The newest first: the dead rows of a minute ago, newest of them on top; the oldest row is not on the page.
@@ -155,9 +161,7 @@ test('ui: a click brings the delivery into view; a bad filter, a replay with no 
   const ui = await startUi({ inbox: file, port: 0, provider: 'stripe', secrets: [secret], fixturesDir });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 768 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    const { page, errors } = await watchedPage(browser, { viewport: { width: 1280, height: 768 } });
     await page.goto(ui.pageUrl);
     await page.locator('#total', { hasText: /^40 of 40 rows, newest first$/ }).waitFor({ timeout: 15_000 });
 
@@ -255,9 +259,7 @@ test("ui: from 390 to 1920 px, light and dark — nothing wider than the window,
       [1920, 'light'],
       [2560, 'dark'],
     ] as const) {
-      const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+      const { page, errors } = await watchedPage(browser, { viewport: { width, height: 900 }, colorScheme: scheme });
       await page.goto(ui.pageUrl);
       await page.locator('#total', { hasText: /^130 of 130 rows, newest first$/ }).waitFor({ timeout: 15_000 });
       await page.locator('#retrying tbody tr').waitFor({ timeout: 10_000 });

@@ -33,9 +33,12 @@ export function abortDemos(): void {
   running.clear();
 }
 
+/** One contrast's figures, by its number in the demo. */
+export type DemoSection = { n: 1; figures: InlineVsQueue } | { n: 2; figures: AckVsStore } | { n: 3; figures: VerifyOrder };
+
 export interface DemoOptions {
   /** Each contrast as soon as it is measured (the CLI prints it then: the demo shows itself as it goes). */
-  onSection?: (section: { n: 1; figures: InlineVsQueue } | { n: 2; figures: AckVsStore } | { n: 3; figures: VerifyOrder }) => void;
+  onSection?: (section: DemoSection) => void;
 }
 
 export async function run(o: DemoOptions = {}): Promise<DemoResult> {

@@ -1,8 +1,7 @@
 import chalk from 'chalk';
-import type { DemoResult } from '../demo/run.js';
-import type { AckVsStore, InlineVsQueue, VerifyOrder } from '../demo/scenarios.js';
+import type { DemoResult, DemoSection } from '../demo/run.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeStrings } from '../util/terminal.js';
+import { escapeStrings, visibleLength } from '../util/terminal.js';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -29,13 +28,10 @@ export function demoHeader(): string {
 }
 
 /** One contrast, printed as soon as it is measured. Measured here, nothing from outside; escaped all the same. */
-export function demoSection(n: 1, s: InlineVsQueue): string;
-export function demoSection(n: 2, s: AckVsStore): string;
-export function demoSection(n: 3, s: VerifyOrder): string;
-export function demoSection(n: 1 | 2 | 3, section: InlineVsQueue | AckVsStore | VerifyOrder): string {
+export function demoSection(section: DemoSection): string {
   const lines: string[] = [];
-  if (n === 1) {
-    const a = escapeStrings(section as InlineVsQueue);
+  if (section.n === 1) {
+    const a = escapeStrings(section.figures);
     const t = a.timing;
     lines.push(
       chalk.bold('1. Inline work vs queue-first'),
@@ -57,8 +53,8 @@ export function demoSection(n: 1 | 2 | 3, section: InlineVsQueue | AckVsStore | 
       ]),
       note(`inbox: ${a.queueFirst.pendingBeforeWorker} pending before the worker, ${a.queueFirst.doneAfterWorker} done after`),
     );
-  } else if (n === 2) {
-    const b = escapeStrings(section as AckVsStore);
+  } else if (section.n === 2) {
+    const b = escapeStrings(section.figures);
     lines.push(
       chalk.bold('2. Ack-first vs store-first'),
       chalk.dim('   3 events each, all answered 200, then SIGKILL and a restart on the'),
@@ -70,7 +66,7 @@ export function demoSection(n: 1 | 2 | 3, section: InlineVsQueue | AckVsStore | 
       note('stored before the 200: nothing to lose'),
     );
   } else {
-    const c = escapeStrings(section as VerifyOrder);
+    const c = escapeStrings(section.figures);
     lines.push(
       chalk.bold('3. Store-then-verify vs verify-then-store'),
       chalk.dim(`   ${c.storeThenVerify.requests} unsigned requests`),
@@ -113,7 +109,12 @@ export function demoFooter(result: DemoResult): string {
 
 /** The whole of it at once (the library, and --json's text twin). */
 export function renderDemo(result: DemoResult): string {
-  return `${demoHeader()}${demoSection(1, result.inlineVsQueue)}${demoSection(2, result.ackVsStore)}${demoSection(3, result.verifyOrder)}${demoFooter(result)}`;
+  const sections: DemoSection[] = [
+    { n: 1, figures: result.inlineVsQueue },
+    { n: 2, figures: result.ackVsStore },
+    { n: 3, figures: result.verifyOrder },
+  ];
+  return `${demoHeader()}${sections.map(demoSection).join('')}${demoFooter(result)}`;
 }
 
 /** What a receiver answered the unsigned requests: all refused (as both should), or how many got 2xx. */
@@ -123,7 +124,6 @@ function refused(side: { requests?: number; answered2xx: number }): string {
 
 /** Pad by visible width, ignoring colour codes. */
 function pad(text: string, width: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips
-  const visible = text.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const visible = visibleLength(text);
   return visible >= width ? text : text + ' '.repeat(width - visible);
 }

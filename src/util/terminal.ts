@@ -12,6 +12,8 @@
  *    (conceal, a screen clear, a title change) is shown escaped.
  */
 
+import { stripVTControlCharacters } from 'node:util';
+
 /**
  * What an outside value may not carry raw: C0 (TAB, LF and CR too), DEL, C1 (U+009B is a CSI to
  * some terminals), the Unicode line and paragraph separators, and the bidirectional controls that
@@ -127,7 +129,7 @@ export function fitToColumns(text: string, columns: number | undefined): string 
   return `${out}…\u001b[0m`;
 }
 
-function visibleLength(text: string): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes take no columns
-  return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
+/** Columns a text takes: its characters without the terminal's control sequences (Node's own stripper). */
+export function visibleLength(text: string): number {
+  return [...stripVTControlCharacters(text)].length;
 }

@@ -34,8 +34,7 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
     const out = (text: string) => process.stdout.write(safeOutput(text));
     out(render.demoHeader());
     const result = await run({
-      onSection: (s) =>
-        out(s.n === 1 ? render.demoSection(1, s.figures) : s.n === 2 ? render.demoSection(2, s.figures) : render.demoSection(3, s.figures)),
+      onSection: (s) => out(render.demoSection(s)),
     });
     out(render.demoFooter(result));
     process.exitCode = result.ok ? EXIT.ok : EXIT.expectationFailed;

@@ -62,7 +62,7 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     originalHeaders: flags.originalHeaders === true,
   }),
   async execute(options, flags) {
-    const [{ run, NothingToReplay }, { executeDeliveries }, { selectorText }, { safeOutput }] = await Promise.all([
+    const [{ run, NothingToReplay }, { executeDeliveries }, { selectorText }, { safeJson, safeOutput }] = await Promise.all([
       import('../../incident/replay.js'),
       import('../send/execute.js'),
       import('../../render/inspect.js'),
@@ -71,13 +71,12 @@ export const replay = defineCommand<ReplayFlags, ReplayOptions>({
     const nothing = (err: unknown) => {
       if (!(err instanceof NothingToReplay)) throw err;
       // As requeue: an empty match is said and is exit 0; --id naming no row, or only pruned rows, exit 1.
+      const ok = err.matched === 0 && !err.selector.ids;
       const said = `${err.message} (${selectorText(err.selector)})`;
       process.stdout.write(
-        flags.json
-          ? `${JSON.stringify({ command: 'replay', ok: err.matched === 0 && !err.selector.ids, matched: err.matched, said })}\n`
-          : safeOutput(`${said}\n`),
+        flags.json ? `${safeJson(JSON.stringify({ command: 'replay', ok, matched: err.matched, said }))}\n` : safeOutput(`${said}\n`),
       );
-      process.exitCode = err.matched === 0 && !err.selector.ids ? 0 : 1;
+      process.exitCode = ok ? 0 : 1;
     };
     await executeDeliveries((hooks) => run({ ...options, ...hooks }), flags, {
       suite: 'hookdrill replay',

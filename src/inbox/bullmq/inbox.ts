@@ -399,10 +399,13 @@ export class BullmqInbox implements Inbox {
 
   async count(selector: Selector): Promise<number> {
     return this.op(async () => {
-      const states = statesFor(selector.statuses);
-      if (selector.ids?.length || selector.source || selector.type || selector.error || selector.noError || selector.check !== undefined)
+      const { statuses, since, until, ...narrowing } = selector;
+      const states = statesFor(statuses);
+      // Anything beyond a state and a time window is in the jobs themselves: counted by scanning them.
+      // (Asked as "any other field", so a selector field added later is never counted as absent.)
+      if (Object.values(narrowing).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0)))
         return (await this.scan.matching(selector)).length;
-      if (selector.since === undefined && selector.until === undefined) {
+      if (since === undefined && until === undefined) {
         const counts = await this.scan.rawCounts(states);
         return states.reduce((n, s) => n + (counts[s] ?? 0), 0);
       }
