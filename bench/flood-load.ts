@@ -7,7 +7,7 @@
  * the receiver takes it. KIND `unsigned`: no signature header, what anyone who can reach the port
  * can send; `forged`: a Standard Webhooks signature that is well-formed and fresh but wrong, what
  * a forger sends to be read in full. A connection the receiver cuts is opened again. Prints one
- * JSON line: requests begun, answers by status.
+ * JSON line: requests begun, answers by status, the CPU it used.
  */
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -63,4 +63,5 @@ await Promise.all(
     while (Date.now() < until) await once();
   }),
 );
-process.stdout.write(`${JSON.stringify({ begun, answers })}\n`);
+const cpu = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({ begun, answers, cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}\n`);

@@ -6,7 +6,7 @@
  *
  * autocannon keeps CONCURRENCY connections busy for SECONDS, each request a distinct Standard
  * Webhooks delivery (fresh webhook-id, current timestamp, its own HMAC) — a receiver that
- * deduplicates must store every one. Prints one JSON line: acks (2xx), other answers, acks/s, p50, p99.
+ * deduplicates must store every one. Prints one JSON line: acks (2xx), other answers, acks/s, p50, p99, the CPU it used.
  */
 import { createHmac } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -44,6 +44,7 @@ const result = await autocannon({
   ],
 });
 const acks = result['2xx'];
+const cpu = process.cpuUsage();
 process.stdout.write(
   `${JSON.stringify({
     acks,
@@ -51,5 +52,6 @@ process.stdout.write(
     acksPerSec: acks / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   })}\n`,
 );
