@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { renderCheckJunit } from '../src/render/check.js';
 import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
 
 /** Each receiver wrong in exactly one way fails exactly the cases that name its defect. */
@@ -125,6 +126,19 @@ test('a receiver holding another secret: one finding, valid, which names what is
   assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
   assert.match(r.cases[0]?.diagnosis ?? '', /refuses every variant of a valid delivery \(.*compact JSON.*\): what is left is the secret/);
   assert.match(r.cases[0]?.observed ?? '', /of \d+ variants it took none/);
+  // In CI's report each case is named as check names it (a test's name, kept from run to run);
+  // what it asks and what was found are beside the name, not in it.
+  const junit = renderCheckJunit(r);
+  const names = [...junit.matchAll(/<testcase [^>]*name="([^"]*)"/g)].map((m) => m[1]);
+  assert.deepEqual(
+    names,
+    r.cases.map((c) => c.name),
+  );
+  assert.match(
+    junit,
+    /name="valid" time="[\d.]+">\s*<properties>\s*<property name="description" value="a valid delivery gets 2xx[^"]*"\/>/,
+  );
+  assert.match(junit, /<failure message="[^"]*of \d+ variants it took none/);
 });
 
 test('a receiver routed at another path: one finding, valid, naming the 404 and the path, with no variants sent', async () => {

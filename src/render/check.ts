@@ -65,7 +65,9 @@ export function renderCheckEnd(result: CheckResult): string {
 export function renderCheckJunit(result: CheckResult): string {
   const r = escapeStrings(result);
   const cases = r.cases.map((c) => {
-    const open = `    <testcase classname="hookdrill.check.${xml(r.provider)}" name="${xml(c.name)}: ${xml(c.summary)}" time="${(c.ms / 1000).toFixed(3)}">`;
+    // Named as check names the case (a test's name, the same from run to run); the sentence of
+    // what it asks goes beside it, where JUnit readers show a case's properties.
+    const open = `    <testcase classname="hookdrill.check.${xml(r.provider)}" name="${xml(c.name)}" time="${(c.ms / 1000).toFixed(3)}">\n      <properties>\n        <property name="description" value="${xml(c.summary)}"/>\n      </properties>`;
     if (c.status === 'fail')
       return `${open}\n      <failure message="${xml(c.observed)}">${xml(c.diagnosis ?? '')}</failure>\n    </testcase>`;
     if (c.status === 'skipped') return `${open}\n      <skipped message="${xml(c.observed)}"/>\n    </testcase>`;
