@@ -143,6 +143,13 @@ test('hookdrill init (not at a terminal): writes the file from flags, never over
   const none = await hookdrill(['init', '--url', 'http://127.0.0.1:3000/'], {}, [], other);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--provider/);
+  // A secret is what --secret means elsewhere: here it is named by its variable, and the secret never shown back.
+  const secret = await hookdrill(['init', '--provider', 'stripe', '--secret', 'whsec_do_not_echo'], {}, [], other);
+  assert.equal(secret.code, 2);
+  assert.equal(secret.stderr.trim().split('\n').length, 1, secret.stderr);
+  assert.match(secret.stderr, /init writes no secret: --secret-env NAME names the environment variable that holds it/);
+  assert.doesNotMatch(secret.stderr, /whsec_do_not_echo|--stored/);
+  assert.equal(existsSync(join(other, 'hookdrill.config.json')), false, 'nothing written');
 });
 
 test("--only on the command line is not undone by the file's skip; scenario lists without the secret", async () => {

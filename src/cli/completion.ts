@@ -39,7 +39,13 @@ export async function candidates(words: readonly string[], fixtureNames: () => P
     if (option.long === '--provider' || option.long === '--source') return starts(PROVIDER_NAMES);
     return [];
   }
-  if (current.startsWith('-')) return starts(cmd.options.map((o) => o.long).filter((l): l is string => l !== undefined));
+  if (current.startsWith('-'))
+    return starts(
+      cmd.options
+        .filter((o) => !o.hidden)
+        .map((o) => o.long)
+        .filter((l): l is string => l !== undefined),
+    );
   const subs = starts((spec.subcommands ?? []).map((s) => s.name));
   if (TAKES_FIXTURES.has(path)) return [...subs, ...starts(await fixtureNames())];
   if (path === 'fixtures') return [...subs, ...starts(PROVIDER_NAMES)];

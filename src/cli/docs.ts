@@ -32,7 +32,7 @@ export function flagTable(spec: CommandSpec, path: string): string {
   for (const a of cmd.registeredArguments) if (a.description) lines.push(`- \`${a.name()}\`: ${cell(a.description)}`);
   if (cmd.registeredArguments.some((a) => a.description)) lines.push('');
   lines.push('| flag | what it does |', '| --- | --- |');
-  for (const o of cmd.options) {
+  for (const o of cmd.options.filter((x) => !x.hidden)) {
     const choices = o.argChoices ? ` (one of: ${o.argChoices.join(', ')})` : '';
     lines.push(`| \`${cell(o.flags)}\` | ${cell(o.description)}${choices} |`);
   }

@@ -1,10 +1,13 @@
+import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
 import type { InitOptions } from '../../project/init.js';
+import { UsageError } from '../../util/errors.js';
 
 export interface InitFlags {
   provider?: string;
   secretEnv?: string;
+  secret?: string;
   url?: string;
   receiver?: string;
   inbox?: string;
@@ -29,19 +32,28 @@ export const init = defineCommand<InitFlags, InitOptions>({
       .option('--processed <command>', 'a command printing the delivery ids it has processed')
       .option('--skip <cases>', 'check cases to skip (comma list)')
       .option('--force', 'replace a hookdrill.config.json that is already there')
-      .option('--json', 'print the result as JSON'),
-  options: ({ flags }) => ({
-    ...pick(flags, ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed']),
-    ...(flags.skip !== undefined
-      ? {
-          skip: flags.skip
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        }
-      : {}),
-    ...(flags.force ? { force: true } : {}),
-  }),
+      .option('--json', 'print the result as JSON')
+      // Every other command takes --secret: here it is caught to say what init takes instead
+      // (commander's own guess for it was --stored).
+      .addOption(new Option('--secret <value>').hideHelp()),
+  options: ({ flags }) => {
+    if (flags.secret !== undefined)
+      throw new UsageError(
+        'init writes no secret: --secret-env NAME names the environment variable that holds it (check, chaos and send read it from there)',
+      );
+    return {
+      ...pick(flags, ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed']),
+      ...(flags.skip !== undefined
+        ? {
+            skip: flags.skip
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
+      ...(flags.force ? { force: true } : {}),
+    };
+  },
   async execute(options, flags) {
     const [{ run }, { askForProjectFile }] = await Promise.all([import('../../project/init.js'), import('./ask.js')]);
     // At a terminal, what the flags left out is asked for; in CI (or piped) the flags are all there is.
