@@ -7,7 +7,7 @@ import { COMMANDS } from './cli/registry.js';
 import type { CommandSpec } from './cli/spec.js';
 import { EXIT, ExpectationError, UsageError } from './util/errors.js';
 import { InboxUnavailableError } from './inbox/types.js';
-import { withProjectFile } from './project/file.js';
+import { registerProjectProviders, withProjectFile } from './project/file.js';
 
 /*
  * The CLI registers each command's own flags module (src/commands/<name>/flags.ts), which turns
@@ -30,6 +30,8 @@ export interface ProgramHooks {
 }
 
 export function buildProgram(hooks: ProgramHooks = {}): Command {
+  // Providers the project file declares are known before any flag is read (--provider acme).
+  registerProjectProviders(hooks.cwd ?? process.cwd());
   const program = new Command('hookdrill')
     .description("Test and replay webhooks: signed deliveries with each provider's real timeout and retry profile.")
     .version(version(), '-V, --version')

@@ -4,7 +4,8 @@
  * assertion helpers for any test runner, provider signing and verification, and the reference
  * receiver, inbox and worker.
  */
-export { providers, providerNames, getProvider, getProfile, SignatureError } from './providers/index.js';
+export { providers, providerNames, getProvider, getProfile, declareProvider, SignatureError } from './providers/index.js';
+export type { ProviderDeclaration } from './providers/declaration.js';
 export type {
   Provider,
   ProviderName,

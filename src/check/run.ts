@@ -7,7 +7,7 @@ import { maskSecrets } from '../util/secrets.js';
 import { resolveTls } from '../delivery/tls.js';
 import { parseDuration } from '../util/duration.js';
 import { CHECK_DEFAULTS } from './defaults.js';
-import { DEFAULT_FIXTURE, compileFixture, contentTypeOption, resolveFixtures } from '../fixtures/index.js';
+import { compileFixture, defaultFixtureOf, contentTypeOption, resolveFixtures } from '../fixtures/index.js';
 import type { ContentType } from '../fixtures/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
@@ -229,7 +229,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     await warmUpHttpClient();
     const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
     const interrupt = new Interrupt(o.signal);
-    const [fixture] = resolveFixtures([DEFAULT_FIXTURE[provider.name]], provider.name);
+    const [fixture] = resolveFixtures([defaultFixtureOf(provider.name)], provider.name);
     const ctx: CheckContext = {
       contentType,
       provider,

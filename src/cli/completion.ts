@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { knownProviderNames } from '../providers/names.js';
 import { COMMANDS } from './registry.js';
 import type { CommandSpec } from './spec.js';
 
@@ -36,7 +36,7 @@ export async function candidates(words: readonly string[], fixtureNames: () => P
   const option = previous?.startsWith('--') ? cmd.options.find((o) => o.long === previous) : undefined;
   if (option?.required || option?.optional) {
     if (option.argChoices) return starts(option.argChoices);
-    if (option.long === '--provider' || option.long === '--source') return starts(PROVIDER_NAMES);
+    if (option.long === '--provider' || option.long === '--source') return starts(knownProviderNames());
     return [];
   }
   if (current.startsWith('-'))
@@ -48,7 +48,7 @@ export async function candidates(words: readonly string[], fixtureNames: () => P
     );
   const subs = starts((spec.subcommands ?? []).map((s) => s.name));
   if (TAKES_FIXTURES.has(path)) return [...subs, ...starts(await fixtureNames())];
-  if (path === 'fixtures') return [...subs, ...starts(PROVIDER_NAMES)];
+  if (path === 'fixtures') return [...subs, ...starts(knownProviderNames())];
   return subs;
 }
 

@@ -16,7 +16,7 @@ import type { EventFactory, FieldOverride, FieldSets, Fixture } from '../fixture
 import { headersOption, stringOption, stringsOption } from '../util/shapes.js';
 import type { Delays, HeaderSet, Strings } from '../util/shapes.js';
 import { isProviderName } from '../providers/index.js';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { knownProviderNames } from '../providers/names.js';
 import { editDistance } from '../util/edit-distance.js';
 import { resolveSigner, resolveTimingFlags } from './signer.js';
 import type { ProviderName } from '../providers/index.js';
@@ -158,9 +158,9 @@ function inferProvider(fixtures: readonly string[]): ProviderName | undefined {
   for (const f of fixtures) {
     const head = f.split('/')[0] as string;
     if (!f.includes('/') || looksLikeAPath(f) || existsSync(f) || isProviderName(head)) continue;
-    const near = PROVIDER_NAMES.filter((p) => editDistance(p, head) <= 2);
+    const near = knownProviderNames().filter((p) => editDistance(p, head) <= 2);
     throw new UsageError(
-      `${f}: no provider ${head}${near.length ? ` — did you mean ${near.map((p) => `${p}/${f.slice(head.length + 1)}`).join(' or ')}?` : ''} (providers: ${PROVIDER_NAMES.join(', ')})`,
+      `${f}: no provider ${head}${near.length ? ` — did you mean ${near.map((p) => `${p}/${f.slice(head.length + 1)}`).join(' or ')}?` : ''} (providers: ${knownProviderNames().join(', ')})`,
     );
   }
   return undefined;

@@ -1,7 +1,7 @@
 import { UsageError } from '../util/errors.js';
 import { readmePlaceholder } from '../util/secrets.js';
 import { getProfile, getProvider } from '../providers/index.js';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { knownProviderNames } from '../providers/names.js';
 import type { Provider } from '../providers/index.js';
 import { parseDuration } from '../util/duration.js';
 import { resolveTiming } from './timing.js';
@@ -20,7 +20,7 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: Stri
   secrets: string[];
 } {
   const name = stringOption(o.provider, 'provider');
-  if (!name) throw new UsageError(`--provider is required (${PROVIDER_NAMES.join(', ')})`);
+  if (!name) throw new UsageError(`--provider is required (${knownProviderNames().join(', ')})`);
   const provider = getProvider(name);
   const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');

@@ -1,6 +1,6 @@
 import { UsageError } from '../util/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { knownProviderNames } from '../providers/names.js';
 import { STATUSES } from './types.js';
 import { stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
@@ -44,8 +44,8 @@ export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector 
     sel.noError = true;
   }
   if (flags.source) {
-    if (!(PROVIDER_NAMES as readonly string[]).includes(flags.source)) {
-      throw new UsageError(`--source ${flags.source}: no such provider (one of: ${PROVIDER_NAMES.join(', ')})`);
+    if (!knownProviderNames().includes(flags.source)) {
+      throw new UsageError(`--source ${flags.source}: no such provider (one of: ${knownProviderNames().join(', ')})`);
     }
     sel.source = flags.source;
   }

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { PROVIDER_NAMES, registerDeclarationFault, registerDeclarations } from '../providers/names.js';
+import { checkDeclaration } from '../providers/declaration.js';
+import type { CheckedDeclaration } from '../providers/declaration.js';
 import { jsonPosition } from '../util/json-position.js';
 
 /**
@@ -26,11 +28,13 @@ export interface ProjectFile {
   processed?: string;
   /** check cases to skip. */
   skip?: string[];
+  /** Providers of the team's own, by name: each one's scheme (providers/declaration.ts). */
+  providers?: Record<string, CheckedDeclaration>;
 }
 
 export const PROJECT_FILE = 'hookdrill.config.json';
 
-const KEYS: Record<keyof ProjectFile, 'string' | 'string[]'> = {
+const KEYS: Record<keyof ProjectFile, 'string' | 'string[]' | 'object'> = {
   provider: 'string',
   secretEnv: 'string',
   url: 'string',
@@ -39,6 +43,7 @@ const KEYS: Record<keyof ProjectFile, 'string' | 'string[]'> = {
   stored: 'string',
   processed: 'string',
   skip: 'string[]',
+  providers: 'object',
 };
 
 /** Which project keys each command takes, as which of its flags. */
@@ -58,12 +63,27 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */
 export function loadProjectFile(dir: string): { file: string; config: ProjectFile } | undefined {
   const own = join(dir, PROJECT_FILE);
-  if (existsSync(own)) return { file: PROJECT_FILE, config: validateProjectFile(parse(own, PROJECT_FILE), PROJECT_FILE) };
+  if (existsSync(own)) return { file: PROJECT_FILE, config: validateProjectFile(parse(own, PROJECT_FILE), PROJECT_FILE, dir) };
   const pkg = join(dir, 'package.json');
   if (!existsSync(pkg)) return undefined;
   const json = parse(pkg, 'package.json');
   if (typeof json !== 'object' || json === null || !('hookdrill' in json)) return undefined;
-  return { file: 'package.json', config: validateProjectFile((json as { hookdrill: unknown }).hookdrill, 'package.json "hookdrill"') };
+  return { file: 'package.json', config: validateProjectFile((json as { hookdrill: unknown }).hookdrill, 'package.json "hookdrill"', dir) };
+}
+
+/**
+ * The providers the project file in `dir` declares, made known to every command before its flags
+ * are read (`--provider acme`). A file that cannot be read is kept as its error: a command asking
+ * for a provider it may have declared says why, and commands that read the file say it anyway.
+ */
+export function registerProjectProviders(dir: string): void {
+  try {
+    const found = loadProjectFile(dir);
+    if (found?.config.providers) registerDeclarations(Object.values(found.config.providers));
+  } catch (err) {
+    if (err instanceof UsageError) registerDeclarationFault(err);
+    else throw err;
+  }
 }
 
 function parse(path: string, name: string): unknown {
@@ -74,18 +94,23 @@ function parse(path: string, name: string): unknown {
   }
 }
 
-export function validateProjectFile(value: unknown, where: string): ProjectFile {
+export function validateProjectFile(value: unknown, where: string, dir = '.'): ProjectFile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where}: expected an object of settings`);
   const out: ProjectFile = {};
   for (const [key, v] of Object.entries(value)) {
     const kind = KEYS[key as keyof ProjectFile];
     if (!kind) throw new UsageError(`${where}: unknown key "${key}" (known: ${Object.keys(KEYS).join(', ')})`);
+    if (kind === 'object') {
+      out.providers = declarations(v, where, dir);
+      continue;
+    }
     const ok = kind === 'string' ? typeof v === 'string' && v !== '' : Array.isArray(v) && v.every((x) => typeof x === 'string');
     if (!ok) throw new UsageError(`${where}: "${key}" must be ${kind === 'string' ? 'a non-empty string' : 'a list of strings'}`);
     (out as Record<string, unknown>)[key] = v;
   }
-  if (out.provider !== undefined && !(PROVIDER_NAMES as readonly string[]).includes(out.provider)) {
-    throw new UsageError(`${where}: "provider" is ${JSON.stringify(out.provider)}; expected one of ${PROVIDER_NAMES.join(', ')}`);
+  const names = [...PROVIDER_NAMES, ...Object.keys(out.providers ?? {})];
+  if (out.provider !== undefined && !names.includes(out.provider)) {
+    throw new UsageError(`${where}: "provider" is ${JSON.stringify(out.provider)}; expected one of ${names.join(', ')}`);
   }
   // The value is never repeated in a message: if it is not a name, it may well be the secret.
   if (out.secretEnv !== undefined && (!/^[A-Z_][A-Z0-9_]*$/.test(out.secretEnv) || out.secretEnv.length > 64)) {
@@ -140,6 +165,24 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
     if (secret) merged.secret = [secret];
   }
   return merged as F;
+}
+
+/** The "providers" setting: each declaration checked, none named as a built-in one, none holding a secret. */
+function declarations(value: unknown, where: string, dir: string): Record<string, CheckedDeclaration> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${where}: "providers" must be an object of provider names and their schemes`);
+  const out: Record<string, CheckedDeclaration> = {};
+  for (const [name, declared] of Object.entries(value)) {
+    if ((PROVIDER_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`${where}: providers.${name}: ${name} is built in; give the provider a name of its own`);
+    const d = checkDeclaration(name, declared, where, dir);
+    for (const [header, text] of Object.entries(d.headers ?? {})) {
+      const why = secretIn(text) ?? (/^(basic|bearer|token)\s+\S/i.test(text) ? 'a credential' : undefined);
+      if (why) throw new UsageError(`${where}: providers.${name}.headers.${header} holds ${why}; leave it out (the file is shared)`);
+    }
+    out[name] = d;
+  }
+  return out;
 }
 
 /** What in a setting looks like a credential: a signing secret, a --secret value, a password. */

@@ -1,2 +1,34 @@
+import type { CheckedDeclaration } from './declaration.js';
+
 /** Provider names alone, so that `--help` can list them without loading any provider code. */
 export const PROVIDER_NAMES = ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify'] as const;
+
+/*
+ * Providers a team declares in its project file (providers/declaration.ts), registered when the
+ * CLI starts (or by the library's declareProvider): names and declarations only, so knowing them
+ * costs no provider code. A project file that could not be read is kept as its error, and named
+ * when one of its providers is asked for.
+ */
+const declared = new Map<string, CheckedDeclaration>();
+let fault: Error | undefined;
+
+export function registerDeclarations(list: readonly CheckedDeclaration[]): void {
+  for (const d of list) declared.set(d.name, d);
+}
+
+export function registerDeclarationFault(err: Error): void {
+  fault = err;
+}
+
+export function declarationFault(): Error | undefined {
+  return fault;
+}
+
+export function declarationOf(name: string): CheckedDeclaration | undefined {
+  return declared.get(name);
+}
+
+/** Every provider a name can name here: the built-in ones, then those declared. */
+export function knownProviderNames(): string[] {
+  return [...PROVIDER_NAMES, ...declared.keys()];
+}

@@ -14,7 +14,11 @@ export function renderFixtures(list: FixturesResult): string {
   const lines = result.fixtures.map((f) => (said(f) ? f.name : `${f.name.padEnd(width)}  ${chalk.dim(f.eventType)}`));
   lines.push('');
   for (const p of result.providers.filter((x) => x.count > 0 || result.fixtures.length === 0)) {
-    const from = p.catalogue ? `${p.shipped} shipped, ${p.count - p.shipped} from ${p.catalogue}` : `${p.shipped} shipped`;
+    const from = p.declared
+      ? `from ${p.declared}`
+      : p.catalogue
+        ? `${p.shipped} shipped, ${p.count - p.shipped} from ${p.catalogue}`
+        : `${p.shipped} shipped`;
     lines.push(chalk.dim(`${p.provider}: ${p.count} (${from})`));
   }
   lines.push(

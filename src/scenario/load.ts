@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { jsonPosition } from '../util/json-position.js';
 import { FIXTURES_DIR } from '../fixtures/index.js';
-import { PROVIDER_NAMES } from '../providers/names.js';
+import { PROVIDER_NAMES, knownProviderNames } from '../providers/names.js';
 import type { JsonValue, ProviderName } from '../providers/types.js';
 
 /**
@@ -52,8 +52,8 @@ export function loadScenario(ref: string): Scenario {
   const bad = (what: string) => new UsageError(`scenario ${ref}: ${what}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('expected an object');
   const s = raw as Record<string, unknown>;
-  if (typeof s.provider !== 'string' || !(PROVIDER_NAMES as readonly string[]).includes(s.provider))
-    throw bad(`"provider" must be one of ${PROVIDER_NAMES.join(', ')}`);
+  if (typeof s.provider !== 'string' || !knownProviderNames().includes(s.provider))
+    throw bad(`"provider" must be one of ${knownProviderNames().join(', ')}`);
   const vars = s.vars ?? {};
   // Each var fresh on every run: a constant one would carry state over from one ordering to the next.
   if (

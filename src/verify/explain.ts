@@ -5,7 +5,7 @@
  * do to a body on its way (line ends, whitespace, escapes, key order, a charset) and names the one
  * that makes the signature match, the secret it matches (by position), or the header's defect.
  */
-import { providers, SignatureError } from '../providers/index.js';
+import { allProviders, getProvider, SignatureError } from '../providers/index.js';
 import type { JsonValue, Provider, ProviderName, SignatureFailure } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
 import type { CapturedRequest } from './request.js';
@@ -44,7 +44,7 @@ const ANY_TIME = { toleranceSec: 1e12 };
 
 /** The provider whose signature header the request carries, or undefined when none does. */
 function providerOfHeaders(headers: Record<string, string>): Provider | undefined {
-  return Object.values(providers).find((p) => headers[p.signatureHeader.toLowerCase()] !== undefined);
+  return allProviders().find((p) => headers[p.signatureHeader.toLowerCase()] !== undefined);
 }
 
 /**
@@ -174,14 +174,12 @@ function ago(sec: number): string {
 export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
   if (o.secrets.length === 0)
     throw new UsageError('give the signing secret: --secret (or HOOKDRILL_SECRET); give --secret twice to try two');
-  const named = o.provider === undefined ? undefined : providers[o.provider as ProviderName];
-  if (o.provider !== undefined && !named)
-    throw new UsageError(`unknown provider ${JSON.stringify(o.provider)} (providers: ${Object.keys(providers).join(', ')})`);
+  const named = o.provider === undefined ? undefined : getProvider(o.provider);
   const carried = providerOfHeaders(req.headers);
   const p = named ?? carried;
   if (!p)
     throw new UsageError(
-      `${req.source}: no provider's signature header (${Object.values(providers)
+      `${req.source}: no provider's signature header (${allProviders()
         .map((x) => x.signatureHeader)
         .join(', ')}): give --provider`,
     );

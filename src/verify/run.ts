@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { openInbox, resolveTarget } from '../inbox/open.js';
-import { providers } from '../providers/index.js';
+import { getProvider } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
 import { listOption, stringOption } from '../util/shapes.js';
@@ -110,8 +110,7 @@ export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
         : (() => {
             throw new UsageError(`--entry ${String(o.entry)}: expected an entry number from 1`);
           })();
-  if (o.provider !== undefined && !(o.provider in providers))
-    throw new UsageError(`unknown provider ${JSON.stringify(o.provider)} (providers: ${Object.keys(providers).join(', ')})`);
+  if (o.provider !== undefined) getProvider(o.provider);
   const atMs = o.at === undefined ? undefined : parseAt(o.at);
   let req: CapturedRequest;
   if (o.refused !== undefined && o.ui === undefined) throw new UsageError('--refused goes with --ui URL: the inspector that lists it');

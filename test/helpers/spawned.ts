@@ -13,10 +13,11 @@ export interface Spawned {
 }
 
 /** `wrap`: a command to run hookdrill under (strace with its options), hookdrill's command line after it. */
-export function spawnHookdrill(args: string[], env: Record<string, string> = {}, wrap: string[] = []): Spawned {
+export function spawnHookdrill(args: string[], env: Record<string, string> = {}, wrap: string[] = [], cwd?: string): Spawned {
   const [command, ...rest] = [...wrap, process.execPath, BIN, ...args];
   const child = spawn(command as string, rest, {
     env: { ...process.env, CI: 'true', ...env },
+    ...(cwd ? { cwd } : {}),
   });
   const lines: Record<string, unknown>[] = [];
   const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];

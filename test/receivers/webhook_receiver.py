@@ -22,7 +22,8 @@ Verification follows each provider's documented rule as its official library app
 other schemes ignored), GitHub (sha256 over the body), Slack (v0 over v0:ts:body, 5 minutes either
 way, url_verification answered with its challenge), Standard Webhooks (every "v1," entry, 5
 minutes either way), Svix (the same scheme under the svix-* header names Svix sends by default, the
-way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body).
+way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), and acme — a
+team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
   strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
@@ -52,7 +53,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -157,6 +158,16 @@ def verify(args, h, body):
         expected = mac(key, f'{msg_id}.{ts}.'.encode() + body, 'base64')
         entries = [e.split(',', 1)[1] for e in (h.get(f'{prefix}-signature') or '').split(' ') if e.startswith('v1,')]
         return None if any(hmac.compare_digest(expected, e) for e in entries) else 'no match'
+    if args.provider == 'acme':
+        # A team's own platform, as its docs state the scheme (the project file's declaration in
+        # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
+        m = re.match(r'^t=(\d+),v1=([0-9a-f]+)$', h.get('Acme-Signature') or '')
+        if not m:
+            return 'no Acme-Signature'
+        if check_time and not fresh(m.group(1), two_sided=True):
+            return 'stale'
+        expected = mac(secret, f'{m.group(1)}.'.encode() + body)
+        return None if hmac.compare_digest(expected, m.group(2)) else 'no match'
     return 'unknown provider'
 
 
@@ -175,6 +186,8 @@ def identify(provider, h, event):
         return event.get('event_id'), inner.get('type') if event.get('type') == 'event_callback' else event.get('type')
     if provider == 'svix':
         return h.get('svix-id'), event.get('type')
+    if provider == 'acme':
+        return h.get('Acme-Delivery'), event.get('type')
     return h.get('webhook-id'), event.get('type')
 
 

@@ -1,6 +1,6 @@
-import { Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { PROVIDER_NAMES } from '../../providers/names.js';
+import { declarationFault, knownProviderNames } from '../../providers/names.js';
 
 /** For repeatable flags: each use appends. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -12,8 +12,16 @@ export interface SignerFlags {
 
 /** --provider (one of the providers) and --secret (repeatable), with the help each command gives them. */
 export function declareSigner(cmd: Command, help: { provider: string; secret: string }): Command {
+  // The built-in providers and those the project file declares (registered before the flags are).
+  const names = knownProviderNames();
   return cmd
-    .addOption(new Option('--provider <name>', help.provider).choices(PROVIDER_NAMES))
+    .addOption(
+      new Option('--provider <name>', help.provider).choices(names).argParser((value) => {
+        if (names.includes(value)) return value;
+        // A project file that could not be read may have declared it: its own error says why.
+        throw new InvalidArgumentError(declarationFault()?.message ?? `Allowed choices are ${names.join(', ')}.`);
+      }),
+    )
     .option('--secret <secret>', `${help.secret} [env: HOOKDRILL_SECRET]`, collect);
 }
 

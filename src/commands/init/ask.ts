@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { UsageError } from '../../util/errors.js';
-import { PROVIDER_NAMES } from '../../providers/names.js';
+import { knownProviderNames } from '../../providers/names.js';
 import type { InitOptions } from '../../project/init.js';
 
 /** Ask at the terminal for each setting the flags did not give; Enter keeps the suggestion in brackets. */
@@ -17,7 +17,7 @@ export async function askForProjectFile(given: InitOptions): Promise<InitOptions
     return answer || suggestion || undefined;
   };
   try {
-    const provider = given.provider ?? (await ask(`provider (${PROVIDER_NAMES.join(', ')})`, 'stripe'));
+    const provider = given.provider ?? (await ask(`provider (${knownProviderNames().join(', ')})`, 'stripe'));
     const out: InitOptions = { ...given, ...(provider ? { provider } : {}) };
     out.secretEnv ??= await ask(
       'environment variable holding the signing secret',

@@ -1,0 +1,231 @@
+import { UsageError } from '../util/errors.js';
+import { parseDuration } from '../util/duration.js';
+
+/**
+ * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
+ * the signing scheme of a platform that sends webhooks, as its docs would state it. hookdrill
+ * sends, verifies, checks and chaos-tests it as it does its built-in providers
+ * (providers/declared.ts). Only data: reading a declaration costs no provider code, so the CLI
+ * can know the names before it loads anything.
+ *
+ * Templates name the parts of a delivery in braces: `{id}`, `{timestamp}`, `{body}` (the signed
+ * content only), `{signature}` or `{signatures}` (the signature header's value only), `{event}`
+ * (a header's value only).
+ */
+export interface ProviderDeclaration {
+  /** For messages: "Acme Payments". Default: the name. */
+  title?: string;
+  signature: {
+    /** The header the signature is sent in. */
+    header: string;
+    algorithm: 'sha1' | 'sha256' | 'sha512';
+    encoding: 'hex' | 'base64';
+    /** How the secret becomes the HMAC key: its UTF-8 bytes (default), base64, or `whsec_` + base64 (Standard Webhooks). */
+    key?: 'utf8' | 'base64' | 'whsec';
+    /** What is signed: `{body}` once, with `{id}` and `{timestamp}` around it ("{id}.{timestamp}.{body}"). */
+    content: string;
+    /** The header's value: "{signature}" (the default), "t={timestamp},v1={signature}", or with `{signatures}` one entry per secret. */
+    value?: string;
+    /** With `{signatures}`: each secret's entry ("v1,{signature}") … */
+    each?: string;
+    /** … and what stands between two entries (" "). */
+    join?: string;
+  };
+  /** Where the signed timestamp is sent: in its own header, or in the signature's value (no header). */
+  timestamp?: { header?: string; unit?: 's' | 'ms'; tolerance?: string };
+  /** Where the delivery id a receiver dedupes on is: a header (sent fresh, `prefix` + 24 random characters) or a body field (a dotted path). */
+  id?: { header: string; prefix?: string } | { body: string };
+  /** Where the event type is: a header or a body field (a dotted path). */
+  eventType?: { header: string } | { body: string };
+  /** Other headers, in the order sent; a value may be `{id}`, `{timestamp}`, `{signature}` or `{event}` to place those headers among them. */
+  headers?: Record<string, string>;
+  /** Default application/json. */
+  contentType?: string;
+  /** How long the sender waits for an answer ("10s"). */
+  timeout: string;
+  /** The delays before each retry ("1m", "5m", …); none: it does not retry. */
+  retries?: string[];
+  /** A folder of `<event>.json` fixtures, from the project file's folder. */
+  fixtures?: string;
+  /** The fixture sent when none is named (a file in `fixtures`, without .json). */
+  fixture?: string;
+}
+
+/** A declaration checked, with what it means worked out once. */
+export interface CheckedDeclaration extends ProviderDeclaration {
+  name: string;
+  /** The project file it came from (for messages) and the folder its paths are relative to. */
+  file: string;
+  dir: string;
+  timeoutMs: number;
+  retryDelaysMs: number[];
+  toleranceSec: number;
+}
+
+const FIELDS = [
+  'title',
+  'signature',
+  'timestamp',
+  'id',
+  'eventType',
+  'headers',
+  'contentType',
+  'timeout',
+  'retries',
+  'fixtures',
+  'fixture',
+];
+const PLACES = ['{id}', '{timestamp}', '{body}', '{signature}', '{signatures}', '{event}'];
+
+/** A provider name of a team's own: a word a flag and a file name can carry. */
+export const DECLARED_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** Every fault is one line naming the field (`providers.acme.signature.algorithm`). */
+export function checkDeclaration(name: string, declared: unknown, file: string, dir: string): CheckedDeclaration {
+  const where = `${file}: providers.${name}`;
+  const bad = (field: string, what: string) => new UsageError(`${where}${field ? `.${field}` : ''}: ${what}`);
+  if (!DECLARED_NAME.test(name)) throw bad('', 'a provider name is lowercase letters, digits and -, starting with a letter');
+  const d = object(declared, () => bad('', 'expected an object declaring the scheme (signature, timeout, …)'));
+  for (const key of Object.keys(d)) if (!FIELDS.includes(key)) throw bad(key, `unknown field (known: ${FIELDS.join(', ')})`);
+  const str = (v: unknown, field: string) => {
+    if (typeof v !== 'string' || v === '') throw bad(field, 'must be a non-empty string');
+    return v;
+  };
+  const oneOf = <T extends string>(v: unknown, field: string, choices: readonly T[]): T => {
+    if (!choices.includes(v as T)) throw bad(field, `must be one of ${choices.join(', ')}`);
+    return v as T;
+  };
+  const headerName = (v: unknown, field: string) => {
+    const h = str(v, field);
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(h)) throw bad(field, `"${h}" is not a header name`);
+    return h;
+  };
+  const places = (text: string) => PLACES.filter((p) => text.includes(p));
+
+  const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
+  const signature: ProviderDeclaration['signature'] = {
+    header: headerName(s.header, 'signature.header'),
+    algorithm: oneOf(s.algorithm, 'signature.algorithm', ['sha1', 'sha256', 'sha512'] as const),
+    encoding: oneOf(s.encoding, 'signature.encoding', ['hex', 'base64'] as const),
+    key: s.key === undefined ? 'utf8' : oneOf(s.key, 'signature.key', ['utf8', 'base64', 'whsec'] as const),
+    content: str(s.content, 'signature.content'),
+    value: s.value === undefined ? '{signature}' : str(s.value, 'signature.value'),
+  };
+  for (const k of Object.keys(s))
+    if (!['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].includes(k))
+      throw bad(`signature.${k}`, 'unknown field (known: header, algorithm, encoding, key, content, value, each, join)');
+  if (signature.content.split('{body}').length !== 2) throw bad('signature.content', 'must hold {body} exactly once');
+  const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{body}'].includes(p));
+  if (stray.length) throw bad('signature.content', `may name {id}, {timestamp} and {body} only, not ${stray.join(', ')}`);
+  const value = signature.value as string;
+  const many = value.includes('{signatures}');
+  if (many === value.includes('{signature}') || value.split(many ? '{signatures}' : '{signature}').length !== 2)
+    throw bad('signature.value', 'must hold {signature} (or {signatures}, with each and join) exactly once');
+  if (many) {
+    signature.each = str(s.each, 'signature.each');
+    signature.join =
+      typeof s.join === 'string' && s.join !== ''
+        ? s.join
+        : (() => {
+            throw bad('signature.join', 'must be a non-empty string (what stands between two entries)');
+          })();
+    if (signature.each.split('{signature}').length !== 2) throw bad('signature.each', 'must hold {signature} exactly once');
+  } else if (s.each !== undefined || s.join !== undefined) throw bad('signature.value', 'each and join go with {signatures} in the value');
+
+  let timestamp: ProviderDeclaration['timestamp'];
+  let toleranceSec = 300;
+  if (d.timestamp !== undefined) {
+    const t = object(d.timestamp, () => bad('timestamp', 'expected { header, unit, tolerance }'));
+    for (const k of Object.keys(t))
+      if (!['header', 'unit', 'tolerance'].includes(k)) throw bad(`timestamp.${k}`, 'unknown field (known: header, unit, tolerance)');
+    timestamp = {
+      ...(t.header !== undefined ? { header: headerName(t.header, 'timestamp.header') } : {}),
+      unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms'] as const),
+      ...(t.tolerance !== undefined ? { tolerance: str(t.tolerance, 'timestamp.tolerance') } : {}),
+    };
+    if (timestamp.tolerance !== undefined) toleranceSec = durationOf(timestamp.tolerance, 'timestamp.tolerance', bad) / 1000;
+    if (!timestamp.header && !value.includes('{timestamp}'))
+      throw bad('timestamp', 'give it a header, or send it in signature.value ({timestamp})');
+  }
+  const signsTime = signature.content.includes('{timestamp}');
+  if (signsTime && !timestamp)
+    throw bad('signature.content', 'signs {timestamp}: declare where it is sent (timestamp: { header } or in signature.value)');
+  if (timestamp && !signsTime)
+    throw bad('timestamp', 'is declared but not signed: put {timestamp} in signature.content, or a replayed delivery stays valid forever');
+
+  let id: ProviderDeclaration['id'];
+  if (d.id !== undefined) {
+    const i = object(d.id, () => bad('id', 'expected { header, prefix } or { body }'));
+    if (i.header !== undefined && i.body === undefined)
+      id = { header: headerName(i.header, 'id.header'), ...(i.prefix !== undefined ? { prefix: str(i.prefix, 'id.prefix') } : {}) };
+    else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
+    else throw bad('id', 'expected { header, prefix } or { body }, one of them');
+  }
+  if (signature.content.includes('{id}') && !(id && 'header' in id))
+    throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
+
+  let eventType: ProviderDeclaration['eventType'];
+  if (d.eventType !== undefined) {
+    const e = object(d.eventType, () => bad('eventType', 'expected { header } or { body }'));
+    if (e.header !== undefined && e.body === undefined) eventType = { header: headerName(e.header, 'eventType.header') };
+    else if (e.body !== undefined && e.header === undefined) eventType = { body: str(e.body, 'eventType.body') };
+    else throw bad('eventType', 'expected { header } or { body }, one of them');
+  }
+
+  let headers: Record<string, string> | undefined;
+  if (d.headers !== undefined) {
+    const h = object(d.headers, () => bad('headers', 'expected an object of header names and values'));
+    headers = {};
+    for (const [k, v] of Object.entries(h)) {
+      headerName(k, `headers.${k}`);
+      const text = str(v, `headers.${k}`);
+      if (/[\r\n]/.test(text)) throw bad(`headers.${k}`, 'a header value cannot hold a line break');
+      const p = places(text);
+      if (p.length && (p.length > 1 || text !== p[0] || p[0] === '{body}' || p[0] === '{signatures}'))
+        throw bad(`headers.${k}`, 'a value is literal text, or one of {id}, {timestamp}, {signature}, {event} alone');
+      headers[k] = text;
+    }
+  }
+
+  const timeoutMs = durationOf(str(d.timeout, 'timeout'), 'timeout', bad);
+  if (timeoutMs <= 0) throw bad('timeout', 'must be longer than 0');
+  let retryDelaysMs: number[] = [];
+  if (d.retries !== undefined) {
+    if (!Array.isArray(d.retries)) throw bad('retries', 'expected a list of delays ("1m", "5m", …)');
+    retryDelaysMs = d.retries.map((r, i) => durationOf(str(r, `retries[${i}]`), `retries[${i}]`, bad));
+  }
+  const out: CheckedDeclaration = {
+    name,
+    file,
+    dir,
+    ...(d.title !== undefined ? { title: str(d.title, 'title') } : {}),
+    signature,
+    ...(timestamp ? { timestamp } : {}),
+    ...(id ? { id } : {}),
+    ...(eventType ? { eventType } : {}),
+    ...(headers ? { headers } : {}),
+    ...(d.contentType !== undefined ? { contentType: str(d.contentType, 'contentType') } : {}),
+    timeout: d.timeout as string,
+    retries: (d.retries as string[] | undefined) ?? [],
+    ...(d.fixtures !== undefined ? { fixtures: str(d.fixtures, 'fixtures') } : {}),
+    ...(d.fixture !== undefined ? { fixture: str(d.fixture, 'fixture') } : {}),
+    timeoutMs,
+    retryDelaysMs,
+    toleranceSec,
+  };
+  if (out.fixture !== undefined && out.fixtures === undefined) throw bad('fixture', 'names a file in fixtures: declare the folder too');
+  return out;
+}
+
+function object(v: unknown, fail: () => Error): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail();
+  return v as Record<string, unknown>;
+}
+
+function durationOf(text: string, field: string, bad: (field: string, what: string) => Error): number {
+  try {
+    return parseDuration(text, field);
+  } catch (err) {
+    throw bad(field, err instanceof Error ? err.message.replace(/^.*?: /, '') : String(err));
+  }
+}

@@ -1,0 +1,231 @@
+import { createHmac } from 'node:crypto';
+import { formatDuration } from '../util/duration.js';
+import { UsageError } from '../util/errors.js';
+import type { CheckedDeclaration } from './declaration.js';
+import type { JsonObject, JsonValue, OutgoingHeaders, Provider, ProviderName, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
+
+/**
+ * A provider from its declaration (providers/declaration.ts): one scheme engine for every HMAC
+ * scheme a team can state — what is signed around the body, how the key is read, how the
+ * signature is written and where the id, timestamp and event type travel. test/declared.test.ts
+ * declares Standard Webhooks and Slack's Events API this way and holds them to the built-in ones,
+ * byte for byte.
+ */
+export function declaredProvider(d: CheckedDeclaration): Provider {
+  const sig = d.signature;
+  const value = sig.value ?? '{signature}';
+  const many = value.includes('{signatures}');
+  const [before, after] = sig.content.split('{body}') as [string, string];
+  const tsHeader = d.timestamp?.header;
+  const ms = d.timestamp?.unit === 'ms';
+  const idHeader = d.id && 'header' in d.id ? d.id.header : undefined;
+  const idPath = d.id && 'body' in d.id ? d.id.body.split('.') : undefined;
+  const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
+  const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
+  const title = d.title ?? d.name;
+  const valueForm = new RegExp(`^${pattern(value)}$`);
+  const entryForm = many ? new RegExp(`^${pattern(sig.each as string)}$`) : undefined;
+
+  const keyOf = (secret: string): Buffer => {
+    if (sig.key === 'whsec') return Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    if (sig.key === 'base64') return Buffer.from(secret, 'base64');
+    return Buffer.from(secret, 'utf8');
+  };
+  const fill = (template: string, parts: Record<string, string>) => template.replace(/\{(\w+)\}/g, (all, k: string) => parts[k] ?? all);
+  const mac = (secret: string, body: Buffer, parts: Record<string, string>) =>
+    createHmac(sig.algorithm, keyOf(secret)).update(fill(before, parts)).update(body).update(fill(after, parts)).digest(sig.encoding);
+
+  const profile: TimingProfile = {
+    name: d.name,
+    summary: `${title} (declared in ${d.file}): ${formatDuration(d.timeoutMs)} timeout; ${
+      d.retryDelaysMs.length ? `retries after ${d.retryDelaysMs.map(formatDuration).join(', ')}` : 'no retries'
+    }`,
+    published: true,
+    timeoutMs: d.timeoutMs,
+    retryDelaysMs: d.retryDelaysMs,
+    maxRedirects: 0,
+    retryAfterStatuses: [],
+    stopStatuses: [],
+  };
+
+  const bodyField = (rawBody: Buffer, path: readonly string[] | undefined): string | undefined => {
+    if (!path) return undefined;
+    const v = at(parseJson(rawBody), path);
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+  };
+
+  const provider: Provider = {
+    // A declared name is registered at run time (providers/index.ts) and passes as a known one.
+    name: d.name as ProviderName,
+    title,
+    signatureHeader: sig.header,
+    signedHeaders: [sig.header, ...(tsHeader ? [tsHeader] : [])],
+    timestamped: d.timestamp !== undefined,
+    rotation: many,
+    profiles: { [d.name]: profile },
+    defaultProfile: d.name,
+    verifier: {
+      official: `the ${d.name} declaration in ${d.file}`,
+      // A declaration's tolerance is a window: either way, as every verifier hookdrill speaks but Stripe's.
+      futureTimestamp: 'refused',
+      parsesJson: false,
+      ...(many
+        ? {
+            firstSignatureOnly: (v: string) => {
+              const first = entries(v)[0];
+              return first === undefined ? v : fill(value, { ...capture(v), signatures: first });
+            },
+          }
+        : {}),
+      editSignatures: (v, edit) => {
+        const m = valueForm.exec(v);
+        if (!m?.groups) return v;
+        if (!many) return v.replace(m.groups.signature as string, edit(m.groups.signature as string));
+        const edited = entries(v).map((e) => {
+          const s = entryForm?.exec(e)?.groups?.signature;
+          return s === undefined ? e : e.replace(s, edit(s));
+        });
+        return fill(value, { ...m.groups, signatures: edited.join(sig.join as string) });
+      },
+      unknownType: typePath ? { path: typePath, value: 'hookdrill.unknown_event_type' } : { eventName: 'hookdrill.unknown_event_type' },
+    },
+
+    checkSecret(secret) {
+      if (sig.key === 'utf8') return;
+      const b64 = sig.key === 'whsec' ? secret.replace(/^whsec_/, '') : secret;
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0)
+        throw new UsageError(
+          `${d.name}: the secret must be ${sig.key === 'whsec' ? '"whsec_" followed by ' : ''}base64 (the key bytes, as ${d.file} declares)`,
+        );
+    },
+
+    sign(rawBody, secrets, ctx) {
+      const ts = String(ms ? Math.floor(ctx.nowMs) : Math.floor(ctx.nowMs / 1000));
+      const parts = { id: ctx.deliveryId, timestamp: ts };
+      const macs = secrets.map((s) => mac(s, rawBody, parts));
+      const signature = many
+        ? fill(value, {
+            ...parts,
+            signatures: macs.map((m) => fill(sig.each as string, { ...parts, signature: m })).join(sig.join as string),
+          })
+        : fill(value, { ...parts, signature: macs[0] ?? '' });
+      const placed: Record<string, string | undefined> = { signature, timestamp: ts, id: ctx.deliveryId, event: ctx.eventType };
+      const out: OutgoingHeaders = {};
+      for (const [name, v] of Object.entries(d.headers ?? {})) {
+        const place = /^\{(\w+)\}$/.exec(v)?.[1];
+        const filled = place === undefined ? v : placed[place];
+        if (filled !== undefined) out[name] = filled;
+      }
+      // What the declaration names but did not place is sent after it, in this order.
+      const has = (name: string) => Object.keys(out).some((k) => k.toLowerCase() === name.toLowerCase());
+      const rest: [string | undefined, string | undefined][] = [
+        ['Content-Type', d.contentType ?? 'application/json'],
+        [sig.header, signature],
+        [tsHeader, ts],
+        [idHeader, ctx.deliveryId],
+        [typeHeader, ctx.eventType],
+      ];
+      for (const [name, v] of rest) if (name !== undefined && v !== undefined && !has(name)) out[name] = v;
+      return out;
+    },
+
+    verify(rawBody, headers, secrets, opts = {}) {
+      requireSecrets(secrets);
+      const v = requireHeader(headers, sig.header);
+      const m = valueForm.exec(v);
+      if (!m?.groups) throw new SignatureError('malformed_header', `${sig.header} is not of the form ${value}`);
+      const candidates = many ? entries(v).flatMap((e) => entryForm?.exec(e)?.groups?.signature ?? []) : [m.groups.signature as string];
+      if (candidates.length === 0) throw new SignatureError('malformed_header', `${sig.header} has no entry of the form ${sig.each}`);
+      const parts: Record<string, string> = {};
+      if (d.timestamp) {
+        const text = tsHeader ? requireHeader(headers, tsHeader) : (m.groups.timestamp ?? '');
+        const name = tsHeader ?? sig.header;
+        if (!/^\d{1,15}$/.test(text))
+          throw new SignatureError('malformed_header', `${name} timestamp "${text}" is not Unix ${ms ? 'milliseconds' : 'seconds'}`);
+        const skew = Math.floor(((opts.nowMs ?? Date.now()) - (ms ? Number(text) : Number(text) * 1000)) / 1000);
+        const tolerance = opts.toleranceSec ?? d.toleranceSec;
+        if (skew > tolerance) throw new SignatureError('stale_timestamp', `timestamp is ${skew}s old, beyond the ${tolerance}s tolerance`);
+        if (-skew > tolerance)
+          throw new SignatureError('future_timestamp', `timestamp is ${-skew}s in the future, beyond the ${tolerance}s tolerance`);
+        parts.timestamp = text;
+      }
+      if (sig.content.includes('{id}')) parts.id = requireHeader(headers, idHeader as string);
+      if (opts.headersOnly) return;
+      for (const secret of secrets) {
+        const expected = mac(secret, rawBody, parts);
+        if (candidates.some((c) => safeEqual(c, expected))) return;
+      }
+      throw new SignatureError('no_match', `${sig.header} does not match the body for any secret`);
+    },
+
+    deliveryId(headers, rawBody) {
+      return idHeader ? header(headers, idHeader) || undefined : bodyField(rawBody, idPath);
+    },
+
+    eventTypeOf(headers, rawBody) {
+      return typeHeader ? header(headers, typeHeader) || undefined : bodyField(rawBody, typePath);
+    },
+
+    otherSecret(secret) {
+      if (sig.key === 'utf8') return otherStringSecret(secret);
+      const a = Buffer.from("not the receiver's key, hookdrill").toString('base64');
+      const other = sig.key === 'whsec' ? `whsec_${a}` : a;
+      return secret === other ? other.replace(a, Buffer.from('another key, hookdrill').toString('base64')) : other;
+    },
+
+    freshFields(body: JsonObject) {
+      // A body-held id is made new for every event, in the shape it has (its prefix kept).
+      const held = idPath ? at(body, idPath) : undefined;
+      if (!idPath || typeof held !== 'string') return [];
+      const prefix = /^[A-Za-z]+_/.exec(held)?.[0] ?? '';
+      return [{ path: idPath, make: () => `${prefix}${randomAlnum(24)}` }];
+    },
+
+    describe(body: JsonValue, fixtureName: string) {
+      const type = typePath ? at(body, typePath) : undefined;
+      const id = idPath ? at(body, idPath) : undefined;
+      return { eventType: typeof type === 'string' ? type : fixtureName, ...(typeof id === 'string' ? { deliveryId: id } : {}) };
+    },
+
+    newDeliveryId() {
+      return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
+    },
+  };
+  return provider;
+
+  function entries(v: string): string[] {
+    const all = valueForm.exec(v)?.groups?.signatures;
+    return all === undefined ? [] : all.split(sig.join as string).filter(Boolean);
+  }
+  function capture(v: string): Record<string, string> {
+    return { ...valueForm.exec(v)?.groups };
+  }
+}
+
+/** A template as a regular expression: its text literal, each {part} a named group. */
+function pattern(template: string): string {
+  const groups: Record<string, string> = {
+    timestamp: '(?<timestamp>\\d+)',
+    id: '(?<id>.+?)',
+    signature: '(?<signature>[A-Za-z0-9+/=_-]+)',
+    signatures: '(?<signatures>.+)',
+  };
+  return template
+    .split(/(\{\w+\})/)
+    .map((piece) => {
+      const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+      return name !== undefined && groups[name] ? groups[name] : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+}
+
+function at(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let v = value;
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    v = v[key];
+  }
+  return v;
+}
