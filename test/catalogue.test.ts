@@ -14,7 +14,8 @@ import { compileFixture, listShippedFixtures, loadFixtureFile } from '../src/fix
 import { providers } from '../src/providers/index.js';
 import { SHOPIFY_API_VERSION } from '../src/providers/shopify.js';
 import type { JsonValue } from '../src/providers/types.js';
-import { verifyWithOfficialCode } from './helpers/official.js';
+import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+import { Paddle } from '@paddle/paddle-node-sdk';
 
 /*
  * The catalogue is every event each provider sends, read from the provider's own package: each
@@ -413,6 +414,32 @@ test("Svix and Standard Webhooks: every member of resend's WebhookEventPayload (
   typeChecks('Resend', [
     "import type { WebhookEventPayload } from 'resend';",
     ...c.events.map((ev, i) => `export const e${i}: ${ev.typeName} = ${JSON.stringify(ev.body)};`),
+  ]);
+});
+
+test("Paddle: every member of @paddle/paddle-node-sdk's IEvents, each unmarshalled by the SDK itself and type-checked against its wire types", async () => {
+  const c = catalogueOf('paddle');
+  assert.ok(c, 'dist/catalogue/paddle.json is built by npm run build');
+  const file = modules('@paddle/paddle-node-sdk/dist/types/types/events/events-response.d.ts');
+  const union = /export type IEvents = ([^;]+);/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  assert.equal(c.events.length, union.split('|').length);
+  assert.ok(c.events.length >= 56);
+  const secret = SECRETS.paddle as string;
+  const sdk = new Paddle('pdl_sdbx_apikey_hookdrill');
+  for (const ev of c.events) {
+    const { e, headers } = signed('paddle', ev.name, ev.body, secret);
+    // The SDK verifies the signature and builds its own event class from the body: a body it cannot read throws.
+    const event = await sdk.webhooks.unmarshal(e.rawBody.toString('utf8'), secret, headers['paddle-signature'] ?? '');
+    assert.equal(event.eventType, ev.name);
+    assert.equal(event.eventId, e.deliveryId, 'keyed on event_id, made fresh');
+    assert.notEqual(e.deliveryId, ev.body.event_id);
+  }
+  typeChecks('Paddle', [
+    `import type { IEvents } from '${file.replace(/\.d\.ts$/, '.js')}';`,
+    // An enum's member travels as its string value.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
+    'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+    ...c.events.map((ev, i) => `export const e${i}: Wire<IEvents> = ${JSON.stringify(ev.body)};`),
   ]);
 });
 

@@ -58,6 +58,9 @@ const S = {
   password: 'correct horse battery staple',
   apiKey: chars(20, ALNUM, 19),
   cvc: '737',
+  // Paddle's notification secret and API key (pdl_ntfset_…, pdl_live_apikey_…).
+  paddleSecret: `pdl_ntfset_01${chars(24, '0123456789abcdefghjkmnpqrstvwxyz', 20)}_${chars(32, ALNUM, 21)}`,
+  paddleKey: `pdl_live_apikey_01${chars(24, '0123456789abcdefghjkmnpqrstvwxyz', 22)}_${chars(24, ALNUM, 23)}`,
 };
 /** Every secret part, as it must never appear in a fixture, a line of output or a header. */
 const SECRET_PARTS = [
@@ -78,6 +81,8 @@ const SECRET_PARTS = [
   S.bearer,
   S.password,
   S.apiKey,
+  S.paddleSecret.slice('pdl_ntfset_'.length),
+  S.paddleKey.slice('pdl_live_apikey_'.length),
 ];
 const SSN = '536-22-8174';
 const IBAN = 'DE89 3704 0044 0532 0130 00';
@@ -111,6 +116,7 @@ function leakyEvent(id: string): JsonObject {
           shop: S.shopifyToken,
           upstream: `Authorization: Basic ${Buffer.from(`api:${S.basicPassword}`).toString('base64')}`,
           callback: `curl -H "Authorization: Bearer ${S.bearer}" https://api.example.com/v1/orders`,
+          paddle: `destination ${S.paddleSecret}, account ${S.paddleKey}`,
           ssn: SSN,
           iban: IBAN,
         },
@@ -369,6 +375,7 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('standard', json({ type: 'invoice.paid', timestamp: '2026-11-30T00:00:00Z' }), 'invoice.paid', 'msg_sign_std');
   add('svix', json({ type: 'email.sent', created_at: '2026-11-30T00:00:00Z' }), 'email.sent', 'msg_sign_svix');
   add('shopify', json({ id: 1 }), 'orders/create', 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043');
+  add('paddle', json({ event_id: 'evt_01sign', event_type: 'transaction.completed', data: {} }), 'transaction.completed', 'evt_01sign');
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -91,6 +91,20 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
   { provider: 'stripe', flaw: 'accepts-stale', fails: ['stale-timestamp'], says: /accepts a signature 6 minutes old/ },
   // No timestamp check at all: stale-timestamp names it, future-timestamp is the same defect (not judged).
   { provider: 'standard', flaw: 'accepts-stale', fails: ['stale-timestamp'], says: /accepts a signature 6 minutes old/ },
+  // Paddle's window is its SDK's five seconds, and the finding says so (not the usual 5 minutes).
+  {
+    provider: 'paddle',
+    flaw: 'accepts-stale',
+    fails: ['stale-timestamp'],
+    says: /refuse timestamps older than 5 seconds, as @paddle\/paddle-node-sdk's webhooks\.unmarshal does/,
+  },
+  // express.json() before Paddle's handler: the SDK's README reads the body with express.raw.
+  {
+    provider: 'paddle',
+    flaw: 'reserialize-json',
+    fails: ['reserialized'],
+    says: /verifies a re-serialised copy of the JSON, not the raw bytes/,
+  },
 ];
 
 for (const row of rows) {

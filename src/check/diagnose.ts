@@ -6,10 +6,11 @@
  * own library says only "no match"; this is the question its users ask most (stripe-node#1254).
  */
 import { compileFixture } from '../fixtures/index.js';
+import { formatDuration } from '../util/duration.js';
 import type { PreparedEvent } from '../fixtures/index.js';
 import type { JsonValue } from '../providers/index.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
-import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign } from './cases/common.js';
+import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, windowWords } from './cases/common.js';
 import type { CheckContext } from './cases/common.js';
 
 /** What the variants showed: the defect in a developer's words, and which variants were taken. */
@@ -131,7 +132,9 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       make: () => {
         if (!p.timestamped) return undefined;
         const e = ctx.factory.make(Date.now());
-        return { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - 30_000 }), id: e.deliveryId };
+        // Older, but inside the provider's window (half of Paddle's 5 s; 30 s of the usual 5 minutes).
+        const olderMs = Math.min(30_000, ((p.toleranceSec ?? 300) * 1_000) / 2);
+        return { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - olderMs }), id: e.deliveryId };
       },
     },
     { name: 'plain', make: body((e, v) => (plain(e, v) === e.rawBody.toString('utf8') ? undefined : plain(e, v))) },
@@ -171,8 +174,8 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     );
   } else if (yes('older-timestamp')) {
     diagnosis = only(
-      'the signed timestamp is 30 s old',
-      "its clock runs ahead of the sender's, or it refuses any timestamp not already in the past: sync the clock (NTP) and accept a timestamp up to 5 minutes either side",
+      `the signed timestamp is ${formatDuration(Math.min(30_000, ((p.toleranceSec ?? 300) * 1_000) / 2))} old`,
+      `its clock runs ahead of the sender's, or it refuses any timestamp not already in the past: sync the clock (NTP) and accept a timestamp up to ${windowWords(p)} either side`,
     );
   } else if (no('plain') && yes('compact')) {
     diagnosis = yes('no-line-ends')

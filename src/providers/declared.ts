@@ -13,7 +13,22 @@ import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requi
  * declares Standard Webhooks and Slack's Events API this way and holds them to the built-in ones,
  * byte for byte.
  */
-export function declaredProvider(d: CheckedDeclaration): Provider {
+/**
+ * What a built-in provider on this engine says beyond its declaration: its own profiles, the rules
+ * its official verifier keeps, its fresh fields; `futureAccepted` where that verifier's window is
+ * one-sided (a timestamp from the future passes), so hookdrill's own verify is no stricter.
+ */
+export interface DeclaredExtras {
+  futureAccepted?: boolean;
+  profiles?: Provider['profiles'];
+  defaultProfile?: string;
+  verifier?: Partial<Provider['verifier']>;
+  freshFields?: Provider['freshFields'];
+  otherSecret?: Provider['otherSecret'];
+  newDeliveryId?: Provider['newDeliveryId'];
+}
+
+export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');
@@ -63,6 +78,7 @@ export function declaredProvider(d: CheckedDeclaration): Provider {
     signatureHeader: sig.header,
     signedHeaders: [sig.header, ...(tsHeader ? [tsHeader] : [])],
     timestamped: d.timestamp !== undefined,
+    ...(d.timestamp ? { toleranceSec: d.toleranceSec } : {}),
     rotation: many,
     profiles: { [d.name]: profile },
     defaultProfile: d.name,
@@ -147,7 +163,7 @@ export function declaredProvider(d: CheckedDeclaration): Provider {
         const skew = Math.floor(((opts.nowMs ?? Date.now()) - (ms ? Number(text) : Number(text) * 1000)) / 1000);
         const tolerance = opts.toleranceSec ?? d.toleranceSec;
         if (skew > tolerance) throw new SignatureError('stale_timestamp', `timestamp is ${skew}s old, beyond the ${tolerance}s tolerance`);
-        if (-skew > tolerance)
+        if (-skew > tolerance && !extras.futureAccepted)
           throw new SignatureError('future_timestamp', `timestamp is ${-skew}s in the future, beyond the ${tolerance}s tolerance`);
         parts.timestamp = text;
       }
@@ -193,6 +209,12 @@ export function declaredProvider(d: CheckedDeclaration): Provider {
       return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
     },
   };
+  if (extras.profiles) provider.profiles = extras.profiles;
+  if (extras.defaultProfile) provider.defaultProfile = extras.defaultProfile;
+  if (extras.verifier) provider.verifier = { ...provider.verifier, ...extras.verifier };
+  if (extras.freshFields) provider.freshFields = extras.freshFields;
+  if (extras.otherSecret) provider.otherSecret = extras.otherSecret;
+  if (extras.newDeliveryId) provider.newDeliveryId = extras.newDeliveryId;
   return provider;
 
   function entries(v: string): string[] {

@@ -1,5 +1,6 @@
 import { UsageError } from '../util/errors.js';
 import { github } from './github.js';
+import { paddle } from './paddle.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
 import { standard, svix } from './standard.js';
@@ -12,7 +13,7 @@ import { declaredProvider } from './declared.js';
 
 export * from './types.js';
 
-export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify };
+export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify, paddle };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */
 export const providerNames = Object.keys(providers) as ProviderName[];

@@ -142,6 +142,8 @@ export interface Provider {
   signedHeaders: readonly string[];
   /** Whether the signature covers a timestamp (Stripe, Slack, Standard): stale ones are rejected. */
   timestamped: boolean;
+  /** The window verify applies to a signed timestamp when none is given, where it is not 5 minutes (Paddle's SDK: 5 s). */
+  toleranceSec?: number;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;

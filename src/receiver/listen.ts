@@ -147,7 +147,10 @@ export async function start(o: ListenOptions): Promise<Listening> {
     throw new UsageError(
       `--max-bytes-in-flight ${maxInFlightBytes} is below --max-bytes ${maxBytes}: a delivery of the largest size allowed would never fit`,
     );
-  const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', RECEIVER_DEFAULTS.toleranceSec * 1000) / 1000);
+  // The provider's own window unless told otherwise (Paddle's SDK: 5 s; most: 5 minutes).
+  const toleranceSec = Math.round(
+    duration(o.tolerance, '--tolerance', (provider.toleranceSec ?? RECEIVER_DEFAULTS.toleranceSec) * 1000) / 1000,
+  );
   if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
   // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
   // costs nothing, and claiming many at once saves a commit per row.

@@ -16,6 +16,7 @@ export type SecretRule =
   | 'stripe-client-secret'
   | 'stripe-access-token'
   | 'webhook-signing-secret'
+  | 'paddle-key'
   | 'github-token'
   | 'github-fine-grained-pat'
   | 'slack-token'
@@ -112,6 +113,13 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     rule: 'webhook-signing-secret',
     label: ['a webhook signing secret', 'webhook signing secrets'],
     pattern: /(?<keep>(?<![\w])whsec_)(?<secret>[A-Za-z0-9+/_-]{16,}={0,2})(?![\w+/=-])/g,
+  },
+  // Paddle Billing's notification (webhook) secret key and its API keys, live and sandbox: the
+  // prefixes Paddle's docs give (pdl_ntfset_…; pdl_live_apikey_…, pdl_sdbx_apikey_…).
+  {
+    rule: 'paddle-key',
+    label: ['a Paddle secret or API key', 'Paddle secrets or API keys'],
+    pattern: /(?<keep>(?<![\w])pdl_(?:ntfset|live_apikey|sdbx_apikey)_)(?<secret>[A-Za-z0-9_]{20,})(?![\w])/g,
   },
   // gitleaks' github-pat, github-oauth, github-app-token, github-refresh-token (trufflehog's widths).
   {

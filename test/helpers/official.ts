@@ -2,6 +2,7 @@ import { verify as githubVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import { Paddle } from '@paddle/paddle-node-sdk';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -59,6 +60,11 @@ export async function verifyWithOfficialCode(
       if (!equal(expected, h('shopify-hmac-sha256') ?? h('x-shopify-hmac-sha256') ?? '')) throw new Error('shopify: signature mismatch');
       return;
     }
+    case 'paddle': {
+      // As Paddle's SDK README shows it: the raw body as text, the secret key, the header.
+      await new Paddle('pdl_sdbx_apikey_hookdrill').webhooks.unmarshal(rawBody.toString('utf8'), secret, h('paddle-signature') ?? '');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -78,4 +84,5 @@ export const SECRETS: Record<string, string> = {
   standard: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   svix: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
   shopify: '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',
+  paddle: 'pdl_ntfset_01hkdrl0example0secret0000000_fakeKeyForHookdrillTests0000',
 };

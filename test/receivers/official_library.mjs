@@ -2,7 +2,8 @@
  * A receiver in plain Node that verifies with each provider's official library, the way their
  * docs show it: `stripe`'s webhooks.constructEvent, @octokit/webhooks-methods' verify,
  * `standardwebhooks`' Webhook.verify, `svix`'s Webhook.verify, Slack's rule as @slack/bolt's verify-request applies it
- * (v0 over v0:ts:body, only a timestamp older than 5 minutes refused), Shopify's documented HMAC.
+ * (v0 over v0:ts:body, only a timestamp older than 5 minutes refused), Shopify's documented HMAC,
+ * @paddle/paddle-node-sdk's webhooks.unmarshal (keyed on event_id, as Paddle's docs say to dedupe).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -15,9 +16,11 @@ import { verify as githubVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import { Paddle } from '@paddle/paddle-node-sdk';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
+const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 let held;
 try {
   held = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
@@ -79,6 +82,10 @@ async function verified(req, raw) {
       const ours = createHmac('sha256', secret).update(raw).digest('base64');
       if (!equal(h('x-shopify-hmac-sha256'), ours)) throw new Error('signature mismatch');
       return { id: h('x-shopify-webhook-id') };
+    }
+    case 'paddle': {
+      const event = await paddle.webhooks.unmarshal(raw.toString('utf8'), secret, h('paddle-signature'));
+      return { id: event.eventId };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

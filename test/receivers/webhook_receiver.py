@@ -22,7 +22,8 @@ Verification follows each provider's documented rule as its official library app
 other schemes ignored), GitHub (sha256 over the body), Slack (v0 over v0:ts:body, 5 minutes either
 way, url_verification answered with its challenge), Standard Webhooks (every "v1," entry, 5
 minutes either way), Svix (the same scheme under the svix-* header names Svix sends by default, the
-way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), and acme — a
+way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), Paddle
+(ts:body, only a timestamp more than 5 s old refused, as its SDK does), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
@@ -53,7 +54,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -158,6 +159,16 @@ def verify(args, h, body):
         expected = mac(key, f'{msg_id}.{ts}.'.encode() + body, 'base64')
         entries = [e.split(',', 1)[1] for e in (h.get(f'{prefix}-signature') or '').split(' ') if e.startswith('v1,')]
         return None if any(hmac.compare_digest(expected, e) for e in entries) else 'no match'
+    if args.provider == 'paddle':
+        # Paddle's documented check as its SDK applies it: ts and h1 from "ts=…;h1=…" (any order,
+        # other keys ignored), the HMAC of "ts:body", and only a timestamp more than 5 s old refused.
+        parts = dict(p.split('=', 1) for p in (h.get('Paddle-Signature') or '').split(';') if '=' in p)
+        ts, h1 = parts.get('ts'), parts.get('h1')
+        if not ts or not h1 or not ts.isdigit():
+            return 'no ts or h1'
+        if check_time and time.time() > int(ts) + 5:
+            return 'stale'
+        return None if hmac.compare_digest(mac(secret, f'{ts}:'.encode() + body), h1) else 'no match'
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -188,6 +199,8 @@ def identify(provider, h, event):
         return h.get('svix-id'), event.get('type')
     if provider == 'acme':
         return h.get('Acme-Delivery'), event.get('type')
+    if provider == 'paddle':
+        return event.get('event_id'), event.get('event_type')
     return h.get('webhook-id'), event.get('type')
 
 

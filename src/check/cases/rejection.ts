@@ -12,6 +12,7 @@ import {
   sign,
   stranger,
   NEEDS_SIGNATURE,
+  windowWords,
 } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
@@ -79,16 +80,16 @@ export const REJECTION: readonly CheckCase[] = [
   ),
   rejection(
     'stale-timestamp',
-    'signed 6 minutes ago (the tolerance is 5): 4xx, nothing stored',
+    "signed 6 minutes ago (past every window: 5 minutes, Paddle's 5 seconds): 4xx, nothing stored",
     (ctx, e) => ({ body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - 360_000 }) }),
     (ctx) =>
-      `your receiver accepts a signature 6 minutes old: a captured request can be replayed forever; refuse timestamps older than 5 minutes, as ${ctx.provider.verifier.official} does`,
+      `your receiver accepts a signature 6 minutes old: a captured request can be replayed forever; refuse timestamps older than ${windowWords(ctx.provider)}, as ${ctx.provider.verifier.official} does`,
     needsTimestamp,
   ),
   {
     name: 'future-timestamp',
     summary:
-      "signed 6 minutes ahead: 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's accepts it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
+      "signed 6 minutes ahead: 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's and Paddle's accept it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
     skipFor: needsTimestamp,
     // No timestamp check at all fails both sides; stale-timestamp names it.
     needs: [...NEEDS_SIGNATURE, { case: 'stale-timestamp' }],

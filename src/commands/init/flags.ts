@@ -23,7 +23,7 @@ export const init = defineCommand<InitFlags, InitOptions>({
   declare: (cmd) =>
     cmd
       .description('write hookdrill.config.json, so check, chaos and send run with no flags (asks at a terminal; else from flags)')
-      .option('--provider <name>', 'stripe, github, slack, standard, svix or shopify')
+      .option('--provider <name>', 'stripe, github, slack, standard, svix, shopify, paddle, or one the project file declares')
       .option('--secret-env <NAME>', 'the environment variable holding the signing secret (the secret itself is never written)')
       .option('--url <url>', 'where the receiver listens')
       .option('--receiver <command>', 'the shell command that starts it')

@@ -75,7 +75,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         '--max-bytes-in-flight <n>',
         `body bytes held across all requests at once; past it, 503 with Retry-After (default: ${RECEIVER_DEFAULTS.maxInFlightBytes / 1024 / 1024} MiB)`,
       )
-      .option('--tolerance <duration>', `how old (or new) a signed timestamp may be (default: ${RECEIVER_DEFAULTS.toleranceSec}s)`)
+      .option(
+        '--tolerance <duration>',
+        `how old (or new) a signed timestamp may be (default: the provider's window, ${RECEIVER_DEFAULTS.toleranceSec}s for most; Paddle 5s)`,
+      )
       .option(
         '--commit-batch <n>',
         `deliveries committed in one transaction at most: group commit (default: ${LISTEN_DEFAULTS.commitBatch}; 1: each delivery in its own)`,
