@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildProgram } from '../src/cli.js';
+import { allProviders, getProvider } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { spawnHookdrill } from './helpers/spawned.js';
@@ -161,4 +163,17 @@ test('a declaration at fault is one line naming its field, exit 2, for every com
     );
     assert.doesNotMatch(listed.stderr, /abc\.def/);
   }
+});
+
+test("one process, three project files (a test suite's, the library's): each read replaces the last — its providers, or its fault", () => {
+  const bad = project({ ...ACME, timeout: 'soon' });
+  const good = project();
+  const none = tempDir();
+  buildProgram({ cwd: bad });
+  assert.throws(() => allProviders(), /providers\.acme\.timeout: "soon" is not a duration/);
+  buildProgram({ cwd: good });
+  assert.equal(getProvider('acme').title, 'Acme Payments', 'the fault of the file before is gone');
+  assert.ok(allProviders().some((p) => (p.name as string) === 'acme'));
+  buildProgram({ cwd: none });
+  assert.throws(() => getProvider('acme'), /unknown provider "acme"/, 'nor do its providers stay');
 });

@@ -11,6 +11,7 @@ import type { PreparedEvent } from '../fixtures/index.js';
 import type { JsonValue } from '../providers/index.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
 import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, windowWords } from './cases/common.js';
+import { windowSec } from '../providers/util.js';
 import type { CheckContext } from './cases/common.js';
 
 /** What the variants showed: the defect in a developer's words, and which variants were taken. */
@@ -82,6 +83,8 @@ const ESCAPED = '\u001b[1mbold\u001b[0m a/b';
  */
 export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome): Promise<RefusalFinding> {
   const p = ctx.provider;
+  // The older-timestamp variant's age: inside the provider's window (30 s of the usual 5 minutes, half of Paddle's 5 s).
+  const olderMs = Math.min(30_000, (windowSec(p) * 1_000) / 2);
   const write = (e: PreparedEvent, v: JsonValue) =>
     likeBody(p, e.rawBody, p.serialize && v !== null && typeof v === 'object' && !Array.isArray(v) ? p.serialize(v) : JSON.stringify(v));
   const parsed = (e: PreparedEvent): JsonValue | undefined => {
@@ -132,8 +135,6 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       make: () => {
         if (!p.timestamped) return undefined;
         const e = ctx.factory.make(Date.now());
-        // Older, but inside the provider's window (half of Paddle's 5 s; 30 s of the usual 5 minutes).
-        const olderMs = Math.min(30_000, ((p.toleranceSec ?? 300) * 1_000) / 2);
         return { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - olderMs }), id: e.deliveryId };
       },
     },
@@ -174,7 +175,7 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     );
   } else if (yes('older-timestamp')) {
     diagnosis = only(
-      `the signed timestamp is ${formatDuration(Math.min(30_000, ((p.toleranceSec ?? 300) * 1_000) / 2))} old`,
+      `the signed timestamp is ${formatDuration(olderMs)} old`,
       `its clock runs ahead of the sender's, or it refuses any timestamp not already in the past: sync the clock (NTP) and accept a timestamp up to ${windowWords(p)} either side`,
     );
   } else if (no('plain') && yes('compact')) {

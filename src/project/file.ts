@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
-import { PROVIDER_NAMES, registerDeclarationFault, registerDeclarations } from '../providers/names.js';
+import { PROVIDER_NAMES, replaceProjectDeclarations } from '../providers/names.js';
 import { checkDeclaration } from '../providers/declaration.js';
 import type { CheckedDeclaration } from '../providers/declaration.js';
 import { jsonPosition } from '../util/json-position.js';
@@ -78,10 +78,9 @@ export function loadProjectFile(dir: string): { file: string; config: ProjectFil
  */
 export function registerProjectProviders(dir: string): void {
   try {
-    const found = loadProjectFile(dir);
-    if (found?.config.providers) registerDeclarations(Object.values(found.config.providers));
+    replaceProjectDeclarations(Object.values(loadProjectFile(dir)?.config.providers ?? {}));
   } catch (err) {
-    if (err instanceof UsageError) registerDeclarationFault(err);
+    if (err instanceof UsageError) replaceProjectDeclarations(err);
     else throw err;
   }
 }

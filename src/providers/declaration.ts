@@ -86,7 +86,11 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   const bad = (field: string, what: string) => new UsageError(`${where}${field ? `.${field}` : ''}: ${what}`);
   if (!DECLARED_NAME.test(name)) throw bad('', 'a provider name is lowercase letters, digits and -, starting with a letter');
   const d = object(declared, () => bad('', 'expected an object declaring the scheme (signature, timeout, …)'));
-  for (const key of Object.keys(d)) if (!FIELDS.includes(key)) throw bad(key, `unknown field (known: ${FIELDS.join(', ')})`);
+  /** A field no one reads is refused by name, not ignored: a misspelt `retry` must not mean "no retries". */
+  const onlyKnown = (o: Record<string, unknown>, known: readonly string[], prefix: string) => {
+    for (const k of Object.keys(o)) if (!known.includes(k)) throw bad(`${prefix}${k}`, `unknown field (known: ${known.join(', ')})`);
+  };
+  onlyKnown(d, FIELDS, '');
   const str = (v: unknown, field: string) => {
     if (typeof v !== 'string' || v === '') throw bad(field, 'must be a non-empty string');
     return v;
@@ -111,9 +115,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     content: str(s.content, 'signature.content'),
     value: s.value === undefined ? '{signature}' : str(s.value, 'signature.value'),
   };
-  for (const k of Object.keys(s))
-    if (!['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].includes(k))
-      throw bad(`signature.${k}`, 'unknown field (known: header, algorithm, encoding, key, content, value, each, join)');
+  onlyKnown(s, ['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'], 'signature.');
   if (signature.content.split('{body}').length !== 2) throw bad('signature.content', 'must hold {body} exactly once');
   const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{body}'].includes(p));
   if (stray.length) throw bad('signature.content', `may name {id}, {timestamp} and {body} only, not ${stray.join(', ')}`);
@@ -123,12 +125,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     throw bad('signature.value', 'must hold {signature} (or {signatures}, with each and join) exactly once');
   if (many) {
     signature.each = str(s.each, 'signature.each');
-    signature.join =
-      typeof s.join === 'string' && s.join !== ''
-        ? s.join
-        : (() => {
-            throw bad('signature.join', 'must be a non-empty string (what stands between two entries)');
-          })();
+    signature.join = str(s.join, 'signature.join');
     if (signature.each.split('{signature}').length !== 2) throw bad('signature.each', 'must hold {signature} exactly once');
   } else if (s.each !== undefined || s.join !== undefined) throw bad('signature.value', 'each and join go with {signatures} in the value');
 
@@ -136,8 +133,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   let toleranceSec = 300;
   if (d.timestamp !== undefined) {
     const t = object(d.timestamp, () => bad('timestamp', 'expected { header, unit, tolerance }'));
-    for (const k of Object.keys(t))
-      if (!['header', 'unit', 'tolerance'].includes(k)) throw bad(`timestamp.${k}`, 'unknown field (known: header, unit, tolerance)');
+    onlyKnown(t, ['header', 'unit', 'tolerance'], 'timestamp.');
     timestamp = {
       ...(t.header !== undefined ? { header: headerName(t.header, 'timestamp.header') } : {}),
       unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms'] as const),

@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { formatDuration } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
@@ -43,10 +44,22 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const valueForm = new RegExp(`^${pattern(value)}$`);
   const entryForm = many ? new RegExp(`^${pattern(sig.each as string)}$`) : undefined;
 
-  const keyOf = (secret: string): Buffer => {
-    if (sig.key === 'whsec') return Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-    if (sig.key === 'base64') return Buffer.from(secret, 'base64');
-    return Buffer.from(secret, 'utf8');
+  // A key per secret, made once: listen verifies every request with it. Secrets are few.
+  const keys = new Map<string, KeyObject>();
+  const keyOf = (secret: string): KeyObject | string => {
+    let key = keys.get(secret);
+    if (!key) {
+      const bytes =
+        sig.key === 'whsec'
+          ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+          : Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
+      // An empty key cannot be a KeyObject; an HMAC with it is still defined (and still wrong).
+      if (bytes.length === 0) return '';
+      key = createSecretKey(bytes);
+      if (keys.size > 64) keys.clear();
+      keys.set(secret, key);
+    }
+    return key;
   };
   const fill = (template: string, parts: Record<string, string>) => template.replace(/\{(\w+)\}/g, (all, k: string) => parts[k] ?? all);
   const mac = (secret: string, body: Buffer, parts: Record<string, string>) =>
@@ -79,6 +92,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     signedHeaders: [sig.header, ...(tsHeader ? [tsHeader] : [])],
     timestamped: d.timestamp !== undefined,
     ...(d.timestamp ? { toleranceSec: d.toleranceSec } : {}),
+    ...(extras.futureAccepted ? { futureAccepted: true as const } : {}),
     rotation: many,
     profiles: { [d.name]: profile },
     defaultProfile: d.name,
@@ -90,8 +104,9 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       ...(many
         ? {
             firstSignatureOnly: (v: string) => {
-              const first = entries(v)[0];
-              return first === undefined ? v : fill(value, { ...capture(v), signatures: first });
+              const groups = valueForm.exec(v)?.groups;
+              const first = groups?.signatures?.split(sig.join as string).find(Boolean);
+              return first === undefined ? v : fill(value, { ...groups, signatures: first });
             },
           }
         : {}),
@@ -220,9 +235,6 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   function entries(v: string): string[] {
     const all = valueForm.exec(v)?.groups?.signatures;
     return all === undefined ? [] : all.split(sig.join as string).filter(Boolean);
-  }
-  function capture(v: string): Record<string, string> {
-    return { ...valueForm.exec(v)?.groups };
   }
 }
 

@@ -8,7 +8,7 @@ import { stripe } from './stripe.js';
 import type { Provider, ProviderName, TimingProfile } from './types.js';
 import { declarationFault, declarationOf, knownProviderNames, registerDeclarations } from './names.js';
 import { checkDeclaration } from './declaration.js';
-import type { ProviderDeclaration } from './declaration.js';
+import type { CheckedDeclaration, ProviderDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 
 export * from './types.js';
@@ -23,14 +23,15 @@ export function isProviderName(name: string): name is ProviderName {
   return Object.hasOwn(providers, name) || declarationOf(name) !== undefined;
 }
 
-const built = new Map<string, Provider>();
+/** Each declaration's provider, made once: a declaration replaced is a new key, so nothing goes stale. */
+const built = new WeakMap<CheckedDeclaration, Provider>();
 
 export function getProvider(name: string): Provider {
   if (Object.hasOwn(providers, name)) return providers[name as ProviderName];
   const declaration = declarationOf(name);
   if (declaration) {
-    const made = built.get(name) ?? declaredProvider(declaration);
-    built.set(name, made);
+    const made = built.get(declaration) ?? declaredProvider(declaration);
+    built.set(declaration, made);
     return made;
   }
   // A project file that could not be read may have declared it: its own error says why.
@@ -47,7 +48,6 @@ export function getProvider(name: string): Provider {
 export function declareProvider(name: string, declaration: ProviderDeclaration, o: { dir?: string } = {}): Provider {
   if (Object.hasOwn(providers, name)) throw new UsageError(`${name} is built in; give the provider a name of its own`);
   registerDeclarations([checkDeclaration(name, declaration, 'declareProvider', o.dir ?? process.cwd())]);
-  built.delete(name);
   return getProvider(name);
 }
 

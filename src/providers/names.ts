@@ -10,14 +10,23 @@ export const PROVIDER_NAMES = ['stripe', 'github', 'slack', 'standard', 'svix', 
  * when one of its providers is asked for.
  */
 const declared = new Map<string, CheckedDeclaration>();
+/** Those the project file declared: replaced whole when it is read again (another directory, the file changed). */
+const fromProject = new Set<string>();
 let fault: Error | undefined;
 
+/** A declaration from the library (declareProvider): it stays for the process. */
 export function registerDeclarations(list: readonly CheckedDeclaration[]): void {
   for (const d of list) declared.set(d.name, d);
 }
 
-export function registerDeclarationFault(err: Error): void {
-  fault = err;
+/** What the project file declares now, or why it could not be read: what an earlier read registered goes. */
+export function replaceProjectDeclarations(found: readonly CheckedDeclaration[] | Error): void {
+  for (const name of fromProject) declared.delete(name);
+  fromProject.clear();
+  fault = found instanceof Error ? found : undefined;
+  if (found instanceof Error) return;
+  registerDeclarations(found);
+  for (const d of found) fromProject.add(d.name);
 }
 
 export function declarationFault(): Error | undefined {

@@ -144,6 +144,8 @@ export interface Provider {
   timestamped: boolean;
   /** The window verify applies to a signed timestamp when none is given, where it is not 5 minutes (Paddle's SDK: 5 s). */
   toleranceSec?: number;
+  /** verify lets a timestamp from the future pass, as the official verifier does (Paddle's window is one-sided). */
+  futureAccepted?: true;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;

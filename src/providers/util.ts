@@ -17,6 +17,11 @@ function keyFor(secret: string): KeyObject {
   return key;
 }
 
+/** The window for a signed timestamp, seconds: the provider's own, else the 5 minutes most use. */
+export function windowSec(provider: { toleranceSec?: number }): number {
+  return provider.toleranceSec ?? 300;
+}
+
 /** HMAC of the parts, keyed with the secret's UTF-8 bytes. */
 export function hmac(algorithm: 'sha256' | 'sha1', secret: string, ...parts: (string | Buffer)[]): Buffer {
   // An empty key cannot become a KeyObject; HMAC with it is still defined (and still wrong).

@@ -1,3 +1,4 @@
+import { windowSec } from '../providers/util.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../util/errors.js';
@@ -148,9 +149,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
       `--max-bytes-in-flight ${maxInFlightBytes} is below --max-bytes ${maxBytes}: a delivery of the largest size allowed would never fit`,
     );
   // The provider's own window unless told otherwise (Paddle's SDK: 5 s; most: 5 minutes).
-  const toleranceSec = Math.round(
-    duration(o.tolerance, '--tolerance', (provider.toleranceSec ?? RECEIVER_DEFAULTS.toleranceSec) * 1000) / 1000,
-  );
+  const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', windowSec(provider) * 1000) / 1000);
   if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
   // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
   // costs nothing, and claiming many at once saves a commit per row.

@@ -6,7 +6,7 @@ import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
-import { formPayloadJson } from '../../providers/util.js';
+import { formPayloadJson, windowSec } from '../../providers/util.js';
 import type { Interrupt } from '../../util/wait.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
@@ -125,18 +125,18 @@ export const stranger = (ctx: CheckContext) => ctx.provider.otherSecret(ctx.secr
  * provider signs a timestamp each copy's signature differs, as real retries' do. A receiver that
  * deduplicates on the signature instead of the delivery id stores every copy.
  */
-/** The provider's window for a signed timestamp, in words: "5 minutes", Paddle's "5 seconds". */
-export function windowWords(provider: { toleranceSec?: number }): string {
-  const sec = provider.toleranceSec ?? 300;
-  const [n, unit] = sec % 60 === 0 ? [sec / 60, 'minute'] : [sec, 'second'];
-  return `${n} ${unit}${n === 1 ? '' : 's'}`;
-}
-
 export function copySignedSecondsApart(ctx: CheckContext, event: PreparedEvent, i: number, copies: number): Record<string, string> {
   // A second apart, the oldest within half the provider's window: Paddle's SDK refuses a timestamp
   // more than 5 s old, so ten copies a second apart would be nine seconds of stale signatures.
-  const stepMs = Math.min(1_000, ((ctx.provider.toleranceSec ?? 300) * 1_000) / 2 / copies);
+  const stepMs = Math.min(1_000, (windowSec(ctx.provider) * 1_000) / 2 / copies);
   return sign(ctx, event, { nowMs: Date.now() - (copies - 1 - i) * stepMs });
+}
+
+/** The provider's window for a signed timestamp, in words: "5 minutes", Paddle's "5 seconds". */
+export function windowWords(provider: { toleranceSec?: number }): string {
+  const sec = windowSec(provider);
+  const [n, unit] = sec % 60 === 0 ? [sec / 60, 'minute'] : [sec, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** Why copies of one delivery were mishandled: a refused duplicate, or one stored again. */

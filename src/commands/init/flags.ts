@@ -3,6 +3,8 @@ import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
 import type { InitOptions } from '../../project/init.js';
 import { UsageError } from '../../util/errors.js';
+import { listOption } from '../../util/shapes.js';
+import { PROVIDER_NAMES } from '../../providers/names.js';
 
 export interface InitFlags {
   provider?: string;
@@ -23,7 +25,7 @@ export const init = defineCommand<InitFlags, InitOptions>({
   declare: (cmd) =>
     cmd
       .description('write hookdrill.config.json, so check, chaos and send run with no flags (asks at a terminal; else from flags)')
-      .option('--provider <name>', 'stripe, github, slack, standard, svix, shopify, paddle, or one the project file declares')
+      .option('--provider <name>', `${PROVIDER_NAMES.join(', ')}, or one the project file declares`)
       .option('--secret-env <NAME>', 'the environment variable holding the signing secret (the secret itself is never written)')
       .option('--url <url>', 'where the receiver listens')
       .option('--receiver <command>', 'the shell command that starts it')
@@ -43,14 +45,7 @@ export const init = defineCommand<InitFlags, InitOptions>({
       );
     return {
       ...pick(flags, ['provider', 'secretEnv', 'url', 'receiver', 'inbox', 'stored', 'processed']),
-      ...(flags.skip !== undefined
-        ? {
-            skip: flags.skip
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          }
-        : {}),
+      ...(flags.skip !== undefined ? { skip: listOption(flags.skip, '--skip') } : {}),
       ...(flags.force ? { force: true } : {}),
     };
   },
