@@ -16,6 +16,8 @@ import { SHOPIFY_API_VERSION } from '../src/providers/shopify.js';
 import type { JsonValue } from '../src/providers/types.js';
 import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import { WorkOS } from '@workos-inc/node';
+import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
 
 /*
  * The catalogue is every event each provider sends, read from the provider's own package: each
@@ -440,6 +442,36 @@ test("Paddle: every member of @paddle/paddle-node-sdk's IEvents, each unmarshall
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
     'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
     ...c.events.map((ev, i) => `export const e${i}: Wire<IEvents> = ${JSON.stringify(ev.body)};`),
+  ]);
+});
+
+test("WorkOS: every member of @workos-inc/node's EventResponse, each verified and deserialised by the SDK itself and type-checked against its wire types", async () => {
+  const c = catalogueOf('workos');
+  assert.ok(c, 'dist/catalogue/workos.json is built by npm run build');
+  const file = workosTypesFile(ROOT);
+  const union = /^type EventResponse = ([^;]+);/m.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  assert.equal(c.events.length, union.split('|').length);
+  assert.ok(c.events.length >= 75);
+  const secret = SECRETS.workos as string;
+  const sdk = new WorkOS('sk_test_hookdrill');
+  for (const ev of c.events) {
+    const { e, headers } = signed('workos', ev.name, ev.body, secret);
+    // As WorkOS's docs call it: the parsed body, the header, the secret; the SDK turns it into its own event.
+    const event = await sdk.webhooks.constructEvent({
+      payload: JSON.parse(e.rawBody.toString('utf8')),
+      sigHeader: headers['workos-signature'] ?? '',
+      secret,
+    });
+    assert.equal(event.event, ev.name);
+    assert.equal(event.id, e.deliveryId, 'keyed on the event id, made fresh');
+    assert.notEqual(e.deliveryId, ev.body.id);
+  }
+  typeChecks('WorkOS', [
+    "import type { EventResponse } from '@workos-inc/node';",
+    // An enum's member (ConnectionType, OrganizationDomainState) travels as its string value.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
+    'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+    ...c.events.map((ev, i) => `export const e${i}: Wire<EventResponse> = ${JSON.stringify(ev.body)};`),
   ]);
 });
 

@@ -376,6 +376,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('svix', json({ type: 'email.sent', created_at: '2026-11-30T00:00:00Z' }), 'email.sent', 'msg_sign_svix');
   add('shopify', json({ id: 1 }), 'orders/create', 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043');
   add('paddle', json({ event_id: 'evt_01sign', event_type: 'transaction.completed', data: {} }), 'transaction.completed', 'evt_01sign');
+  add(
+    'workos',
+    json({ id: 'event_01SIGN', event: 'user.created', data: {}, created_at: '2026-11-30T00:00:00.000Z' }),
+    'user.created',
+    'event_01SIGN',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

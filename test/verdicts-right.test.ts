@@ -4,7 +4,7 @@ import { checkReceiver, explain, named, official, python } from './helpers/verdi
 
 // Right receivers must pass: a false fail is as bad a verdict as a false pass.
 
-for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle']) {
+for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle', 'workos']) {
   test(`a ${provider} receiver on the provider's official library passes check`, async () => {
     const r = await checkReceiver(provider, official(provider));
     assert.deepEqual(named(r, 'fail'), [], explain(r));
@@ -16,7 +16,7 @@ for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopif
 
 // The svix one reads only Svix's default names (svix-id, -timestamp, -signature), as receivers
 // of Resend and Clerk do: it refused every delivery while hookdrill sent the webhook-* names alone.
-for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle']) {
+for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle', 'workos']) {
   test(`a right ${provider} receiver in Python passes check`, async () => {
     const r = await checkReceiver(provider, python(provider));
     assert.deepEqual(named(r, 'fail'), [], explain(r));

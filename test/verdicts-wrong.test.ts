@@ -98,6 +98,13 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     fails: ['stale-timestamp'],
     says: /refuse timestamps older than 5 seconds, as @paddle\/paddle-node-sdk's webhooks\.unmarshal does/,
   },
+  // WorkOS's SDK window is 180 000 ms; a receiver that skips it is told so, in minutes.
+  {
+    provider: 'workos',
+    flaw: 'accepts-stale',
+    fails: ['stale-timestamp'],
+    says: /refuse timestamps older than 3 minutes, as @workos-inc\/node's webhooks\.constructEvent does/,
+  },
   // express.json() before Paddle's handler: the SDK's README reads the body with express.raw.
   {
     provider: 'paddle',

@@ -5,6 +5,7 @@ import { shopify } from './shopify.js';
 import { slack } from './slack.js';
 import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
+import { workos } from './workos.js';
 import type { Provider, ProviderName, TimingProfile } from './types.js';
 import { declarationFault, declarationOf, knownProviderNames, registerDeclarations } from './names.js';
 import { checkDeclaration } from './declaration.js';
@@ -13,7 +14,7 @@ import { declaredProvider } from './declared.js';
 
 export * from './types.js';
 
-export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify, paddle };
+export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify, paddle, workos };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */
 export const providerNames = Object.keys(providers) as ProviderName[];

@@ -110,6 +110,12 @@ export interface VerifierRules {
   futureTimestamp: 'refused' | 'accepted' | 'accepted-documented-refused';
   /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
   parsesJson: boolean;
+  /**
+   * The official verifier signs the body as parsed and written again (WorkOS's constructEvent
+   * takes `req.body` and HMACs `JSON.stringify` of it): re-serialising is its documented way, so
+   * check does not judge it.
+   */
+  verifiesParsedJson?: boolean;
   /** The largest body the provider documents sending, in bytes, where it publishes one (GitHub: 25 MB). */
   maxBodyBytes?: number;
   /**

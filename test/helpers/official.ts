@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import { WorkOS } from '@workos-inc/node';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -65,6 +66,15 @@ export async function verifyWithOfficialCode(
       await new Paddle('pdl_sdbx_apikey_hookdrill').webhooks.unmarshal(rawBody.toString('utf8'), secret, h('paddle-signature') ?? '');
       return;
     }
+    case 'workos': {
+      // As WorkOS's docs show it: the body as express.json() parsed it, the header, the secret.
+      await new WorkOS('sk_test_hookdrill').webhooks.constructEvent({
+        payload: JSON.parse(rawBody.toString('utf8')),
+        sigHeader: h('workos-signature') ?? '',
+        secret,
+      });
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -85,4 +95,5 @@ export const SECRETS: Record<string, string> = {
   svix: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
   shopify: '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',
   paddle: 'pdl_ntfset_01hkdrl0example0secret0000000_fakeKeyForHookdrillTests0000',
+  workos: 'wh_secret_hookdrill_example_0000',
 };

@@ -23,6 +23,7 @@ export const SECRET: Record<string, string> = {
   svix: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
   shopify: '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',
   paddle: 'pdl_ntfset_01hkdrl0verdicts000000000000_fakeKeyForHookdrillVerdicts00',
+  workos: 'wh_secret_hookdrill_verdicts_000',
 };
 
 export interface Receiver {

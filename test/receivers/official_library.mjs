@@ -3,7 +3,8 @@
  * docs show it: `stripe`'s webhooks.constructEvent, @octokit/webhooks-methods' verify,
  * `standardwebhooks`' Webhook.verify, `svix`'s Webhook.verify, Slack's rule as @slack/bolt's verify-request applies it
  * (v0 over v0:ts:body, only a timestamp older than 5 minutes refused), Shopify's documented HMAC,
- * @paddle/paddle-node-sdk's webhooks.unmarshal (keyed on event_id, as Paddle's docs say to dedupe).
+ * @paddle/paddle-node-sdk's webhooks.unmarshal (keyed on event_id, as Paddle's docs say to dedupe),
+ * @workos-inc/node's webhooks.constructEvent (given the body as express.json() parses it, as WorkOS's docs do).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -17,10 +18,12 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import { WorkOS } from '@workos-inc/node';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
+const workos = new WorkOS('sk_test_hookdrill');
 let held;
 try {
   held = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
@@ -86,6 +89,12 @@ async function verified(req, raw) {
     case 'paddle': {
       const event = await paddle.webhooks.unmarshal(raw.toString('utf8'), secret, h('paddle-signature'));
       return { id: event.eventId };
+    }
+    case 'workos': {
+      // express.json()'s parse, then the SDK: it signs JSON.stringify of what it is given.
+      const payload = JSON.parse(raw.toString('utf8'));
+      await workos.webhooks.constructEvent({ payload, sigHeader: h('workos-signature'), secret });
+      return { id: payload.id };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -48,6 +48,10 @@ export const REJECTION: readonly CheckCase[] = [
     (ctx, e) => ({ body: reserialized(ctx, e.rawBody), headers: sign(ctx, e) }),
     () =>
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
+    (p) =>
+      p.verifier.verifiesParsedJson
+        ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way`
+        : undefined,
   ),
   rejection(
     'missing-signature',
