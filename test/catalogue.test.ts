@@ -18,6 +18,8 @@ import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
+import { squareEventFiles } from '../src/fixtures/catalogue/square.js';
+import { WebhooksHelper, serialization } from 'square';
 
 /*
  * The catalogue is every event each provider sends, read from the provider's own package: each
@@ -473,6 +475,39 @@ test("WorkOS: every member of @workos-inc/node's EventResponse, each verified an
     'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
     ...c.events.map((ev, i) => `export const e${i}: Wire<EventResponse> = ${JSON.stringify(ev.body)};`),
   ]);
+});
+
+test("Square: every *Event type of the square SDK, each read back by the SDK's own serialization (no field it does not know) and verified by its WebhooksHelper", async () => {
+  const c = catalogueOf('square');
+  assert.ok(c, 'dist/catalogue/square.json is built by npm run build');
+  assert.equal(c.events.length, squareEventFiles(ROOT).length);
+  assert.ok(c.events.length >= 149);
+  const secret = SECRETS.square as string;
+  const url = 'https://shop.example.com/square/hooks';
+  const schemas = serialization as unknown as Record<string, { parse(raw: unknown, o: object): { ok: boolean; errors?: unknown } }>;
+  for (const ev of c.events) {
+    const p = providers.square;
+    const fixture = {
+      name: ev.name,
+      eventType: ev.name,
+      path: `catalogue:square/${ev.name}`,
+      provider: 'square' as const,
+      body: structuredClone(ev.body) as never,
+    };
+    const e = compileFixture(p, fixture, []).make(Date.now());
+    const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType, url });
+    const ok = await WebhooksHelper.verifySignature({
+      requestBody: e.rawBody.toString('utf8'),
+      signatureHeader: headers['x-square-hmacsha256-signature'] ?? '',
+      signatureKey: secret,
+      notificationUrl: url,
+    });
+    assert.equal(ok, true, ev.name);
+    const parsed = schemas[ev.typeName ?? '']?.parse(JSON.parse(e.rawBody.toString('utf8')), { unrecognizedObjectKeys: 'fail' });
+    assert.equal(parsed?.ok, true, `${ev.name}: ${JSON.stringify(parsed?.errors)}`);
+    assert.equal(p.deliveryId({}, e.rawBody), e.deliveryId, 'keyed on event_id, made fresh');
+    assert.notEqual(e.deliveryId, ev.body.event_id);
+  }
 });
 
 test('fixtures show: the body send sends, the headers it adds, the signature never a real one; a form shown as its fields', async () => {

@@ -74,6 +74,9 @@ test('stripe: the header is t=<seconds>,v1=<hex> and one v1 per secret during ro
   }
 });
 
+/** The URL the provider posts to: URL-bound schemes (Square) sign it; the rest ignore it. */
+const HOOK_URL = 'https://hooks.example.com/webhooks/provider';
+
 for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
     const p = getProvider(name);
@@ -81,23 +84,26 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       nowMs: Date.now(),
       deliveryId: p.newDeliveryId(),
       eventType: 'invoice.paid',
+      url: HOOK_URL,
     });
-    await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string);
+    await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, HOOK_URL);
     // ...and the official verifier refuses a different secret, so the check above can fail.
     const other =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
-    await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other));
+    await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other, HOOK_URL));
+    // A URL-bound scheme: the same signature for another URL is refused by the official verifier too.
+    if (p.urlBound) await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, `${HOOK_URL}x`));
   });
 
   test(`${name}: verify accepts its own signature and names each failure`, () => {
     const p = getProvider(name);
     const secret = SECRETS[name] as string;
-    const headers = lower(p.sign(body, [secret], { nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
-    p.verify(body, headers, [secret], { nowMs: NOW });
+    const headers = lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
+    p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
     const notIt =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
-    p.verify(body, headers, [notIt, secret], { nowMs: NOW });
+    p.verify(body, headers, [notIt, secret], { url: HOOK_URL, nowMs: NOW });
 
     const code = (fn: () => void) => {
       try {
@@ -112,53 +118,64 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const flipped = Buffer.from(body);
     flipped[10] = (flipped[10] as number) ^ 1;
     assert.equal(
-      code(() => p.verify(flipped, headers, [secret], { nowMs: NOW })),
+      code(() => p.verify(flipped, headers, [secret], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
     const wrongSecret =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
     assert.equal(
-      code(() => p.verify(body, headers, [wrongSecret], { nowMs: NOW })),
+      code(() => p.verify(body, headers, [wrongSecret], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
     const missing = { ...headers };
     delete missing[sigHeader];
     assert.equal(
-      code(() => p.verify(body, missing, [secret], { nowMs: NOW })),
+      code(() => p.verify(body, missing, [secret], { url: HOOK_URL, nowMs: NOW })),
       'missing_header',
     );
     assert.equal(
-      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { nowMs: NOW })),
+      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { url: HOOK_URL, nowMs: NOW })),
       'malformed_header',
     );
     assert.equal(
-      code(() => p.verify(body, headers, [], { nowMs: NOW })),
+      code(() => p.verify(body, headers, [], { url: HOOK_URL, nowMs: NOW })),
       'no_secret',
     );
+    if (p.urlBound) {
+      // Signed for the URL posted to: verified over another, or over none, it does not match.
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { url: 'http://127.0.0.1:3000/hooks', nowMs: NOW })),
+        'no_match',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [secret], { nowMs: NOW })),
+        'no_match',
+      );
+    }
     if (p.timestamped) {
       // Each provider's own window (Paddle's SDK: 5 s; the rest 5 minutes), and its rule for the future.
       const window = windowSec(p) * 1000;
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW + window + 1_000 })),
+        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + window + 1_000 })),
         'stale_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW - window - 1_000 })),
+        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW - window - 1_000 })),
         // One-sided where the provider says so, as its SDK is (Paddle); hookdrill's Stripe verify is two-sided, stricter than stripe-node.
         p.futureAccepted ? 'accepted' : 'future_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW + window - 1_000 })),
+        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + window - 1_000 })),
         'accepted',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 61_000, toleranceSec: 60 })),
+        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
         'stale_timestamp',
       );
     } else {
       // No timestamp is signed, so no clock can make it stale (GitHub, Shopify).
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW + 86_400_000 })),
+        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + 86_400_000 })),
         'accepted',
       );
     }

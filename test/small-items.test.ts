@@ -261,7 +261,7 @@ test('small items of issue 38: a misspelt provider is named as one, a port past 
   assert.equal(typo.code, 2);
   assert.equal(
     typo.stderr,
-    'hookdrill: strpe/invoice.paid: no provider strpe — did you mean stripe/invoice.paid? (providers: stripe, github, slack, standard, svix, shopify, paddle, workos)\n',
+    'hookdrill: strpe/invoice.paid: no provider strpe — did you mean stripe/invoice.paid? (providers: stripe, github, slack, standard, svix, shopify, paddle, workos, square)\n',
   );
   const port = await cli(['send', 'stripe/invoice.paid', '--url', 'http://127.0.0.1:99999/', '--secret', 'whsec_small']);
   assert.equal(port.code, 2);

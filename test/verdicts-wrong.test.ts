@@ -114,6 +114,25 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
   },
 ];
 
+// Behind a proxy, the classic Square (and Twilio) bug: the receiver rebuilds its URL from what it
+// sees (http, its own Host), not the public URL Square signed. Every delivery is refused, and the
+// finding names the two URLs.
+test('a Square receiver behind a proxy that rebuilds its URL from Host fails valid under check --public-url, told which URL it verified', async () => {
+  const publicUrl = 'https://shop.example.com/square/hooks';
+  const r = await checkReceiver('square', python('square', 'url-from-host'), { publicUrl });
+  assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
+  const valid = r.cases.find((c) => c.name === 'valid');
+  assert.match(
+    valid?.diagnosis ?? '',
+    /signed over http:\/\/127\.0\.0\.1:\d+\/, not over https:\/\/shop\.example\.com\/square\/hooks where Square posts/,
+    explain(r),
+  );
+  assert.match(valid?.diagnosis ?? '', /X-Forwarded-Proto/);
+  // Without a proxy in between (no --public-url), the same receiver is right.
+  const direct = await checkReceiver('square', python('square', 'url-from-host'));
+  assert.deepEqual(named(direct, 'fail'), [], explain(direct));
+});
+
 for (const row of rows) {
   test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, async () => {
     const r = await checkReceiver(row.provider, python(row.provider, row.flaw));

@@ -149,7 +149,7 @@ for (const profile of profiles) {
           assert.match(value ?? '', new RegExp(pattern), name);
         }
         // What the provider's own verifier says of it.
-        await verifyWithOfficialCode(profile.provider, first.body, first.headers, SECRETS[profile.provider] as string);
+        await verifyWithOfficialCode(profile.provider, first.body, first.headers, SECRETS[profile.provider] as string, server.url);
 
         const text = first.body.toString('utf8');
         if (kind.body === 'pretty') {

@@ -10,7 +10,7 @@ import { formatDuration } from '../util/duration.js';
 import type { PreparedEvent } from '../fixtures/index.js';
 import type { JsonValue } from '../providers/index.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
-import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, windowWords } from './cases/common.js';
+import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, signedUrl, windowWords } from './cases/common.js';
 import { windowSec } from '../providers/util.js';
 import type { CheckContext } from './cases/common.js';
 
@@ -26,6 +26,8 @@ export const IN_WORDS: Readonly<Record<string, string>> = {
   'one-signature': 'one signature entry',
   'other-content-type': 'the other content type',
   'older-timestamp': 'a 30 s old timestamp',
+  'url-as-received': 'signed over the URL as it arrived',
+  'url-other-scheme': 'signed over the URL with the other scheme',
   plain: 'plain ASCII text',
   compact: 'compact JSON',
   'no-line-ends': 'no line breaks',
@@ -131,6 +133,24 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       },
     },
     {
+      // Behind a proxy (--public-url) the provider signs the URL it posts to; a receiver that
+      // rebuilds its own (http, its Host) takes only what is signed over that.
+      name: 'url-as-received',
+      make: () => {
+        if (!p.urlBound || !ctx.publicUrl || ctx.publicUrl.href === ctx.url.href) return undefined;
+        const e = ctx.factory.make(Date.now());
+        return { body: e.rawBody, headers: sign(ctx, e, { url: ctx.url.href }), id: e.deliveryId };
+      },
+    },
+    {
+      name: 'url-other-scheme',
+      make: () => {
+        if (!p.urlBound) return undefined;
+        const e = ctx.factory.make(Date.now());
+        return { body: e.rawBody, headers: sign(ctx, e, { url: otherScheme(signedUrl(ctx)) }), id: e.deliveryId };
+      },
+    },
+    {
       name: 'older-timestamp',
       make: () => {
         if (!p.timestamped) return undefined;
@@ -168,7 +188,13 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     'verify the raw bytes as they arrived (express.raw() on the webhook route, before any express.json(); Flask: request.get_data(); Django: request.body)';
   const only = (what: string, cause: string) => `your receiver accepts a valid delivery only when ${what} — ${cause}`;
   let diagnosis: string;
-  if (yes('one-signature')) {
+  if (yes('url-as-received') || yes('url-other-scheme')) {
+    const wrong = yes('url-as-received') ? ctx.url.href : otherScheme(signedUrl(ctx));
+    diagnosis = only(
+      `it is signed over ${wrong}, not over ${signedUrl(ctx)} where ${p.title} posts`,
+      `${p.title} signs the URL it posts to, and your receiver rebuilds another (${yes('url-as-received') ? 'the one it sees behind the proxy' : 'with the wrong scheme, as behind a TLS-terminating proxy'}): verify over the URL registered with ${p.title} — configure it, or rebuild it from X-Forwarded-Proto and X-Forwarded-Host`,
+    );
+  } else if (yes('one-signature')) {
     diagnosis = only(
       `${p.signatureHeader} holds a single signature and nothing else`,
       `its parser of the header is stricter than ${p.verifier.official}, and ${p.name === 'stripe' ? 'Stripe adds a v0= entry in test mode and a second v1= while a secret is rolled' : `${p.title} sends several entries while a secret is rolled`}: split the header and try every v1 entry, ignoring the rest`,
@@ -246,4 +272,11 @@ export function answerItself(ctx: CheckContext, res: AttemptOutcome): string | u
   if (res.error === 'refused') return 'nothing accepts connections at the URL any more (connection refused): did the receiver stop?';
   if (res.error === 'reset') return 'your receiver closes the connection without answering a valid delivery (reset): did it crash on it?';
   return `no answer from the receiver (${res.error ?? 'no answer'}${res.detail ? `: ${res.detail}` : ''})`;
+}
+
+/** The same URL with http and https swapped: what a receiver behind a TLS-terminating proxy rebuilds. */
+function otherScheme(url: string): string {
+  const u = new URL(url);
+  u.protocol = u.protocol === 'https:' ? 'http:' : 'https:';
+  return u.href;
 }

@@ -27,6 +27,12 @@ import type { Strings } from '../util/shapes.js';
 
 export interface CheckOptions {
   url?: string;
+  /**
+   * The URL the provider posts to, where the receiver sits behind a proxy that forwards to `url`:
+   * URL-bound schemes (Square, Twilio, HubSpot) sign it, and every request carries
+   * X-Forwarded-Proto and -Host as the proxy would add them.
+   */
+  publicUrl?: string;
   provider?: ProviderName | (string & {});
   secrets?: Strings;
   inbox?: string;
@@ -158,6 +164,7 @@ export function listCases(): { name: string; summary: string; notFor: string[] }
 export async function run(o: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
   const url = parseUrl(stringOption(o.url, 'url'), '--url');
+  const publicUrl = o.publicUrl === undefined ? undefined : parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url');
   const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, 'only');
@@ -235,6 +242,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       provider,
       secrets,
       url,
+      ...(publicUrl ? { publicUrl } : {}),
       timeoutMs,
       refusalTimeoutMs,
       providerTimeoutMs,

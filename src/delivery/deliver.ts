@@ -76,6 +76,11 @@ export interface DeliveryContext {
   provider: Provider;
   secrets: readonly string[];
   url: URL;
+  /**
+   * The URL the provider posts to, where a proxy forwards to `url`: URL-bound schemes sign it, and
+   * every attempt carries the X-Forwarded-Proto and -Host the proxy would add.
+   */
+  publicUrl?: URL;
   timing: Timing;
   expectation: Expectation;
   /** User headers (--header), set after signing so they can deliberately override. */
@@ -131,7 +136,12 @@ export async function deliver(
           deliveryId: event.deliveryId,
           eventType: event.eventType,
           facts: event.facts,
+          url: (ctx.publicUrl ?? ctx.url).href,
         });
+    if (ctx.publicUrl) {
+      headers['X-Forwarded-Proto'] = ctx.publicUrl.protocol.replace(':', '');
+      headers['X-Forwarded-Host'] = ctx.publicUrl.host;
+    }
     const retryHeaders =
       n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, rawBody) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);

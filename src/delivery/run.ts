@@ -14,6 +14,8 @@ export interface RunPlan {
   provider: Provider;
   secrets: readonly string[];
   url: URL;
+  /** The URL the provider posts to, behind a proxy that forwards to `url` (send --public-url). */
+  publicUrl?: URL;
   timing: Timing;
   expectation: Expectation;
   /** Where the events come from: fixtures (send) or stored deliveries (replay). */
@@ -91,6 +93,7 @@ export async function runDeliveries(plan: RunPlan): Promise<RunOutput> {
     provider: plan.provider,
     secrets: plan.secrets,
     url: plan.url,
+    ...(plan.publicUrl ? { publicUrl: plan.publicUrl } : {}),
     timing: plan.timing,
     expectation: plan.expectation,
     extraHeaders: plan.extraHeaders,

@@ -34,6 +34,8 @@ export interface SendOptions extends DeliveryHookOptions {
   /** Fixture names (`stripe/invoice.paid`) or files. */
   fixtures?: Strings;
   url?: string;
+  /** The URL the provider would post to, where a proxy in front of the receiver forwards to `url` (URL-bound schemes sign it). */
+  publicUrl?: string;
   provider?: ProviderName | (string & {});
   /** From --secret (repeatable); the CLI falls back to HOOKDRILL_SECRET. */
   secrets?: Strings;
@@ -91,6 +93,7 @@ const MAX_COUNT = 10_000_000;
 
 export async function run(o: SendOptions): Promise<SendResult> {
   const url = parseUrl(stringOption(o.url, 'url'), '--url');
+  const publicUrl = o.publicUrl === undefined ? undefined : parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url');
   const fixtureNames = stringsOption(o.fixtures, 'fixtures') ?? [];
   const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(fixtureNames), secrets: o.secrets });
   const timing = resolveTimingFlags(provider, o);
@@ -115,6 +118,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
     provider,
     secrets,
     url,
+    ...(publicUrl ? { publicUrl } : {}),
     timing,
     expectation,
     events: {

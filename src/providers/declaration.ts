@@ -8,8 +8,9 @@ import { parseDuration } from '../util/duration.js';
  * (providers/declared.ts). Only data: reading a declaration costs no provider code, so the CLI
  * can know the names before it loads anything.
  *
- * Templates name the parts of a delivery in braces: `{id}`, `{timestamp}`, `{body}` (the signed
- * content only), `{signature}` or `{signatures}` (the signature header's value only), `{event}`
+ * Templates name the parts of a delivery in braces: `{id}`, `{timestamp}`, `{url}` and `{body}`
+ * (the signed content only: `{url}` is the URL the sender posts to, as a receiver behind a proxy
+ * must rebuild it), `{signature}` or `{signatures}` (the signature header's value only), `{event}`
  * (a header's value only).
  */
 export interface ProviderDeclaration {
@@ -22,7 +23,7 @@ export interface ProviderDeclaration {
     encoding: 'hex' | 'base64';
     /** How the secret becomes the HMAC key: its UTF-8 bytes (default), base64, or `whsec_` + base64 (Standard Webhooks). */
     key?: 'utf8' | 'base64' | 'whsec';
-    /** What is signed: `{body}` once, with `{id}` and `{timestamp}` around it ("{id}.{timestamp}.{body}"). */
+    /** What is signed: `{body}` once, with `{id}`, `{timestamp}` and `{url}` around it ("{id}.{timestamp}.{body}", "{url}{body}"). */
     content: string;
     /** The header's value: "{signature}" (the default), "t={timestamp},v1={signature}", or with `{signatures}` one entry per secret. */
     value?: string;
@@ -75,7 +76,7 @@ const FIELDS = [
   'fixtures',
   'fixture',
 ];
-const PLACES = ['{id}', '{timestamp}', '{body}', '{signature}', '{signatures}', '{event}'];
+const PLACES = ['{id}', '{timestamp}', '{url}', '{body}', '{signature}', '{signatures}', '{event}'];
 
 /** A provider name of a team's own: a word a flag and a file name can carry. */
 export const DECLARED_NAME = /^[a-z][a-z0-9-]{0,39}$/;
@@ -117,8 +118,8 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   };
   onlyKnown(s, ['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'], 'signature.');
   if (signature.content.split('{body}').length !== 2) throw bad('signature.content', 'must hold {body} exactly once');
-  const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{body}'].includes(p));
-  if (stray.length) throw bad('signature.content', `may name {id}, {timestamp} and {body} only, not ${stray.join(', ')}`);
+  const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{url}', '{body}'].includes(p));
+  if (stray.length) throw bad('signature.content', `may name {id}, {timestamp}, {url} and {body} only, not ${stray.join(', ')}`);
   const value = signature.value as string;
   const many = value.includes('{signatures}');
   if (many === value.includes('{signature}') || value.split(many ? '{signatures}' : '{signature}').length !== 2)

@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { formatDuration } from '../util/duration.js';
+import { formatDelays, formatDuration } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
 import type { JsonObject, JsonValue, OutgoingHeaders, Provider, ProviderName, TimingProfile } from './types.js';
@@ -27,6 +27,8 @@ export interface DeclaredExtras {
   freshFields?: Provider['freshFields'];
   otherSecret?: Provider['otherSecret'];
   newDeliveryId?: Provider['newDeliveryId'];
+  retryHeaders?: Provider['retryHeaders'];
+  serialize?: Provider['serialize'];
 }
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
@@ -41,8 +43,13 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
   const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
   const title = d.title ?? d.name;
-  const valueForm = new RegExp(`^${pattern(value)}$`);
-  const entryForm = many ? new RegExp(`^${pattern(sig.each as string)}$`) : undefined;
+  const urlBound = sig.content.includes('{url}');
+  // A signature is its digest's length in its encoding, nothing else: "garbage" is malformed, not a mismatch.
+  const bytes = { sha1: 20, sha256: 32, sha512: 64 }[sig.algorithm];
+  const sigPattern =
+    sig.encoding === 'hex' ? `[0-9a-fA-F]{${bytes * 2}}` : `[A-Za-z0-9+/]{${Math.ceil(bytes / 3) * 4 - ((3 - (bytes % 3)) % 3)}}={0,2}`;
+  const valueForm = new RegExp(`^${pattern(value, sigPattern)}$`);
+  const entryForm = many ? new RegExp(`^${pattern(sig.each as string, sigPattern)}$`) : undefined;
 
   // A key per secret, made once: listen verifies every request with it. Secrets are few.
   const keys = new Map<string, KeyObject>();
@@ -68,7 +75,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const profile: TimingProfile = {
     name: d.name,
     summary: `${title} (declared in ${d.file}): ${formatDuration(d.timeoutMs)} timeout; ${
-      d.retryDelaysMs.length ? `retries after ${d.retryDelaysMs.map(formatDuration).join(', ')}` : 'no retries'
+      d.retryDelaysMs.length ? `retries after ${formatDelays(d.retryDelaysMs)}` : 'no retries'
     }`,
     published: true,
     timeoutMs: d.timeoutMs,
@@ -93,6 +100,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     timestamped: d.timestamp !== undefined,
     ...(d.timestamp ? { toleranceSec: d.toleranceSec } : {}),
     ...(extras.futureAccepted ? { futureAccepted: true as const } : {}),
+    ...(urlBound ? { urlBound: true as const } : {}),
     rotation: many,
     profiles: { [d.name]: profile },
     defaultProfile: d.name,
@@ -134,7 +142,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
 
     sign(rawBody, secrets, ctx) {
       const ts = String(ms ? Math.floor(ctx.nowMs) : Math.floor(ctx.nowMs / 1000));
-      const parts = { id: ctx.deliveryId, timestamp: ts };
+      const parts = { id: ctx.deliveryId, timestamp: ts, url: ctx.url ?? '' };
       const macs = secrets.map((s) => mac(s, rawBody, parts));
       const signature = many
         ? fill(value, {
@@ -183,6 +191,11 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
         parts.timestamp = text;
       }
       if (sig.content.includes('{id}')) parts.id = requireHeader(headers, idHeader as string);
+      if (urlBound) {
+        if (opts.url === undefined)
+          throw new SignatureError('no_match', `${sig.header} covers the URL posted to, and no URL was given to verify it with`);
+        parts.url = opts.url;
+      }
       if (opts.headersOnly) return;
       for (const secret of secrets) {
         const expected = mac(secret, rawBody, parts);
@@ -230,6 +243,8 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   if (extras.freshFields) provider.freshFields = extras.freshFields;
   if (extras.otherSecret) provider.otherSecret = extras.otherSecret;
   if (extras.newDeliveryId) provider.newDeliveryId = extras.newDeliveryId;
+  if (extras.retryHeaders) provider.retryHeaders = extras.retryHeaders;
+  if (extras.serialize) provider.serialize = extras.serialize;
   return provider;
 
   function entries(v: string): string[] {
@@ -239,11 +254,11 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
 }
 
 /** A template as a regular expression: its text literal, each {part} a named group. */
-function pattern(template: string): string {
+function pattern(template: string, signature: string): string {
   const groups: Record<string, string> = {
     timestamp: '(?<timestamp>\\d+)',
     id: '(?<id>.+?)',
-    signature: '(?<signature>[A-Za-z0-9+/=_-]+)',
+    signature: `(?<signature>${signature})`,
     signatures: '(?<signatures>.+)',
   };
   return template

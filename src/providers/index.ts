@@ -3,6 +3,7 @@ import { github } from './github.js';
 import { paddle } from './paddle.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
+import { square } from './square.js';
 import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
 import { workos } from './workos.js';
@@ -14,7 +15,17 @@ import { declaredProvider } from './declared.js';
 
 export * from './types.js';
 
-export const providers: Readonly<Record<ProviderName, Provider>> = { stripe, github, slack, standard, svix, shopify, paddle, workos };
+export const providers: Readonly<Record<ProviderName, Provider>> = {
+  stripe,
+  github,
+  slack,
+  standard,
+  svix,
+  shopify,
+  paddle,
+  workos,
+  square,
+};
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */
 export const providerNames = Object.keys(providers) as ProviderName[];

@@ -38,6 +38,11 @@ export interface SignContext {
    * who owns it), from `wireFacts` once per fixture; absent, the provider's defaults are sent.
    */
   facts?: WireFacts | undefined;
+  /**
+   * The URL the provider was told to post to (URL-bound schemes sign it: Square, Twilio,
+   * HubSpot): the one delivered to, or `--public-url` where the receiver sits behind a proxy.
+   */
+  url?: string | undefined;
 }
 
 /** Facts of one event that its headers carry, found once in its body (see Provider.wireFacts). */
@@ -53,6 +58,11 @@ export interface VerifyOptions {
    * asks before it reads a body (no HMAC over an empty one, on every request).
    */
   headersOnly?: boolean;
+  /**
+   * The URL the provider posted to, as the receiver knows it (`listen --public-url`, else rebuilt
+   * from the request): URL-bound schemes verify over it.
+   */
+  url?: string;
 }
 
 export type SignatureFailure = 'no_secret' | 'missing_header' | 'malformed_header' | 'stale_timestamp' | 'future_timestamp' | 'no_match';
@@ -152,6 +162,11 @@ export interface Provider {
   toleranceSec?: number;
   /** verify lets a timestamp from the future pass, as the official verifier does (Paddle's window is one-sided). */
   futureAccepted?: true;
+  /**
+   * The signature covers the URL posted to (Square, Twilio, HubSpot): sign needs `ctx.url` and
+   * verify `opts.url`, and a receiver behind a proxy must verify over its public URL.
+   */
+  urlBound?: true;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;

@@ -16,6 +16,11 @@ export interface ReceiverOptions {
   maxBytes?: number;
   /** Signed-timestamp tolerance in seconds, either way (default: the provider's 300). */
   toleranceSec?: number;
+  /**
+   * The URL the provider posts to, where a proxy sits in front (URL-bound schemes sign it);
+   * absent, each request's is rebuilt: X-Forwarded-Proto and -Host first, then the socket and Host.
+   */
+  publicUrl?: string;
   /** A store not committed within this is answered 503 (default 2 s: below every provider's timeout). */
   storeDeadlineMs?: number;
   /**
@@ -90,7 +95,10 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const { provider, inbox } = options;
   const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
-  const verifyOptions = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
+  const baseVerify = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
+  // Only a URL-bound scheme reads the URL: the rest verify with the options as they are, per request.
+  const verifyOptionsOf = (req: IncomingMessage) =>
+    provider.urlBound ? { ...baseVerify, url: options.publicUrl ?? requestUrl(req) } : baseVerify;
 
   const arrived = new WeakMap<ServerResponse, number>();
   const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture, close?: boolean) => {
@@ -166,7 +174,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Before a byte of the body: a signature header that cannot be valid is refused at once.
     // (Slack's ssl_check comes unsigned: a request that may be one is read, it is a few bytes.)
     if (!provider.mayBeUnsignedCheck?.(req.headers)) {
-      const err = headerRefusal(provider, req.headers, options.secrets, verifyOptions);
+      const err = headerRefusal(provider, req.headers, options.secrets, verifyOptionsOf(req));
       if (err) {
         answer(
           res,
@@ -255,7 +263,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Sent unsigned by design (Slack's ssl_check): answered, nothing of it read or kept.
     if (provider.unsignedCheck?.(rawBody, req.headers)) return answer(res, { status: 200, result: 'challenge', bytes }, {});
     try {
-      provider.verify(rawBody, req.headers, options.secrets, verifyOptions);
+      provider.verify(rawBody, req.headers, options.secrets, verifyOptionsOf(req));
     } catch (err) {
       if (!(err instanceof SignatureError)) throw err;
       return answer(
@@ -374,4 +382,20 @@ export function publicProblem(problem: string, location: string): string {
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
     .replace(/\b[\w.-]+@[\w.-]+(:\d+)?/g, '<host>')
     .replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, '<host>');
+}
+
+/**
+ * The URL a request was sent to, as its sender saw it: a proxy's X-Forwarded-Proto and -Host
+ * first (the first of each where proxies are chained), else this socket's scheme and the Host
+ * header. A URL-bound signature verifies over it; the signature, not the header, is the trust.
+ */
+export function requestUrl(req: IncomingMessage): string {
+  const first = (name: string) => {
+    const v = req.headers[name];
+    return (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim() || undefined;
+  };
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const proto = first('x-forwarded-proto') ?? (encrypted ? 'https' : 'http');
+  const host = first('x-forwarded-host') ?? req.headers.host ?? 'localhost';
+  return `${proto}://${host}${req.url ?? '/'}`;
 }

@@ -17,6 +17,7 @@ import { LISTEN_DEFAULTS } from './listen-defaults.js';
 import type { WorkOutcome } from '../worker/index.js';
 import { forwardHandler } from '../worker/forward.js';
 import { displayUrl, parseBytesFlag, parseIntFlag, parseUrl } from '../util/options.js';
+import { stringOption } from '../util/shapes.js';
 
 export interface ListenOptions {
   port?: string | number;
@@ -40,6 +41,8 @@ export interface ListenOptions {
   /** Body bytes held across all requests at once; past it, 503 with Retry-After. */
   maxBytesInFlight?: string | number;
   tolerance?: string;
+  /** The URL the provider posts to (URL-bound schemes sign it), where a proxy sits in front; default: rebuilt from each request. */
+  publicUrl?: string;
   concurrency?: string | number;
   maxAttempts?: string | number;
   lease?: string | number;
@@ -277,6 +280,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     maxBytes,
     maxInFlightBytes,
     toleranceSec,
+    ...(o.publicUrl !== undefined ? { publicUrl: parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url').href } : {}),
     storeDeadlineMs,
     metrics: () => (metrics as ListenMetrics).scrape(),
     // The counts behind /healthz's verdict: what this listen answered since it started.

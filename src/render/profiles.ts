@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import type { ProfilesResult } from '../providers/profiles.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDelays, formatDuration } from '../util/duration.js';
 import { escapeStrings } from '../util/terminal.js';
 
 /** Shipped data, nothing from outside; escaped first all the same, as every renderer's input is. */
@@ -8,7 +8,7 @@ export function renderProfiles(profiles: ProfilesResult): string {
   const result = escapeStrings(profiles);
   const lines: string[] = [];
   for (const p of result.profiles) {
-    const retries = p.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${p.retryDelaysMs.map(formatDuration).join(', ')}`;
+    const retries = p.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${formatDelays(p.retryDelaysMs)}`;
     const source = p.published ? '' : chalk.yellow(' (partly chosen by hookdrill: the provider does not publish all of it)');
     lines.push(`${chalk.bold(p.name)}${p.default ? chalk.dim(` (default for ${p.provider})`) : ''}${source}`);
     lines.push(`  timeout ${formatDuration(p.timeoutMs)}, ${retries}`);

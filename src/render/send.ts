@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import { count } from '../util/words.js';
 import type { AttemptRecord, DeliveryRecord, RetryScheduled, WireExchange } from '../delivery/deliver.js';
 import type { SendResult } from '../delivery/send.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDelays, formatDuration } from '../util/duration.js';
 import { escapeStrings, safe } from '../util/terminal.js';
 import { scaleNote } from './timing.js';
 import { attemptHint } from './attempt-hint.js';
@@ -106,7 +106,7 @@ function outcomeText(d: DeliveryRecord): string {
 function timingLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
   const t = r.timing;
   const scale = scaleNote(t);
-  const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${t.retryDelaysMs.map(formatDuration).join(', ')}`;
+  const retries = t.retryDelaysMs.length === 0 ? 'no retries' : `retries after ${formatDelays(t.retryDelaysMs)}`;
   return chalk.dim(`${r.provider} → ${r.url} · profile ${t.profile}${scale}: timeout ${formatDuration(t.timeoutMs)}, ${retries}`);
 }
 

@@ -62,3 +62,22 @@ export function formatDuration(ms: number): string {
 function trim(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(1).replace(/\.0$/, '');
 }
+
+/**
+ * A retry schedule in a line: a run of equal delays as one ("1h ×72", Square's hourly tail), and
+ * a long schedule (Paddle's 60) as its first six, its last and the count — not 60 durations.
+ */
+export function formatDelays(delaysMs: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < delaysMs.length; ) {
+    let j = i;
+    while (j + 1 < delaysMs.length && delaysMs[j + 1] === delaysMs[i]) j++;
+    const n = j - i + 1;
+    const d = formatDuration(delaysMs[i] as number);
+    if (n >= 3) runs.push(`${d} ×${n}`);
+    else for (let k = 0; k < n; k++) runs.push(d);
+    i = j + 1;
+  }
+  if (runs.length <= 12) return runs.join(', ');
+  return `${runs.slice(0, 6).join(', ')}, … ${runs.at(-1)} (${delaysMs.length} retries)`;
+}

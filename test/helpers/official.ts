@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
+import { WebhooksHelper } from 'square';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -17,6 +18,8 @@ export async function verifyWithOfficialCode(
   rawBody: Buffer,
   headers: IncomingHttpHeaders,
   secret: string,
+  /** The URL the request was sent to: URL-bound schemes (Square) verify over it. */
+  url?: string,
 ): Promise<void> {
   const h = (name: string) => {
     const v = headers[name.toLowerCase()];
@@ -75,6 +78,17 @@ export async function verifyWithOfficialCode(
       });
       return;
     }
+    case 'square': {
+      // As Square's docs show it: the raw body as text, the header, the signature key, the notification URL.
+      const ok = await WebhooksHelper.verifySignature({
+        requestBody: rawBody.toString('utf8'),
+        signatureHeader: h('x-square-hmacsha256-signature') ?? '',
+        signatureKey: secret,
+        notificationUrl: url ?? '',
+      });
+      if (!ok) throw new Error('square: signature mismatch');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -96,4 +110,5 @@ export const SECRETS: Record<string, string> = {
   shopify: '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',
   paddle: 'pdl_ntfset_01hkdrl0example0secret0000000_fakeKeyForHookdrillTests0000',
   workos: 'wh_secret_hookdrill_example_0000',
+  square: 'hookdrillSquareSignatureKey0',
 };

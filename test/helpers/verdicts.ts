@@ -24,6 +24,7 @@ export const SECRET: Record<string, string> = {
   shopify: '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',
   paddle: 'pdl_ntfset_01hkdrl0verdicts000000000000_fakeKeyForHookdrillVerdicts00',
   workos: 'wh_secret_hookdrill_verdicts_000',
+  square: 'hookdrillSquareVerdictsKey00',
 };
 
 export interface Receiver {
@@ -43,9 +44,12 @@ export function python(provider: string, flaw = '', extra = '', storeName = 'sto
 }
 
 /** The plain-Node receiver on the provider's official library. */
-export function official(provider: string): Receiver {
+export function official(provider: string, env: Record<string, string> = {}): Receiver {
   const store = join(tempDir(), 'stored.txt');
-  return { command: `node ${OFFICIAL} ${provider} '${SECRET[provider]}' ${store}`, stored: `cat ${store} 2>/dev/null || true` };
+  const vars = Object.entries(env)
+    .map(([k, v]) => `${k}='${v}' `)
+    .join('');
+  return { command: `${vars}node ${OFFICIAL} ${provider} '${SECRET[provider]}' ${store}`, stored: `cat ${store} 2>/dev/null || true` };
 }
 
 /** check's whole battery (or what `more` selects) against the receiver, which check starts and stops itself. */

@@ -22,7 +22,8 @@ Verification follows each provider's documented rule as its official library app
 other schemes ignored), GitHub (sha256 over the body), Slack (v0 over v0:ts:body, 5 minutes either
 way, url_verification answered with its challenge), Standard Webhooks (every "v1," entry, 5
 minutes either way), Svix (the same scheme under the svix-* header names Svix sends by default, the
-way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), Paddle
+way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), Square (base64 HMAC of the notification URL and the body: the
+URL from --public-url, else rebuilt from the request, X-Forwarded-Proto and -Host first), Paddle
 (ts:body, only a timestamp more than 5 s old refused, as its SDK does), WorkOS (t.body, t in
 milliseconds, only a timestamp more than 180 s old refused, as its SDK does), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
@@ -46,6 +47,8 @@ Flaws, one at a time:
   latin1-text           decodes the body as Latin-1 and encodes it as UTF-8 before verifying (a charset default
                         gone wrong): every non-ASCII character becomes two or more others
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
+  url-from-host         Square: rebuilds the URL from Host and http alone, ignoring --public-url and the
+                        proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -55,7 +58,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -114,6 +117,15 @@ def fresh(ts, two_sided):
         return False
     now = int(time.time())
     return now - t <= TOLERANCE and (not two_sided or t - now <= TOLERANCE)
+
+
+def notification_url(args, h, flaw):
+    if args.public_url and flaw != 'url-from-host':
+        return args.public_url
+    forwarded = flaw != 'url-from-host'
+    proto = (h.get('X-Forwarded-Proto') if forwarded else None) or 'http'
+    host = (h.get('X-Forwarded-Host') if forwarded else None) or h.get('Host') or ''
+    return f'{proto.split(",")[0].strip()}://{host.split(",")[0].strip()}{h.path}'
 
 
 def verify(args, h, body):
@@ -183,6 +195,12 @@ def verify(args, h, body):
         if check_time and time.time() * 1000 > int(ts) + 180_000:
             return 'stale'
         return None if hmac.compare_digest(mac(secret, f'{ts}.'.encode() + body), v1) else 'no match'
+    if args.provider == 'square':
+        # Square's documented check: the base64 HMAC-SHA256 of the notification URL and the raw
+        # body. The URL is the one Square posts to: --public-url, else rebuilt from the request,
+        # a proxy's X-Forwarded-Proto and -Host first.
+        signed = notification_url(args, h, flaw).encode() + body
+        return None if hmac.compare_digest(mac(secret, signed, 'base64'), h.get('x-square-hmacsha256-signature') or '') else 'no match'
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -217,6 +235,8 @@ def identify(provider, h, event):
         return event.get('event_id'), event.get('event_type')
     if provider == 'workos':
         return event.get('id'), event.get('event')
+    if provider == 'square':
+        return event.get('event_id'), event.get('type')
     return h.get('webhook-id'), event.get('type')
 
 
@@ -279,6 +299,8 @@ def serve(args):
                 raw = f'{self.requestline}\r\n{head}Content-Length: {len(signed)}\r\n\r\n'.encode('latin-1') + signed
                 with open(os.path.join(args.dump, f'{time.time_ns()}.http'), 'wb') as f:
                     f.write(raw)
+            # The path travels with the headers (a URL-bound scheme rebuilds the URL from both), per request.
+            self.headers.path = self.path
             why = verify(args, self.headers, signed)
             if why:
                 return self.answer(400, why.encode())
@@ -319,6 +341,7 @@ def main():
     p.add_argument('command', choices=['serve', 'ids'])
     p.add_argument('--provider', default='stripe')
     p.add_argument('--secret', default='')
+    p.add_argument('--public-url', default='')
     p.add_argument('--port', type=int, default=int(os.environ.get('PORT', '3000')))
     p.add_argument('--store', required=True)
     p.add_argument('--flaw', default='')

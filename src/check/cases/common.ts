@@ -53,6 +53,12 @@ export interface CheckContext {
   secrets: readonly string[];
   url: URL;
   /**
+   * The URL the provider is told to post to, where the receiver sits behind a proxy
+   * (--public-url): URL-bound schemes sign it, and every request carries the X-Forwarded-Proto and
+   * -Host a proxy would add. Absent: the URL posted to is the public one.
+   */
+  publicUrl?: URL;
+  /**
    * Per attempt of a delivery the provider would send: the provider's own timeout (or --timeout),
    * so a receiver is held to the provider's rule and not a stricter one.
    */
@@ -103,18 +109,30 @@ export function lower(headers: OutgoingHeaders): Record<string, string> {
 export function sign(
   ctx: CheckContext,
   event: PreparedEvent,
-  opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason } = {},
+  opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
 ): Record<string, string> {
   const headers = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
     nowMs: opts.nowMs ?? Date.now(),
     deliveryId: event.deliveryId,
     eventType: event.eventType,
     facts: event.facts,
+    url: opts.url ?? signedUrl(ctx),
   });
   // A retry carries what the provider adds to retries (Slack: X-Slack-Retry-Num and -Reason).
   if (opts.retry && ctx.provider.retryHeaders)
     Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout', event.rawBody) ?? {});
   return lower(headers);
+}
+
+/** The URL a URL-bound provider signs: the public one the provider posts to. */
+export function signedUrl(ctx: CheckContext): string {
+  return (ctx.publicUrl ?? ctx.url).href;
+}
+
+/** What a proxy in front of the receiver adds (--public-url): where the request was sent, as the sender saw it. */
+export function forwardedHeaders(ctx: CheckContext): Record<string, string> {
+  if (!ctx.publicUrl) return {};
+  return { 'x-forwarded-proto': ctx.publicUrl.protocol.replace(':', ''), 'x-forwarded-host': ctx.publicUrl.host };
 }
 
 /** A secret the receiver does not know, of the provider's shape. */
@@ -168,7 +186,7 @@ export async function post(
   } = {},
 ): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
-  const marked = { ...headers, [CHECK_HEADER]: ctx.runId };
+  const marked = { ...forwardedHeaders(ctx), ...headers, [CHECK_HEADER]: ctx.runId };
   const res = await attempt({
     url: ctx.url,
     headers: marked,

@@ -4,7 +4,7 @@ import type { PreparedEvent } from '../../fixtures/index.js';
 import { percentile } from '../../util/stats.js';
 import { hostAndPort } from '../../util/options.js';
 import { sleep } from '../../util/wait.js';
-import { answer, is2xx, is4xx, mib, padded, post, sigHeader, sign, NEEDS_ANSWERED, NEEDS_SIGNATURE } from './common.js';
+import { answer, forwardedHeaders, is2xx, is4xx, mib, padded, post, sigHeader, sign, NEEDS_ANSWERED, NEEDS_SIGNATURE } from './common.js';
 import type { CheckCase } from './common.js';
 import { postReadingEarly } from '../early-answer.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
@@ -20,7 +20,7 @@ export const LIMITS: readonly CheckCase[] = [
       // Read while writing: a 413 sent before the receiver closes is heard every time.
       const big = await postReadingEarly(
         ctx.url,
-        { ...sign(ctx, { ...e, rawBody: body }), [CHECK_HEADER]: ctx.runId },
+        { ...forwardedHeaders(ctx), ...sign(ctx, { ...e, rawBody: body }), [CHECK_HEADER]: ctx.runId },
         body,
         ctx.tls,
         Math.max(ctx.timeoutMs, 30_000),

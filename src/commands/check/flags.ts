@@ -1,4 +1,5 @@
 import { safeOutput } from '../../util/terminal.js';
+import { PUBLIC_URL_HELP } from '../../cli/flags/public-url.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
@@ -15,6 +16,7 @@ import { RECEIVER_PROCESS_DEFAULTS } from '../../harness/defaults.js';
 
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url?: string;
+  publicUrl?: string;
   inbox?: string;
   schema?: string;
   stored?: string;
@@ -35,6 +37,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     cmd
       .description('run a conformance battery against a receiver and name every way it mishandles webhooks')
       .option('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks [project file: url]')
+      .option('--public-url <url>', PUBLIC_URL_HELP)
       .option('--receiver <command>', 'start the receiver with this shell command first (PORT is set from --url), stop it after')
       .option(
         '--ready-timeout <duration>',
@@ -68,7 +71,19 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     });
   },
   options: ({ flags, env }) => ({
-    ...pick(flags, ['url', 'stored', 'only', 'skip', 'maxBytes', 'timeout', 'receiver', 'readyTimeout', 'runId', 'contentType']),
+    ...pick(flags, [
+      'url',
+      'publicUrl',
+      'stored',
+      'only',
+      'skip',
+      'maxBytes',
+      'timeout',
+      'receiver',
+      'readyTimeout',
+      'runId',
+      'contentType',
+    ]),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
     ...tlsOptions(flags),

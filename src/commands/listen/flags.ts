@@ -17,6 +17,7 @@ import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
 import type { ListenOptions } from '../../receiver/listen.js';
 
 export interface ListenFlags extends SignerFlags {
+  publicUrl?: string;
   /** --ui alone: true; --ui 4041: the port. */
   ui?: boolean | string;
   uiHost?: string;
@@ -58,6 +59,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     return cmd
       .option('--port <port>', `port to listen on (0: any free port; default: ${LISTEN_DEFAULTS.port})`)
       .option('--host <address>', `address to listen on (default: ${LISTEN_DEFAULTS.host})`)
+      .option(
+        '--public-url <url>',
+        'the URL the provider posts to, for schemes that sign it (Square, Twilio, HubSpot) when a proxy sits in front (default: rebuilt from each request, X-Forwarded-Proto and -Host first)',
+      )
       .option(
         '--inbox <file|url>',
         `the SQLite inbox file, created if missing (default: ${LISTEN_DEFAULTS.inbox}); or postgres://user@host/db, redis://host:6379/QUEUE`,
@@ -124,6 +129,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     const forwardSecret = flags.forwardSecret ?? env.HOOKDRILL_FORWARD_SECRET;
     return {
       ...pick(flags, [
+        'publicUrl',
         'commitBatch',
         'commitWait',
         'storeDeadline',

@@ -1,3 +1,4 @@
+import { PUBLIC_URL_HELP } from '../../cli/flags/public-url.js';
 import { defineCommand } from '../../cli/spec.js';
 import { declareTls, tlsOptions } from '../../cli/flags/tls.js';
 import type { TlsFlags } from '../../cli/flags/tls.js';
@@ -14,6 +15,7 @@ import { SEND_DEFAULTS } from '../../delivery/send-defaults.js';
 export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFlags {
   verbose?: boolean;
   url?: string;
+  publicUrl?: string;
   count?: string;
   concurrency?: string;
   rate?: string;
@@ -34,7 +36,8 @@ export const send = defineCommand<SendFlags, SendOptions>({
     cmd
       .description('sign fixture events as the provider does and deliver them with its timeout and retry profile')
       .argument('[fixtures...]', 'fixture files, directories, or shipped fixtures (stripe/invoice.paid; see `hookdrill fixtures`)')
-      .option('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks [project file: url]');
+      .option('--url <url>', 'where to deliver, e.g. http://127.0.0.1:3000/webhooks [project file: url]')
+      .option('--public-url <url>', PUBLIC_URL_HELP);
     declareSigner(cmd, {
       provider: 'whose signing and timing to use',
       secret: 'signing secret; repeat for rotation (stripe, standard, svix)',
@@ -66,7 +69,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
     ...timingOptions(flags),
-    ...pick(flags, ['count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
+    ...pick(flags, ['publicUrl', 'count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
     shuffle: flags.shuffle === true,
     headers: flags.header ?? [],
     sets: flags.set ?? [],
