@@ -14,7 +14,8 @@ import { compileFixture, listShippedFixtures, loadFixtureFile } from '../src/fix
 import { providers } from '../src/providers/index.js';
 import { SHOPIFY_API_VERSION } from '../src/providers/shopify.js';
 import type { JsonValue } from '../src/providers/types.js';
-import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
+import { verifyKey } from 'discord-interactions';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
@@ -474,6 +475,44 @@ test("WorkOS: every member of @workos-inc/node's EventResponse, each verified an
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
     'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
     ...c.events.map((ev, i) => `export const e${i}: Wire<EventResponse> = ${JSON.stringify(ev.body)};`),
+  ]);
+});
+
+test("Discord: every member of discord-api-types' APIInteraction, each verified by discord-interactions' verifyKey with the public key and type-checked against the package", async () => {
+  const c = catalogueOf('discord');
+  assert.ok(c, 'dist/catalogue/discord.json is built by npm run build');
+  // Every interaction type Discord posts to an endpoint (InteractionType 1-5), and every command type.
+  assert.deepEqual(new Set(c.events.map((e) => e.body.type)), new Set([1, 2, 3, 4, 5]));
+  assert.deepEqual(
+    c.events
+      .filter((e) => e.body.type === 2)
+      .map((e) => e.name)
+      .sort(),
+    [
+      'application_command.chat_input',
+      'application_command.message',
+      'application_command.primary_entry_point',
+      'application_command.user',
+    ],
+  );
+  const secret = SECRETS.discord as string;
+  for (const ev of c.events) {
+    const { e, headers } = signed('discord', ev.name, ev.body, secret);
+    assert.equal(
+      await verifyKey(e.rawBody, headers['x-signature-ed25519'] ?? '', headers['x-signature-timestamp'] ?? '', publicKeyOf(secret)),
+      true,
+      ev.name,
+    );
+    assert.equal(e.deliveryId, JSON.parse(e.rawBody.toString('utf8')).id, 'keyed on the interaction id, made fresh');
+    assert.notEqual(e.deliveryId, ev.body.id);
+  }
+  typeChecks('Discord', [
+    `import type { APIInteraction, ${c.events.map((ev) => ev.typeName).join(', ')} } from 'discord-api-types/v10';`,
+    // An enum's member (Locale, ChannelType) travels as its value.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
+    'type Wire<T> = T extends string ? `${T}` : T extends number ? number : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+    // Each as its own member of the union, and as the union the SDK's handlers take.
+    ...c.events.map((ev, i) => `export const e${i}: Wire<${ev.typeName}> & Wire<APIInteraction> = ${JSON.stringify(ev.body)};`),
   ]);
 });
 

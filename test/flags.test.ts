@@ -137,6 +137,10 @@ const TABLE: [string[], NodeJS.ProcessEnv, unknown][] = [
     { inbox: 'postgres://ops@db.internal/app?schema=webhooks', id: 'abc', out: '.', redact: false, force: false },
   ],
   [['profiles'], {}, {}],
+  [['keys', 'discord'], {}, { provider: 'discord' }],
+  [['keys', '--provider', 'discord', '--secret', 'k'], { HOOKDRILL_SECRET: 'from-env' }, { provider: 'discord', secrets: ['k'] }],
+  // HOOKDRILL_SECRET is a receiver's public key: keys never reads it as a private one.
+  [['keys', 'discord'], { HOOKDRILL_SECRET: 'from-env' }, { provider: 'discord' }],
   [['completion', 'zsh'], {}, { shell: 'zsh' }],
   [['ui', '--inbox', 'x.db', '--port', '0'], {}, { inbox: 'x.db', port: 0, secrets: [] }],
   [['ui', '--host', '::1'], {}, { inbox: 'hookdrill-inbox.db', port: 4040, host: '::1', secrets: [] }],

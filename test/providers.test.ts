@@ -3,7 +3,7 @@ import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
 import { getProvider, providers, SignatureError } from '../src/providers/index.js';
 import type { ProviderName } from '../src/providers/index.js';
-import { SECRETS, verifyWithOfficialCode } from './helpers/official.js';
+import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
@@ -87,7 +87,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       url: HOOK_URL,
     });
     await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, HOOK_URL);
-    // ...and the official verifier refuses a different secret, so the check above can fail.
+    // ...and the official verifier refuses a different secret (for Discord, another key pair's), so the check above can fail.
     const other =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
     await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other, HOOK_URL));
@@ -98,12 +98,14 @@ for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: verify accepts its own signature and names each failure`, () => {
     const p = getProvider(name);
     const secret = SECRETS[name] as string;
+    // What a receiver holds: the secret, or for a key pair (Discord) its public key.
+    const held = publicKeyOf(secret, name);
     const headers = lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
-    p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW });
+    p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
     const notIt =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
-    p.verify(body, headers, [notIt, secret], { url: HOOK_URL, nowMs: NOW });
+    p.verify(body, headers, [notIt, held], { url: HOOK_URL, nowMs: NOW });
 
     const code = (fn: () => void) => {
       try {
@@ -118,7 +120,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const flipped = Buffer.from(body);
     flipped[10] = (flipped[10] as number) ^ 1;
     assert.equal(
-      code(() => p.verify(flipped, headers, [secret], { url: HOOK_URL, nowMs: NOW })),
+      code(() => p.verify(flipped, headers, [held], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
     const wrongSecret =
@@ -130,11 +132,11 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const missing = { ...headers };
     delete missing[sigHeader];
     assert.equal(
-      code(() => p.verify(body, missing, [secret], { url: HOOK_URL, nowMs: NOW })),
+      code(() => p.verify(body, missing, [held], { url: HOOK_URL, nowMs: NOW })),
       'missing_header',
     );
     assert.equal(
-      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [secret], { url: HOOK_URL, nowMs: NOW })),
+      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [held], { url: HOOK_URL, nowMs: NOW })),
       'malformed_header',
     );
     assert.equal(
@@ -144,11 +146,11 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     if (p.urlBound) {
       // Signed for the URL posted to: verified over another, or over none, it does not match.
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: 'http://127.0.0.1:3000/hooks', nowMs: NOW })),
+        code(() => p.verify(body, headers, [held], { url: 'http://127.0.0.1:3000/hooks', nowMs: NOW })),
         'no_match',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { nowMs: NOW })),
+        code(() => p.verify(body, headers, [held], { nowMs: NOW })),
         'no_match',
       );
     }
@@ -156,26 +158,26 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       // Each provider's own window (Paddle's SDK: 5 s; the rest 5 minutes), and its rule for the future.
       const window = windowSec(p) * 1000;
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + window + 1_000 })),
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window + 1_000 })),
         'stale_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW - window - 1_000 })),
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW - window - 1_000 })),
         // One-sided where the provider says so, as its SDK is (Paddle); hookdrill's Stripe verify is two-sided, stricter than stripe-node.
         p.futureAccepted ? 'accepted' : 'future_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + window - 1_000 })),
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window - 1_000 })),
         'accepted',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
         'stale_timestamp',
       );
     } else {
-      // No timestamp is signed, so no clock can make it stale (GitHub, Shopify).
+      // No timestamp is signed, or none held to a clock, so no clock can make it stale (GitHub, Shopify, Discord).
       assert.equal(
-        code(() => p.verify(body, headers, [secret], { url: HOOK_URL, nowMs: NOW + 86_400_000 })),
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 86_400_000 })),
         'accepted',
       );
     }

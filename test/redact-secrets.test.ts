@@ -356,7 +356,14 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     out.push({
       provider,
       body,
-      headers: providers[provider].sign(body, secrets, { ...at, eventType, deliveryId, ...(facts ? { facts } : {}) }),
+      // Square signs the URL it posts to.
+      headers: providers[provider].sign(body, secrets, {
+        ...at,
+        eventType,
+        deliveryId,
+        url: 'https://hooks.example.com/x',
+        ...(facts ? { facts } : {}),
+      }),
     });
   };
   add('stripe', json({ id: 'evt_sign_1', object: 'event', type: 'invoice.paid', livemode: false }), 'invoice.paid', 'evt_sign_1');
@@ -382,6 +389,8 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'user.created',
     'event_01SIGN',
   );
+  add('square', json({ event_id: 'sq-sign-1', type: 'payment.created', data: {} }), 'payment.created', 'sq-sign-1');
+  add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderCheckJunit } from '../src/render/check.js';
-import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
+import { SECRET, checkReceiver, explain, named, official, python, receiverSecret } from './helpers/verdicts.js';
+import { pynaclMissing } from './helpers/python.js';
 
 /** Each receiver wrong in exactly one way fails exactly the cases that name its defect. */
 const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] = [
@@ -112,7 +113,32 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     fails: ['reserialized'],
     says: /verifies a re-serialised copy of the JSON, not the raw bytes/,
   },
+  // Discord's endpoint check: a PING answered PONG, and a probe signed with another key answered 401.
+  { provider: 'discord', flaw: 'no-challenge', fails: ['ping'], says: /does not answer Discord's PING with \{"type": 1\} \(PONG\)/ },
+  // The PING answered before the signature is checked: Discord's probe gets PONG, not 401.
+  { provider: 'discord', flaw: 'pong-first', fails: ['probe-401'], says: /answers a PING whose signature is not Discord's/ },
+  { provider: 'discord', flaw: 'refuse-400', fails: ['probe-401'], says: /refuses a bad signature with 400, not 401/ },
+  { provider: 'discord', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
 ];
+
+// Discord's key is a pair: the receiver holds a public key. One that holds another application's
+// is refused every delivery, and told which public key check signs for and how to print it.
+test('a Discord receiver configured with another public key fails valid, told the public key to hold', {
+  skip: pynaclMissing('discord'),
+}, async () => {
+  const rx = python('discord');
+  const other = 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025'; // RFC 8032's TEST 3 public key
+  const r = await checkReceiver('discord', { ...rx, command: rx.command.replace(receiverSecret('discord'), other) });
+  assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
+  assert.match(
+    r.cases[0]?.diagnosis ?? '',
+    new RegExp(
+      `what is left is the public key \\(is it ${receiverSecret('discord')}, the one check signs for\\? \`hookdrill keys discord\` prints it\\)`,
+    ),
+  );
+  // The private key check signs with is in no finding.
+  assert.doesNotMatch(JSON.stringify(r), new RegExp(SECRET.discord as string));
+});
 
 // Behind a proxy, the classic Square (and Twilio) bug: the receiver rebuilds its URL from what it
 // sees (http, its own Host), not the public URL Square signed. Every delivery is refused, and the
@@ -134,7 +160,9 @@ test('a Square receiver behind a proxy that rebuilds its URL from Host fails val
 });
 
 for (const row of rows) {
-  test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, async () => {
+  test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, {
+    skip: pynaclMissing(row.provider),
+  }, async () => {
     const r = await checkReceiver(row.provider, python(row.provider, row.flaw));
     assert.deepEqual(named(r, 'fail'), row.fails, explain(r));
     assert.equal(r.ok, false);

@@ -10,6 +10,7 @@ import { reconcile } from '../commands/reconcile/flags.js';
 import { pull } from '../commands/pull/flags.js';
 import { importCommand } from '../commands/import/flags.js';
 import { profiles } from '../commands/profiles/flags.js';
+import { keys } from '../commands/keys/flags.js';
 import { replay } from '../commands/replay/flags.js';
 import { requeue } from '../commands/requeue/flags.js';
 import { send } from '../commands/send/flags.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   check,
   verify,
   profiles,
+  keys,
   demo,
   init,
   scenario,

@@ -1,3 +1,4 @@
+import { ownPrivateKey } from '../providers/keys.js';
 import { UsageError } from '../util/errors.js';
 import { readmePlaceholder } from '../util/secrets.js';
 import { getProfile, getProvider } from '../providers/index.js';
@@ -23,6 +24,8 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: Stri
   if (!name) throw new UsageError(`--provider is required (${knownProviderNames().join(', ')})`);
   const provider = getProvider(name);
   const secrets = stringsOption(o.secrets, 'secrets') ?? [];
+  // A key-pair provider (Discord) signs with hookdrill's own private key where none is given.
+  if (secrets.length === 0 && provider.keyPair) secrets.push(ownPrivateKey(provider.name));
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
   // A verifier may hold several secrets of any provider (it tries each); a sender signs with several
   // only where the provider itself does (rotation).
@@ -33,7 +36,8 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: Stri
     // The README's examples write secrets as whsec_…: copied as they are, nothing would verify.
     const placeholder = readmePlaceholder(s);
     if (placeholder) throw new UsageError(`--secret ${placeholder}: that is the README's placeholder; give your endpoint's signing secret`);
-    provider.checkSecret(s);
+    // A verifier of a key-pair provider holds the public key; only a sender needs the private one.
+    if (!(o.verifying && provider.keyPair)) provider.checkSecret(s);
   }
   return { provider, secrets };
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../util/errors.js';
+import { discord } from './discord.js';
 import { github } from './github.js';
 import { paddle } from './paddle.js';
 import { shopify } from './shopify.js';
@@ -25,6 +26,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   paddle,
   workos,
   square,
+  discord,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

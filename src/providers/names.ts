@@ -1,7 +1,18 @@
 import type { CheckedDeclaration } from './declaration.js';
 
 /** Provider names alone, so that `--help` can list them without loading any provider code. */
-export const PROVIDER_NAMES = ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle', 'workos', 'square'] as const;
+export const PROVIDER_NAMES = [
+  'stripe',
+  'github',
+  'slack',
+  'standard',
+  'svix',
+  'shopify',
+  'paddle',
+  'workos',
+  'square',
+  'discord',
+] as const;
 
 /*
  * Providers a team declares in its project file (providers/declaration.ts), registered when the

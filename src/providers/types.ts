@@ -143,7 +143,7 @@ export interface VerifierRules {
   /** The signature header with every signature in it passed through `edit` (rotation: several). */
   editSignatures(value: string, edit: (signature: string) => string): string;
   /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */
-  unknownType: { path: readonly string[]; value: string } | { eventName: string };
+  unknownType: { path: readonly string[]; value: string | number } | { eventName: string };
 }
 
 export interface Provider {
@@ -167,6 +167,12 @@ export interface Provider {
    * verify `opts.url`, and a receiver behind a proxy must verify over its public URL.
    */
   urlBound?: true;
+  /**
+   * Signed with a private key, verified with the public one (Discord's Ed25519): the secret to
+   * send with is a private key — hookdrill's own (providers/keys.ts) where none is given — and a
+   * receiver is configured with its public key, which is printed; the private key never is.
+   */
+  keyPair?: true;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;

@@ -5,7 +5,8 @@ import { Webhook as SvixWebhook } from 'svix';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { WebhooksHelper } from 'square';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyKey } from 'discord-interactions';
+import { createHmac, createPrivateKey, createPublicKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
@@ -89,6 +90,12 @@ export async function verifyWithOfficialCode(
       if (!ok) throw new Error('square: signature mismatch');
       return;
     }
+    case 'discord': {
+      // As Discord's docs show it: the raw body, the two headers, the application's public key.
+      const ok = await verifyKey(rawBody, h('x-signature-ed25519') ?? '', h('x-signature-timestamp') ?? '', publicKeyOf(secret));
+      if (!ok) throw new Error('discord-interactions: verifyKey refused the signature');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -111,4 +118,20 @@ export const SECRETS: Record<string, string> = {
   paddle: 'pdl_ntfset_01hkdrl0example0secret0000000_fakeKeyForHookdrillTests0000',
   workos: 'wh_secret_hookdrill_example_0000',
   square: 'hookdrillSquareSignatureKey0',
+  // An Ed25519 private key's seed (RFC 8032's first test vector): hookdrill signs with it, and a
+  // receiver holds its public key, d75a9801…511a (publicKeyOf).
+  discord: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
 };
+
+/** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), else the secret itself. */
+export function publicKeyOf(secret: string, provider = 'discord'): string {
+  if (provider !== 'discord' || !/^[0-9a-f]{64}$/.test(secret)) return secret;
+  const der = createPublicKey(
+    createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(secret, 'hex')]),
+      format: 'der',
+      type: 'pkcs8',
+    }),
+  ).export({ type: 'spki', format: 'der' });
+  return der.subarray(12).toString('hex');
+}

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
 import type { CheckOptions, CheckResult } from '../../src/check/run.js';
+import { publicKeyOf } from './official.js';
 import { freePort } from './ports.js';
 import { PYTHON } from './python.js';
 import { tempDir } from './tmp.js';
@@ -25,7 +26,12 @@ export const SECRET: Record<string, string> = {
   paddle: 'pdl_ntfset_01hkdrl0verdicts000000000000_fakeKeyForHookdrillVerdicts00',
   workos: 'wh_secret_hookdrill_verdicts_000',
   square: 'hookdrillSquareVerdictsKey00',
+  // An Ed25519 seed (RFC 8032, 7.1 TEST 2): check signs with it; the receiver holds its public key.
+  discord: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
 };
+
+/** What the receiver is configured with: the secret, or for a key-pair provider its public key. */
+export const receiverSecret = (provider: string) => publicKeyOf(SECRET[provider] as string, provider);
 
 export interface Receiver {
   /** The shell command that starts it on $PORT. */
@@ -38,7 +44,7 @@ export interface Receiver {
 export function python(provider: string, flaw = '', extra = '', storeName = 'stored.txt'): Receiver {
   const store = join(tempDir(), storeName);
   return {
-    command: `${PYTHON} ${PY} serve --provider ${provider} --secret '${SECRET[provider]}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
+    command: `${PYTHON} ${PY} serve --provider ${provider} --secret '${receiverSecret(provider)}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
     stored: `${PYTHON} ${PY} ids --store ${store}`,
   };
 }
@@ -49,7 +55,10 @@ export function official(provider: string, env: Record<string, string> = {}): Re
   const vars = Object.entries(env)
     .map(([k, v]) => `${k}='${v}' `)
     .join('');
-  return { command: `${vars}node ${OFFICIAL} ${provider} '${SECRET[provider]}' ${store}`, stored: `cat ${store} 2>/dev/null || true` };
+  return {
+    command: `${vars}node ${OFFICIAL} ${provider} '${receiverSecret(provider)}' ${store}`,
+    stored: `cat ${store} 2>/dev/null || true`,
+  };
 }
 
 /** check's whole battery (or what `more` selects) against the receiver, which check starts and stops itself. */

@@ -6,7 +6,9 @@
  * @paddle/paddle-node-sdk's webhooks.unmarshal (keyed on event_id, as Paddle's docs say to dedupe),
  * @workos-inc/node's webhooks.constructEvent (given the body as express.json() parses it, as WorkOS's docs do),
  * square's WebhooksHelper.verifySignature (over PUBLIC_URL, the notification URL as registered, or
- * where none is set the URL the request came to).
+ * where none is set the URL the request came to), discord-interactions' verifyKey (SECRET is the
+ * application's public key; a PING is answered {"type": 1}, a bad signature 401, as Discord's
+ * docs and the package's verifyKeyMiddleware do).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -22,6 +24,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { WebhooksHelper } from 'square';
+import { InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
@@ -114,6 +117,13 @@ async function verified(req, raw) {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
     }
+    case 'discord': {
+      const ok = await verifyKey(raw, h('x-signature-ed25519'), h('x-signature-timestamp'), secret);
+      if (!ok) throw Object.assign(new Error('Bad request signature'), { status: 401 });
+      const interaction = JSON.parse(raw.toString('utf8'));
+      if (interaction.type === InteractionType.PING) return { pong: true };
+      return { id: interaction.id, answer: { type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }
@@ -148,7 +158,11 @@ createServer(async (req, res) => {
   try {
     event = await verified(req, raw);
   } catch (err) {
-    res.writeHead(400, { 'content-type': 'text/plain' }).end(`Webhook Error: ${err.message}`);
+    res.writeHead(err.status ?? 400, { 'content-type': 'text/plain' }).end(`Webhook Error: ${err.message}`);
+    return;
+  }
+  if (event.pong) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: InteractionResponseType.PONG }));
     return;
   }
   if (event.challenge !== undefined) {
@@ -156,5 +170,5 @@ createServer(async (req, res) => {
     return;
   }
   store(String(event.id));
-  res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { received: true }));
 }).listen(Number(process.env.PORT), '127.0.0.1');

@@ -25,7 +25,10 @@ minutes either way), Svix (the same scheme under the svix-* header names Svix se
 way Svix's docs show a receiver verifying by hand), Shopify (base64 HMAC of the body), Square (base64 HMAC of the notification URL and the body: the
 URL from --public-url, else rebuilt from the request, X-Forwarded-Proto and -Host first), Paddle
 (ts:body, only a timestamp more than 5 s old refused, as its SDK does), WorkOS (t.body, t in
-milliseconds, only a timestamp more than 180 s old refused, as its SDK does), and acme — a
+milliseconds, only a timestamp more than 180 s old refused, as its SDK does), Discord (the Ed25519
+signature of timestamp + body checked with the application's public key, --secret, by PyNaCl as
+Discord's Python example does; no window on the timestamp, as discord-interactions has none; a bad
+signature answered 401 and a PING {"type": 1}), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
@@ -33,7 +36,7 @@ Flaws, one at a time:
   first-v1-only         compares only the first v1= entry (breaks while a secret is rolled)
   limit-64k             413 for bodies over 64 KiB
   refuse-unknown-types  400 to every event type but the one it handles
-  no-challenge          answers Slack's url_verification with 200 "ok", not the challenge
+  no-challenge          answers Slack's url_verification (and Discord's PING) with 200 "ok", not the challenge (PONG)
   ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
@@ -49,6 +52,9 @@ Flaws, one at a time:
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
   url-from-host         Square: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
+  pong-first            Discord: answers a PING {"type": 1} before verifying it (Discord's probe, a PING
+                        with a bad signature, is answered PONG instead of 401)
+  refuse-400            Discord: answers a bad signature 400, not the 401 Discord's endpoint check wants
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -58,7 +64,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -201,6 +207,17 @@ def verify(args, h, body):
         # a proxy's X-Forwarded-Proto and -Host first.
         signed = notification_url(args, h, flaw).encode() + body
         return None if hmac.compare_digest(mac(secret, signed, 'base64'), h.get('x-square-hmacsha256-signature') or '') else 'no match'
+    if args.provider == 'discord':
+        # Discord's documented check (PyNaCl, as its docs' Python example): the Ed25519 signature
+        # of X-Signature-Timestamp + the raw body, with the application's public key (hex).
+        from nacl.exceptions import BadSignatureError
+        from nacl.signing import VerifyKey
+        try:
+            VerifyKey(bytes.fromhex(args.secret)).verify(
+                (h.get('X-Signature-Timestamp') or '').encode() + body, bytes.fromhex(h.get('X-Signature-Ed25519') or ''))
+        except (BadSignatureError, ValueError):
+            return 'invalid request signature'
+        return None
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -237,7 +254,18 @@ def identify(provider, h, event):
         return event.get('id'), event.get('event')
     if provider == 'square':
         return event.get('event_id'), event.get('type')
+    if provider == 'discord':
+        kinds = {1: 'ping', 2: 'application_command', 3: 'message_component', 4: 'application_command_autocomplete', 5: 'modal_submit'}
+        return event.get('id'), kinds.get(event.get('type'), f"type_{event.get('type')}")
     return h.get('webhook-id'), event.get('type')
+
+
+def is_ping(body):
+    try:
+        event = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and event.get('type') == 1
 
 
 def serve(args):
@@ -301,9 +329,13 @@ def serve(args):
                     f.write(raw)
             # The path travels with the headers (a URL-bound scheme rebuilds the URL from both), per request.
             self.headers.path = self.path
+            if args.provider == 'discord' and args.flaw == 'pong-first' and is_ping(body):
+                return self.answer(200, b'{"type": 1}', 'application/json')
             why = verify(args, self.headers, signed)
             if why:
-                return self.answer(400, why.encode())
+                # Discord's endpoint check wants 401 for a bad signature; the others take any 4xx.
+                status = 401 if args.provider == 'discord' and args.flaw != 'refuse-400' else 400
+                return self.answer(status, why.encode())
             try:
                 event = json.loads(body)
             except ValueError:
@@ -316,6 +348,10 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.provider == 'discord' and event.get('type') == 1:
+                if args.flaw == 'no-challenge':
+                    return self.answer(200, b'ok')
+                return self.answer(200, b'{"type": 1}', 'application/json')
             if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
                 return self.answer(200, b'ok')
             delivery_id, event_type = identify(args.provider, self.headers, event)

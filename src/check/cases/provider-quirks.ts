@@ -1,4 +1,5 @@
-import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import {
@@ -190,7 +191,12 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   {
     name: 'url-verification',
     summary: "Slack's url_verification request is answered 2xx with its challenge in the body (plain text or JSON)",
-    skipFor: (p) => (p.challengeAnswer ? undefined : `${p.title} sends no endpoint check`),
+    skipFor: (p) =>
+      p.keyPair
+        ? `${p.title}'s endpoint check is its PING (the ping case)`
+        : p.challengeAnswer
+          ? undefined
+          : `${p.title} sends no endpoint check`,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const [shipped] = listShippedFixtures().filter(
@@ -214,6 +220,50 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
         status: 'fail',
         observed: `${answer(res)} ${shown}`,
         diagnosis: `your receiver does not answer url_verification with its challenge — ${ctx.provider.title} will not enable the endpoint until the answer's body is the challenge`,
+      };
+    },
+  },
+  {
+    name: 'ping',
+    summary: 'Discord\'s PING (an interaction of type 1) is answered 2xx with {"type": 1}: Discord saves no endpoint that does not',
+    skipFor: (p) => (p.keyPair && p.challengeAnswer ? undefined : `${p.title} sends no PING`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const e = pingOf(ctx)?.make(Date.now());
+      if (!e) return { status: 'skipped', observed: 'no PING in the catalogue' };
+      const res = await post(ctx, e.rawBody, sign(ctx, e));
+      const body = (res.bodySnippet ?? '').trim();
+      let pong = false;
+      try {
+        pong = (JSON.parse(body) as { type?: unknown }).type === 1;
+      } catch {
+        /* not JSON */
+      }
+      if (is2xx(res.status) && pong) return { status: 'pass', observed: `${answer(res)} ${body.slice(0, 40)}` };
+      return {
+        status: 'fail',
+        observed: `${answer(res)} ${JSON.stringify(body.slice(0, 60))}`,
+        diagnosis: `your receiver does not answer Discord's PING with {"type": 1} (PONG) — ${ctx.provider.title} will not save the Interactions Endpoint URL: answer a verified interaction of type 1 with {"type": 1} (Content-Type: application/json), storing nothing`,
+      };
+    },
+  },
+  {
+    name: 'probe-401',
+    summary:
+      'a PING signed with another key (the probe Discord sends before it saves an endpoint) gets exactly 401, and is not answered PONG',
+    skipFor: (p) => (p.keyPair && p.challengeAnswer ? undefined : `${p.title} sends no probe of its own`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const e = pingOf(ctx)?.make(Date.now());
+      if (!e) return { status: 'skipped', observed: 'no PING in the catalogue' };
+      const res = await post(ctx, e.rawBody, sign(ctx, e, { secrets: [stranger(ctx)] }), { refusal: true });
+      if (res.status === 401) return { status: 'pass', observed: answer(res) };
+      return {
+        status: 'fail',
+        observed: `${answer(res)} (expected 401)`,
+        diagnosis: is2xx(res.status)
+          ? "your receiver answers a PING whose signature is not Discord's: it does not verify X-Signature-Ed25519 before it answers, and Discord refuses to save such an endpoint"
+          : `your receiver refuses a bad signature with ${answer(res)}, not 401 — Discord's endpoint check sends one and wants 401 ("invalid request signature") exactly, or it will not save the URL`,
       };
     },
   },
@@ -268,3 +318,10 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     },
   },
 ];
+
+/** The provider's PING (Discord's interaction of type 1), from its catalogue. */
+function pingOf(ctx: Parameters<CheckCase['run']>[0]) {
+  const p = ctx.provider;
+  const ping = catalogueOf(p.name)?.events.find((e) => p.challengeAnswer?.(Buffer.from(JSON.stringify(e.body))) !== undefined);
+  return ping ? compileFixture(p, catalogueFixture(p.name, ping), []) : undefined;
+}

@@ -1,0 +1,153 @@
+import { sign as edSign, verify as edVerify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { UsageError } from '../util/errors.js';
+import { signingKey, verifyingKey } from './keys.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, unixSeconds } from './util.js';
+
+/**
+ * Discord interactions: the first provider here signed with a private key and verified with a
+ * public one. Sources:
+ *   - https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint:
+ *     `X-Signature-Ed25519` (hex) is the Ed25519 signature of `X-Signature-Timestamp` + the raw
+ *     body, checked with the application's public key; the endpoint must answer a PING (type 1)
+ *     with `{"type": 1}` (PONG), and Discord checks it *also sends a request with an invalid
+ *     signature, which must be answered 401*, before it saves the URL; an interaction is answered
+ *     within 3 seconds, and is not sent again (the user sees "This interaction failed").
+ *   - discord-interactions (verifyKey): the message is timestamp + body, the signature and key
+ *     in hex; no window on the timestamp is checked, so check judges none (`timestamped` false:
+ *     it is signed, never held to a clock).
+ *   - discord-api-types (APIInteraction): the body, `id` (a snowflake, what to dedupe on), `type`.
+ * The secret to send with is the private key (hookdrill's own where none is given: see
+ * providers/keys.ts); the one a receiver holds is the public key, 64 hex characters.
+ */
+
+/** Interaction types (discord-api-types' InteractionType), as event names. */
+export const INTERACTION_TYPES: Readonly<Record<number, string>> = {
+  1: 'ping',
+  2: 'application_command',
+  3: 'message_component',
+  4: 'application_command_autocomplete',
+  5: 'modal_submit',
+};
+
+const profile: TimingProfile = {
+  name: 'discord',
+  summary: 'Discord interactions: answer within 3s; never sent again (the user sees "This interaction failed")',
+  published: true,
+  timeoutMs: 3_000,
+  retryDelaysMs: [],
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+/** Keys made once per secret: listen verifies every request with one. */
+const signers = new Map<string, KeyObject>();
+const verifiers = new Map<string, KeyObject>();
+function cached(map: Map<string, KeyObject>, secret: string, make: (s: string) => KeyObject): KeyObject {
+  let key = map.get(secret);
+  if (!key) {
+    key = make(secret);
+    if (map.size > 64) map.clear();
+    map.set(secret, key);
+  }
+  return key;
+}
+
+/** A snowflake: milliseconds since Discord's epoch (2015) shifted 22 bits, plus worker and sequence. */
+function snowflake(nowMs = Date.now()): string {
+  return ((BigInt(nowMs - 1_420_070_400_000) << 22n) | BigInt(randomUint32() & 0x3fffff)).toString();
+}
+
+function typeName(body: JsonValue | undefined): string | undefined {
+  if (!isObject(body) || typeof body.type !== 'number') return undefined;
+  return INTERACTION_TYPES[body.type] ?? `type_${body.type}`;
+}
+
+export const discord: Provider = {
+  name: 'discord',
+  title: 'Discord',
+  signatureHeader: 'X-Signature-Ed25519',
+  signedHeaders: ['X-Signature-Ed25519', 'X-Signature-Timestamp'],
+  timestamped: false,
+  keyPair: true,
+  rotation: false,
+  profiles: { discord: profile },
+  defaultProfile: 'discord',
+  verifier: {
+    official: "discord-interactions' verifyKey",
+    futureTimestamp: 'accepted',
+    // verifyKeyMiddleware parses the body it verified (a PING must be told from a command).
+    parsesJson: true,
+    editSignatures: (v, edit) => edit(v),
+    unknownType: { path: ['type'], value: 99 },
+  },
+
+  checkSecret(secret) {
+    // Sending needs the private key; a public key given here is the receiver's, not ours.
+    signingKey(secret);
+  },
+
+  sign(rawBody, secrets, ctx) {
+    const [secret] = secrets;
+    if (secret === undefined) throw new UsageError('discord signs with a private key: none was given');
+    const timestamp = String(unixSeconds(ctx.nowMs));
+    const signature = edSign(null, Buffer.concat([Buffer.from(timestamp), rawBody]), cached(signers, secret, signingKey)).toString('hex');
+    return { 'Content-Type': 'application/json', 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp };
+  },
+
+  verify(rawBody, headers, secrets, opts = {}) {
+    requireSecrets(secrets);
+    const signature = requireHeader(headers, 'X-Signature-Ed25519');
+    const timestamp = requireHeader(headers, 'X-Signature-Timestamp');
+    if (!/^[0-9a-fA-F]{128}$/.test(signature))
+      throw new SignatureError('malformed_header', 'X-Signature-Ed25519 is not 128 hex characters');
+    if (opts.headersOnly) return;
+    const message = Buffer.concat([Buffer.from(timestamp), rawBody]);
+    for (const secret of secrets) {
+      let key: KeyObject;
+      try {
+        key = cached(verifiers, secret, verifyingKey);
+      } catch {
+        continue;
+      }
+      if (edVerify(null, message, key, Buffer.from(signature, 'hex'))) return;
+    }
+    throw new SignatureError('no_match', 'X-Signature-Ed25519 does not verify with the public key');
+  },
+
+  deliveryId(_headers, rawBody) {
+    const body = parseJson(rawBody);
+    return isObject(body) && typeof body.id === 'string' ? body.id : undefined;
+  },
+
+  eventTypeOf(_headers, rawBody) {
+    return typeName(parseJson(rawBody));
+  },
+
+  challengeAnswer(rawBody) {
+    const body = parseJson(rawBody);
+    return isObject(body) && body.type === 1 ? { type: 1 } : undefined;
+  },
+
+  otherSecret(secret) {
+    // Another key pair's private key: its signatures do not verify with the receiver's public key.
+    const other = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
+    return secret.trim().toLowerCase() === other ? 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7' : other;
+  },
+
+  freshFields(body: JsonObject) {
+    return typeof body.id === 'string' ? [{ path: ['id'], make: (now: number) => snowflake(now) }] : [];
+  },
+
+  describe(body, fixtureName) {
+    const id = isObject(body) && typeof body.id === 'string' ? body.id : undefined;
+    return { eventType: typeName(body) ?? fixtureName, ...(id ? { deliveryId: id } : {}) };
+  },
+
+  newDeliveryId() {
+    return snowflake();
+  },
+};

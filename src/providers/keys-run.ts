@@ -1,0 +1,36 @@
+import { UsageError } from '../util/errors.js';
+import { getProvider } from './index.js';
+import { keysDir, ownPrivateKey, publicKeyHex } from './keys.js';
+
+export interface KeysOptions {
+  /** A provider that signs with a key pair (Discord). */
+  provider: string;
+  /** The user's own private key (PEM or 64 hex); else hookdrill's own, made on first use. */
+  secrets?: readonly string[];
+}
+
+export interface KeysResult {
+  command: 'keys';
+  ok: true;
+  provider: string;
+  /** What the receiver is configured with (Discord: the application's "public key"). */
+  publicKey: string;
+  /** Whose private key signs: hookdrill's own (kept in `keysDir`) or the one given. */
+  signer: 'own' | 'given';
+  /** Where hookdrill's own keys are kept (never the key itself). */
+  keysDir: string;
+}
+
+/**
+ * The public key a receiver of a key-pair provider is configured with: of hookdrill's own private
+ * key (made once, kept 0600) or of the one given. The private key is never part of the result.
+ */
+export async function run(o: KeysOptions): Promise<KeysResult> {
+  const provider = getProvider(o.provider);
+  if (!provider.keyPair) {
+    throw new UsageError(`${provider.name} signs with a shared secret, not a key pair: there is no public key to give a receiver`);
+  }
+  const given = o.secrets?.[0];
+  const publicKey = publicKeyHex(given ?? ownPrivateKey(provider.name));
+  return { command: 'keys', ok: true, provider: provider.name, publicKey, signer: given ? 'given' : 'own', keysDir: keysDir() };
+}

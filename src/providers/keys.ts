@@ -1,0 +1,72 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { UsageError } from '../util/errors.js';
+
+/**
+ * Ed25519 keys for the providers that sign with a private key and are verified with the public
+ * one (Discord). A sender needs the private key; a receiver is configured with the public key.
+ * hookdrill makes its own pair once per provider (kept 0600 where HOOKDRILL_KEYS_DIR, else
+ * ~/.config/hookdrill/keys, says) so the receiver's configuration survives runs, and takes the
+ * user's own private key as the secret when given. A private key is never printed: only
+ * publicKeyHex's answer is shown.
+ */
+
+/** Where hookdrill keeps its own key pairs. */
+export function keysDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOOKDRILL_KEYS_DIR || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'hookdrill', 'keys');
+}
+
+/** The DER prefix of an Ed25519 SubjectPublicKeyInfo: what precedes the 32 raw bytes. */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** The DER prefix of an Ed25519 PKCS#8 private key: what precedes the 32-byte seed. */
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** hookdrill's own private key for this provider (PEM), made on first use. */
+export function ownPrivateKey(provider: string, env: NodeJS.ProcessEnv = process.env): string {
+  const file = join(keysDir(env), `${provider}-ed25519.pem`);
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Whole or not at all: a half-written key would sign with garbage forever after.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, pem, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+  return pem;
+}
+
+/** A private key as given: PKCS#8 PEM, or the 32-byte seed in hex (64 characters), as Discord's examples hold one. */
+export function signingKey(secret: string): KeyObject {
+  const text = secret.trim();
+  try {
+    if (text.includes('-----BEGIN')) {
+      const key = createPrivateKey(text);
+      if (key.asymmetricKeyType === 'ed25519') return key;
+    } else if (/^[0-9a-fA-F]{64}$/.test(text)) {
+      return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(text, 'hex')]), format: 'der', type: 'pkcs8' });
+    }
+  } catch {
+    // Named below, in one line: never the key itself.
+  }
+  throw new UsageError('the signing key must be an Ed25519 private key: a PKCS#8 PEM, or its 32-byte seed as 64 hex characters');
+}
+
+/** The public key a receiver holds: 64 hex characters (Discord's "public key"), or derived from a private key. */
+export function verifyingKey(secret: string): KeyObject {
+  const text = secret.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text) && !text.includes('-----')) {
+    // 64 hex characters are a public key to a receiver (as Discord shows it); a seed signs, below.
+    return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(text, 'hex')]), format: 'der', type: 'spki' });
+  }
+  return createPublicKey(signingKey(text));
+}
+
+/** The public key of a private one, as a receiver is configured with it: 64 hex characters. */
+export function publicKeyHex(secret: string): string {
+  const der = createPublicKey(signingKey(secret)).export({ type: 'spki', format: 'der' });
+  return der.subarray(SPKI_PREFIX.length).toString('hex');
+}
