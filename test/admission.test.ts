@@ -10,6 +10,7 @@ import { hookdrill } from './helpers/cli.js';
 import { postSignedStripe, startListen, stopAll } from './helpers/listen.js';
 import type { Spawned } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
+import { SECRETS, publicKeyOf } from './helpers/official.js';
 
 /**
  * What listen refuses before it reads a body: anyone who can reach it can send one, and a body is
@@ -19,6 +20,9 @@ import { tempDir } from './helpers/tmp.js';
 
 const SECRET = 'whsec_test_admission';
 const STANDARD_SECRET = `whsec_${Buffer.from('a key of twenty-four bytes').toString('base64')}`;
+/** What a provider signs with here: a secret of its shape (Discord: a private key's seed). */
+const signingSecret = (p: Provider) =>
+  p.name === 'standard' || p.name === 'svix' ? STANDARD_SECRET : p.keyPair ? (SECRETS[p.name] as string) : 'a-secret';
 const running: Spawned[] = [];
 after(() => stopAll(...running));
 
@@ -187,7 +191,7 @@ describe('body bytes in flight are capped across connections', () => {
 /** Requests whose headers a provider's verify refuses, and one it must read the body for. */
 function headerCases(p: Provider, nowMs: number): { what: string; headers: Record<string, string> }[] {
   const body = Buffer.from('{"id":"evt_1","type":"x"}');
-  const secret = p.name === 'standard' || p.name === 'svix' ? STANDARD_SECRET : 'a-secret';
+  const secret = signingSecret(p);
   const signed = lower(p.sign(body, [secret], { nowMs, deliveryId: p.newDeliveryId(), eventType: 'x' }));
   const cases = [{ what: 'signed', headers: signed }];
   for (const name of p.signedHeaders) {
@@ -211,7 +215,8 @@ describe('every provider judges its headers before its body', () => {
   for (const name of providerNames) {
     it(`${name}: what verify refuses for the headers alone, it refuses over an empty body with the same code`, () => {
       const p = providers[name];
-      const secret = p.name === 'standard' || p.name === 'svix' ? STANDARD_SECRET : 'a-secret';
+      // What the receiver holds: the secret, or for a key pair its public key.
+      const secret = publicKeyOf(signingSecret(p), name);
       const nowMs = Date.now();
       for (const c of headerCases(p, nowMs)) {
         for (const body of [Buffer.from('{"id":"evt_1","type":"x"}'), Buffer.alloc(3000, 0x41)]) {

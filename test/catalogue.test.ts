@@ -16,6 +16,9 @@ import { SHOPIFY_API_VERSION } from '../src/providers/shopify.js';
 import type { JsonValue } from '../src/providers/types.js';
 import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
 import { verifyKey } from 'discord-interactions';
+import { validateSignature } from '@line/bot-sdk';
+import { lineModelDir } from '../src/fixtures/catalogue/line.js';
+import { hubspotTypesFile } from '../src/fixtures/catalogue/hubspot.js';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
@@ -516,6 +519,61 @@ test("Discord: every member of discord-api-types' APIInteraction, each verified 
   ]);
 });
 
+test("LINE: every member of @line/bot-sdk's webhook Event (a message of each MessageContent), in its CallbackRequest, validated by the SDK and type-checked against its models", async () => {
+  const c = catalogueOf('line');
+  assert.ok(c, 'dist/catalogue/line.json is built by npm run build');
+  const dir = lineModelDir(ROOT);
+  const count = (file: string, name: string) =>
+    (new RegExp(`export type ${name} = ([^;]+);`).exec(readFileSync(join(dir, file), 'utf8'))?.[1] ?? '').split('|').length;
+  // Every event but the message, and the message once per kind of content.
+  assert.equal(c.events.length, count('event.d.ts', 'Event') - 1 + count('messageContent.d.ts', 'MessageContent'));
+  const secret = SECRETS.line as string;
+  for (const ev of c.events) {
+    const { e, headers } = signed('line', ev.name, ev.body, secret);
+    assert.equal(validateSignature(e.rawBody, secret, headers['x-line-signature'] ?? ''), true, ev.name);
+    const sent = JSON.parse(e.rawBody.toString('utf8'));
+    assert.equal(sent.events[0].webhookEventId, e.deliveryId, 'keyed on the webhookEventId, made fresh');
+    assert.notEqual(e.deliveryId, (ev.body.events as { webhookEventId: string }[])[0]?.webhookEventId);
+  }
+  typeChecks('LINE', [
+    `import type { CallbackRequest } from '${join(dir, 'callbackRequest.js')}';`,
+    ...c.events.map((ev, i) => `export const e${i}: CallbackRequest = ${JSON.stringify(ev.body)};`),
+  ]);
+});
+
+test("HubSpot: every event type of @hubspot/api-client's webhook subscriptions, each a one-event list verified by the SDK's Signature.isValid over the URL posted to", async () => {
+  const c = catalogueOf('hubspot');
+  assert.ok(c, 'dist/catalogue/hubspot.json is built by npm run build');
+  // The count in the source: the members of the SDK's enum of the event types an app subscribes to.
+  const text = readFileSync(hubspotTypesFile(ROOT), 'utf8');
+  const members =
+    /enum SubscriptionCreateRequestEventTypeEnum \{([^}]*)\}/
+      .exec(text)?.[1]
+      ?.split(',')
+      .filter((m) => m.includes('=')) ?? [];
+  assert.equal(c.events.length, members.length);
+  assert.ok(c.events.length >= 47);
+  const secret = SECRETS.hubspot as string;
+  const url = 'https://crm.example.com/hubspot/webhooks';
+  for (const ev of c.events) {
+    const p = providers.hubspot;
+    const fixture = {
+      name: ev.name,
+      eventType: ev.name,
+      path: `catalogue:hubspot/${ev.name}`,
+      provider: 'hubspot' as const,
+      body: structuredClone(ev.body) as never,
+    };
+    const e = compileFixture(p, fixture, []).make(Date.now());
+    const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType, url });
+    await verifyWithOfficialCode('hubspot', e.rawBody, lower(headers), secret, url);
+    const [sent] = JSON.parse(e.rawBody.toString('utf8')) as { eventId: number; subscriptionType: string }[];
+    assert.equal(sent?.subscriptionType, ev.name);
+    assert.equal(String(sent?.eventId), e.deliveryId, 'keyed on the eventId, made fresh');
+    assert.equal(p.eventTypeOf(lower(headers), e.rawBody), ev.name);
+  }
+});
+
 test("Square: every *Event type of the square SDK, each read back by the SDK's own serialization (no field it does not know) and verified by its WebhooksHelper", async () => {
   const c = catalogueOf('square');
   assert.ok(c, 'dist/catalogue/square.json is built by npm run build');
@@ -561,3 +619,7 @@ test('fixtures show: the body send sends, the headers it adds, the signature nev
   assert.equal((command.body.hookdrill_form as Record<string, unknown>).command, '/weather');
   assert.throws(() => show({ name: 'nope/x' }), /name a fixture as provider\/event/);
 });
+
+function lower(h: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+}

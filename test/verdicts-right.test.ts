@@ -5,7 +5,20 @@ import { pynaclMissing } from './helpers/python.js';
 
 // Right receivers must pass: a false fail is as bad a verdict as a false pass.
 
-for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle', 'workos', 'square', 'discord']) {
+for (const provider of [
+  'stripe',
+  'github',
+  'slack',
+  'standard',
+  'svix',
+  'shopify',
+  'paddle',
+  'workos',
+  'square',
+  'discord',
+  'line',
+  'hubspot',
+]) {
   test(`a ${provider} receiver on the provider's official library passes check`, async () => {
     const r = await checkReceiver(provider, official(provider));
     assert.deepEqual(named(r, 'fail'), [], explain(r));
@@ -17,7 +30,20 @@ for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopif
 
 // The svix one reads only Svix's default names (svix-id, -timestamp, -signature), as receivers
 // of Resend and Clerk do: it refused every delivery while hookdrill sent the webhook-* names alone.
-for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopify', 'paddle', 'workos', 'square', 'discord']) {
+for (const provider of [
+  'stripe',
+  'github',
+  'slack',
+  'standard',
+  'svix',
+  'shopify',
+  'paddle',
+  'workos',
+  'square',
+  'discord',
+  'line',
+  'hubspot',
+]) {
   test(`a right ${provider} receiver in Python passes check`, { skip: pynaclMissing(provider) }, async () => {
     const r = await checkReceiver(provider, python(provider));
     assert.deepEqual(named(r, 'fail'), [], explain(r));
@@ -30,17 +56,19 @@ for (const provider of ['stripe', 'github', 'slack', 'standard', 'svix', 'shopif
 // Behind a proxy: Square signs the URL it posts to (https://…), the receiver is reached at another
 // (http://127.0.0.1:…). One that verifies over its configured public URL passes; so does one that
 // rebuilds it from the proxy's X-Forwarded-Proto and -Host (where the proxy keeps the path).
-test('a Square receiver behind a proxy passes check --public-url, whether it is told the public URL or rebuilds it from X-Forwarded-*', async () => {
-  const configured = 'https://shop.example.com/square/hooks';
-  for (const [r, publicUrl] of [
-    [python('square', '', `--public-url ${configured}`), configured],
-    [official('square', { PUBLIC_URL: configured }), configured],
-    [python('square'), 'https://shop.example.com/'],
-  ] as const) {
-    const result = await checkReceiver('square', r, { publicUrl });
-    assert.deepEqual(named(result, 'fail'), [], explain(result));
-  }
-});
+for (const provider of ['square', 'hubspot']) {
+  test(`a ${provider} receiver behind a proxy passes check --public-url, whether it is told the public URL or rebuilds it from X-Forwarded-*`, async () => {
+    const configured = 'https://shop.example.com/square/hooks';
+    for (const [r, publicUrl] of [
+      [python(provider, '', `--public-url ${configured}`), configured],
+      [official(provider, { PUBLIC_URL: configured }), configured],
+      [python(provider), 'https://shop.example.com/'],
+    ] as const) {
+      const result = await checkReceiver(provider, r, { publicUrl });
+      assert.deepEqual(named(result, 'fail'), [], explain(result));
+    }
+  });
+}
 
 test('oversized-body is the same verdict on every run: a receiver that answers 413 from Content-Length and closes passes 4 of 4', async () => {
   for (let i = 0; i < 4; i++) {

@@ -119,6 +119,22 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
   { provider: 'discord', flaw: 'pong-first', fails: ['probe-401'], says: /answers a PING whose signature is not Discord's/ },
   { provider: 'discord', flaw: 'refuse-400', fails: ['probe-401'], says: /refuses a bad signature with 400, not 401/ },
   { provider: 'discord', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  // LINE's SDK middleware reads the raw body; a receiver behind express.json() verifies another one.
+  { provider: 'line', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  // HubSpot's SDK window is one-sided, 5 minutes; its body is a list of events, re-serialised all the same.
+  {
+    provider: 'hubspot',
+    flaw: 'accepts-stale',
+    fails: ['stale-timestamp'],
+    says: /refuse timestamps older than 5 minutes, as @hubspot\/api-client's Signature\.isValid \(v3\) does/,
+  },
+  { provider: 'hubspot', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  {
+    provider: 'line',
+    flaw: 'refuse-unknown-types',
+    fails: ['other-types'],
+    says: /types it has no handler for — LINE records each as a failed delivery/,
+  },
 ];
 
 // Discord's key is a pair: the receiver holds a public key. One that holds another application's
@@ -143,21 +159,26 @@ test('a Discord receiver configured with another public key fails valid, told th
 // Behind a proxy, the classic Square (and Twilio) bug: the receiver rebuilds its URL from what it
 // sees (http, its own Host), not the public URL Square signed. Every delivery is refused, and the
 // finding names the two URLs.
-test('a Square receiver behind a proxy that rebuilds its URL from Host fails valid under check --public-url, told which URL it verified', async () => {
-  const publicUrl = 'https://shop.example.com/square/hooks';
-  const r = await checkReceiver('square', python('square', 'url-from-host'), { publicUrl });
-  assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
-  const valid = r.cases.find((c) => c.name === 'valid');
-  assert.match(
-    valid?.diagnosis ?? '',
-    /signed over http:\/\/127\.0\.0\.1:\d+\/, not over https:\/\/shop\.example\.com\/square\/hooks where Square posts/,
-    explain(r),
-  );
-  assert.match(valid?.diagnosis ?? '', /X-Forwarded-Proto/);
-  // Without a proxy in between (no --public-url), the same receiver is right.
-  const direct = await checkReceiver('square', python('square', 'url-from-host'));
-  assert.deepEqual(named(direct, 'fail'), [], explain(direct));
-});
+for (const [provider, title] of [
+  ['square', 'Square'],
+  ['hubspot', 'HubSpot'],
+] as const) {
+  test(`a ${title} receiver behind a proxy that rebuilds its URL from Host fails valid under check --public-url, told which URL it verified`, async () => {
+    const publicUrl = 'https://shop.example.com/square/hooks';
+    const r = await checkReceiver(provider, python(provider, 'url-from-host'), { publicUrl });
+    assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
+    const valid = r.cases.find((c) => c.name === 'valid');
+    assert.match(
+      valid?.diagnosis ?? '',
+      new RegExp(`signed over http://127\\.0\\.0\\.1:\\d+/, not over https://shop\\.example\\.com/square/hooks where ${title} posts`),
+      explain(r),
+    );
+    assert.match(valid?.diagnosis ?? '', /X-Forwarded-Proto/);
+    // Without a proxy in between (no --public-url), the same receiver is right.
+    const direct = await checkReceiver(provider, python(provider, 'url-from-host'));
+    assert.deepEqual(named(direct, 'fail'), [], explain(direct));
+  });
+}
 
 for (const row of rows) {
   test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, {

@@ -191,12 +191,13 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
         parts.timestamp = text;
       }
       if (sig.content.includes('{id}')) parts.id = requireHeader(headers, idHeader as string);
+      // The headers alone judge what the headers say; a missing URL is a mismatch, which needs the body to tell.
+      if (opts.headersOnly) return;
       if (urlBound) {
         if (opts.url === undefined)
           throw new SignatureError('no_match', `${sig.header} covers the URL posted to, and no URL was given to verify it with`);
         parts.url = opts.url;
       }
-      if (opts.headersOnly) return;
       for (const secret of secrets) {
         const expected = mac(secret, rawBody, parts);
         if (candidates.some((c) => safeEqual(c, expected))) return;
@@ -270,11 +271,13 @@ function pattern(template: string, signature: string): string {
     .join('');
 }
 
+/** A dotted path's value; a number indexes a list (LINE's `events.0.webhookEventId`). */
 function at(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
   let v = value;
   for (const key of path) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-    v = v[key];
+    if (Array.isArray(v) && /^\d+$/.test(key)) v = v[Number(key)];
+    else if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    else v = v[key];
   }
   return v;
 }

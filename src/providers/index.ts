@@ -1,6 +1,8 @@
 import { UsageError } from '../util/errors.js';
 import { discord } from './discord.js';
 import { github } from './github.js';
+import { hubspot } from './hubspot.js';
+import { line } from './line.js';
 import { paddle } from './paddle.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -27,6 +29,8 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   workos,
   square,
   discord,
+  line,
+  hubspot,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -12,6 +12,8 @@ export const PROVIDER_NAMES = [
   'workos',
   'square',
   'discord',
+  'line',
+  'hubspot',
 ] as const;
 
 /*

@@ -6,6 +6,8 @@ import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { WebhooksHelper } from 'square';
 import { verifyKey } from 'discord-interactions';
+import { validateSignature as lineValidate } from '@line/bot-sdk';
+import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { createHmac, createPrivateKey, createPublicKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -96,6 +98,25 @@ export async function verifyWithOfficialCode(
       if (!ok) throw new Error('discord-interactions: verifyKey refused the signature');
       return;
     }
+    case 'line': {
+      // As LINE's docs show it: the raw body, the channel secret, x-line-signature.
+      if (!lineValidate(rawBody, secret, h('x-line-signature') ?? '')) throw new Error('line: validateSignature refused the signature');
+      return;
+    }
+    case 'hubspot': {
+      // As HubSpot's docs show it: v3, the method, the URL posted to, the raw body, the timestamp.
+      const ok = HubSpotSignature.isValid({
+        signatureVersion: 'v3',
+        signature: h('x-hubspot-signature-v3') ?? '',
+        clientSecret: secret,
+        requestBody: rawBody.toString('utf8'),
+        method: 'POST',
+        url: url ?? '',
+        timestamp: Number(h('x-hubspot-request-timestamp')),
+      });
+      if (!ok) throw new Error('hubspot: Signature.isValid refused the signature');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -121,6 +142,8 @@ export const SECRETS: Record<string, string> = {
   // An Ed25519 private key's seed (RFC 8032's first test vector): hookdrill signs with it, and a
   // receiver holds its public key, d75a9801…511a (publicKeyOf).
   discord: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+  line: '8c570fa6dd201bb328f1c1eac23a96d8',
+  hubspot: 'hs-client-secret-3c7e0d2a-9b41-4f6e',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), else the secret itself. */

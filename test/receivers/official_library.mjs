@@ -8,7 +8,9 @@
  * square's WebhooksHelper.verifySignature (over PUBLIC_URL, the notification URL as registered, or
  * where none is set the URL the request came to), discord-interactions' verifyKey (SECRET is the
  * application's public key; a PING is answered {"type": 1}, a bad signature 401, as Discord's
- * docs and the package's verifyKeyMiddleware do).
+ * docs and the package's verifyKeyMiddleware do), @line/bot-sdk's validateSignature (keyed on each
+ * event's webhookEventId; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
+ * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -25,6 +27,8 @@ import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { WebhooksHelper } from 'square';
 import { InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
+import { validateSignature as lineValidate } from '@line/bot-sdk';
+import { Signature as HubSpotSignature } from '@hubspot/api-client';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
@@ -124,6 +128,31 @@ async function verified(req, raw) {
       if (interaction.type === InteractionType.PING) return { pong: true };
       return { id: interaction.id, answer: { type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE } };
     }
+    case 'line': {
+      if (!lineValidate(raw, secret, h('x-line-signature'))) throw Object.assign(new Error('signature validation failed'), { status: 401 });
+      const { events } = JSON.parse(raw.toString('utf8'));
+      // LINE's "Verify" button posts no events: answered 200, nothing stored.
+      if (events.length === 0) return { pong: true, answer: {} };
+      return { id: events[0].webhookEventId };
+    }
+    case 'hubspot': {
+      const ok = HubSpotSignature.isValid({
+        signatureVersion: 'v3',
+        signature: h('x-hubspot-signature-v3'),
+        clientSecret: secret,
+        requestBody: raw.toString('utf8'),
+        method: req.method,
+        url: process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`,
+        timestamp: Number(h('x-hubspot-request-timestamp')),
+      });
+      if (!ok) throw new Error('signature mismatch');
+      // Authentic but not JSON: kept by its hash, as HubSpot's helper does not parse.
+      try {
+        return { id: JSON.parse(raw.toString('utf8'))[0].eventId };
+      } catch {
+        return { id: createHash('sha256').update(raw).digest('hex') };
+      }
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }
@@ -162,7 +191,7 @@ createServer(async (req, res) => {
     return;
   }
   if (event.pong) {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: InteractionResponseType.PONG }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { type: InteractionResponseType.PONG }));
     return;
   }
   if (event.challenge !== undefined) {

@@ -28,7 +28,9 @@ URL from --public-url, else rebuilt from the request, X-Forwarded-Proto and -Hos
 milliseconds, only a timestamp more than 180 s old refused, as its SDK does), Discord (the Ed25519
 signature of timestamp + body checked with the application's public key, --secret, by PyNaCl as
 Discord's Python example does; no window on the timestamp, as discord-interactions has none; a bad
-signature answered 401 and a PING {"type": 1}), and acme — a
+signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of the body with the
+channel secret, keyed on the first event's webhookEventId), HubSpot (v3: method, URL, body and
+timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
@@ -50,7 +52,7 @@ Flaws, one at a time:
   latin1-text           decodes the body as Latin-1 and encodes it as UTF-8 before verifying (a charset default
                         gone wrong): every non-ASCII character becomes two or more others
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
-  url-from-host         Square: rebuilds the URL from Host and http alone, ignoring --public-url and the
+  url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
   pong-first            Discord: answers a PING {"type": 1} before verifying it (Discord's probe, a PING
                         with a bad signature, is answered PONG instead of 401)
@@ -64,7 +66,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -218,6 +220,19 @@ def verify(args, h, body):
         except (BadSignatureError, ValueError):
             return 'invalid request signature'
         return None
+    if args.provider == 'line':
+        # LINE's documented check: the base64 HMAC-SHA256 of the raw body with the channel secret.
+        return None if hmac.compare_digest(mac(secret, body, 'base64'), h.get('x-line-signature') or '') else 'no match'
+    if args.provider == 'hubspot':
+        # HubSpot's documented v3 check: the base64 HMAC-SHA256 of method + URL + body + timestamp
+        # (ms), the URL the one HubSpot posts to (as Square's); only a timestamp over 5 minutes old refused.
+        ts = h.get('X-HubSpot-Request-Timestamp') or ''
+        if not ts.isdigit():
+            return 'no timestamp'
+        if check_time and time.time() * 1000 - int(ts) > 300_000:
+            return 'stale'
+        signed = b'POST' + notification_url(args, h, flaw).encode() + body + ts.encode()
+        return None if hmac.compare_digest(mac(secret, signed, 'base64'), h.get('X-HubSpot-Signature-v3') or '') else 'no match'
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -254,6 +269,12 @@ def identify(provider, h, event):
         return event.get('id'), event.get('event')
     if provider == 'square':
         return event.get('event_id'), event.get('type')
+    if provider == 'hubspot':
+        first = event[0] if isinstance(event, list) and event and isinstance(event[0], dict) else {}
+        return str(first.get('eventId') or ''), first.get('subscriptionType')
+    if provider == 'line':
+        first = (event.get('events') or [{}])[0]
+        return first.get('webhookEventId'), first.get('type')
     if provider == 'discord':
         kinds = {1: 'ping', 2: 'application_command', 3: 'message_component', 4: 'application_command_autocomplete', 5: 'modal_submit'}
         return event.get('id'), kinds.get(event.get('type'), f"type_{event.get('type')}")
@@ -314,7 +335,7 @@ def serve(args):
             if args.flaw == 'latin1-text':
                 body = body.decode('latin-1').encode('utf-8')
             signed = body
-            if args.flaw == 'reserialize-json' and body.startswith(b'{'):
+            if args.flaw == 'reserialize-json' and body[:1] in (b'{', b'['):
                 try:
                     signed = json.dumps(json.loads(body), separators=(',', ':'), ensure_ascii=False).encode()
                 except ValueError:
@@ -342,7 +363,7 @@ def serve(args):
                 if args.flaw == 'json-only':
                     return self.answer(400, b'expected JSON')
                 event = {}
-            if not isinstance(event, dict):
+            if not isinstance(event, dict) and not (args.provider == 'hubspot' and isinstance(event, list)):
                 event = {}
             if args.provider == 'slack' and event.get('type') == 'url_verification':
                 if args.flaw == 'no-challenge':

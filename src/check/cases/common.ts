@@ -337,17 +337,23 @@ function around(provider: Provider, e: PreparedEvent, field: string): { head: st
   } catch {
     body = undefined;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  // A list of events (HubSpot's body): the field goes in the first, so the body is still the JSON it was.
+  const list = Array.isArray(body) && typeof body[0] === 'object' && body[0] !== null && !Array.isArray(body[0]);
+  if (!list && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     const end = text.lastIndexOf('}');
     return { head: `${text.slice(0, end < 0 ? text.length : end)},"${field}":"`, tail: '"}' };
   }
   // Letters, digits and `-` only: a form encodes it as it is, so it can be found in either.
   const mark = `hookdrill-${field}-value`;
-  const withField = { ...(body as JsonObject), [field]: mark };
-  const out = likeBody(provider, e.rawBody, provider.serialize ? provider.serialize(withField) : JSON.stringify(withField));
+  const withField = list
+    ? JSON.stringify([{ ...(body as JsonObject[])[0], [field]: mark }, ...(body as JsonObject[]).slice(1)])
+    : serialized(provider, { ...(body as JsonObject), [field]: mark });
+  const out = likeBody(provider, e.rawBody, withField);
   const at = out.lastIndexOf(`"${mark}"`);
   return { head: out.slice(0, at + 1), tail: out.slice(at + mark.length + 1) };
 }
+
+const serialized = (provider: Provider, body: JsonObject) => (provider.serialize ? provider.serialize(body) : JSON.stringify(body));
 
 /** The JSON inside a form body (`payload=<the JSON>`, a GitHub hook set to form), or undefined for any other body. */
 export function formPayloadOf(provider: Provider, rawBody: Buffer): string | undefined {

@@ -1,0 +1,89 @@
+import { checkDeclaration } from './declaration.js';
+import { declaredProvider } from './declared.js';
+import type { JsonObject, Provider, TimingProfile } from './types.js';
+import { HOUR, isObject, randomUint32 } from './util.js';
+
+/**
+ * HubSpot's webhooks (an app's subscriptions), a URL-bound provider on the declaration engine
+ * (providers/declared.ts). Sources:
+ *   - https://developers.hubspot.com/docs/api/webhooks/validating-requests: `X-HubSpot-Signature-v3`
+ *     is the base64 HMAC-SHA256, keyed with the app's client secret, of the method, the request's
+ *     full URL, the raw body and `X-HubSpot-Request-Timestamp` (Unix ms) run together; refuse a
+ *     timestamp more than 5 minutes old. A receiver behind a proxy must verify over the URL HubSpot
+ *     posts to (`--public-url`).
+ *   - @hubspot/api-client (lib/src/utils/signature.js): Signature.isValid with signatureVersion
+ *     'v3' builds `method + url + requestBody + timestamp` and refuses only an old timestamp
+ *     (`Date.now() - timestamp > 300000`): a timestamp from the future passes (one-sided).
+ *   - https://developers.hubspot.com/docs/api/webhooks: a POST of a JSON *array* of events (up to
+ *     100 a request), each `{ eventId, subscriptionId, portalId, appId, occurredAt,
+ *     subscriptionType, attemptNumber, objectId, changeSource, … }`; answer within 5 seconds or it
+ *     is a failure; failures are retried up to 10 times, spread over the next 24 hours (the
+ *     intervals are not published: doubling from 5 minutes to a 4 hour cap, chosen here). Dedupe on
+ *     `eventId`. hookdrill sends one event a request.
+ *   - Not sent: the legacy `X-HubSpot-Signature` (v1, a plain SHA-256 of secret + body) beside v3;
+ *     not published: the headers' order, a user agent. A retry's `attemptNumber` grows in the body
+ *     on HubSpot; hookdrill's retries re-send the same bytes.
+ */
+
+/** 10 retries within 24 hours: 5 min doubling to a 4 h cap, 21 h 15 m in all (chosen: HubSpot publishes the count and span only). */
+const DELAYS = Array.from({ length: 10 }, (_, n) => Math.min(5 * 60_000 * 2 ** n, 4 * HOUR));
+
+const profile: TimingProfile = {
+  name: 'hubspot',
+  summary: 'HubSpot: answer within 5s (published); 10 retries spread over 24h (published), doubling from 5m to a 4h cap (chosen)',
+  published: false,
+  timeoutMs: 5_000,
+  retryDelaysMs: DELAYS,
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+const first = (body: unknown): JsonObject | undefined => (Array.isArray(body) && isObject(body[0]) ? body[0] : undefined);
+
+export const hubspot: Provider = declaredProvider(
+  checkDeclaration(
+    'hubspot',
+    {
+      title: 'HubSpot',
+      signature: {
+        header: 'X-HubSpot-Signature-v3',
+        algorithm: 'sha256',
+        encoding: 'base64',
+        // hookdrill always POSTs: the method is the literal it signs.
+        content: 'POST{url}{body}{timestamp}',
+      },
+      timestamp: { header: 'X-HubSpot-Request-Timestamp', unit: 'ms', tolerance: '5m' },
+      id: { body: '0.eventId' },
+      eventType: { body: '0.subscriptionType' },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-HubSpot-Signature-v3': '{signature}',
+        'X-HubSpot-Request-Timestamp': '{timestamp}',
+      },
+      timeout: '5s',
+    },
+    'src/providers/hubspot.ts',
+    '.',
+  ),
+  {
+    futureAccepted: true,
+    profiles: { hubspot: profile },
+    defaultProfile: 'hubspot',
+    verifier: {
+      official: "@hubspot/api-client's Signature.isValid (v3)",
+      futureTimestamp: 'accepted',
+      parsesJson: false,
+      unknownType: { path: ['0', 'subscriptionType'], value: 'hookdrill.unknownEvent' },
+    },
+    freshFields(body: JsonObject) {
+      const e = first(body);
+      if (!e) return [];
+      return [
+        // HubSpot's event ids are numbers; a fresh one per event, as HubSpot dedupes on it.
+        ...(typeof e.eventId === 'number' ? [{ path: [0, 'eventId'], make: () => 1_000_000_000 + (randomUint32() % 2_000_000_000) }] : []),
+        ...(typeof e.occurredAt === 'number' ? [{ path: [0, 'occurredAt'], make: (now: number) => now, clock: true as const }] : []),
+      ];
+    },
+  },
+);
