@@ -19,6 +19,7 @@ import { verifyKey } from 'discord-interactions';
 import { validateSignature } from '@line/bot-sdk';
 import { lineModelDir } from '../src/fixtures/catalogue/line.js';
 import { hubspotTypesFile } from '../src/fixtures/catalogue/hubspot.js';
+import { zoomTypesFile } from '../src/fixtures/catalogue/zoom.js';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
@@ -572,6 +573,25 @@ test("HubSpot: every event type of @hubspot/api-client's webhook subscriptions, 
     assert.equal(String(sent?.eventId), e.deliveryId, 'keyed on the eventId, made fresh');
     assert.equal(p.eventTypeOf(lower(headers), e.rawBody), ev.name);
   }
+});
+
+test("Zoom: every member of @zoom/rivet's MeetingsEvents, type-checked against the SDK and verified by Zoom's check as the SDK applies it", async () => {
+  const c = catalogueOf('zoom');
+  assert.ok(c, 'dist/catalogue/zoom.json is built by npm run build');
+  const union = /^type MeetingsEvents = ([^;]+);/m.exec(readFileSync(zoomTypesFile(ROOT), 'utf8'))?.[1] ?? '';
+  assert.equal(c.events.length, union.split('|').length);
+  assert.ok(c.events.length >= 100);
+  const secret = SECRETS.zoom as string;
+  for (const ev of c.events) {
+    const { e, headers } = signed('zoom', ev.name, ev.body, secret);
+    await verifyWithOfficialCode('zoom', e.rawBody, headers, secret);
+    assert.equal(providers.zoom.eventTypeOf(headers, e.rawBody), ev.name);
+    assert.equal(String(JSON.parse(e.rawBody.toString('utf8')).event_ts), e.deliveryId, 'keyed on event_ts, made fresh');
+  }
+  typeChecks('Zoom', [
+    "import type { MeetingsEvents } from '@zoom/rivet/meetings';",
+    ...c.events.map((ev, i) => `export const e${i}: MeetingsEvents = ${JSON.stringify(ev.body)};`),
+  ]);
 });
 
 test("Square: every *Event type of the square SDK, each read back by the SDK's own serialization (no field it does not know) and verified by its WebhooksHelper", async () => {

@@ -391,6 +391,7 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   );
   add('square', json({ event_id: 'sq-sign-1', type: 'payment.created', data: {} }), 'payment.created', 'sq-sign-1');
   add('hubspot', json([{ eventId: 1, subscriptionType: 'contact.creation' }]), 'contact.creation', '1');
+  add('zoom', json({ event: 'meeting.started', event_ts: 1767225600000, payload: {} }), 'meeting.started', '1767225600000');
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;

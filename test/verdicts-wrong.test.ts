@@ -129,6 +129,20 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     says: /refuse timestamps older than 5 minutes, as @hubspot\/api-client's Signature\.isValid \(v3\) does/,
   },
   { provider: 'hubspot', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  // Zoom validates the endpoint before it sends an event, and again every 72 hours.
+  {
+    provider: 'zoom',
+    flaw: 'no-challenge',
+    fails: ['url-verification'],
+    says: /does not answer endpoint\.url_validation with \{"plainToken", "encryptedToken"\}.*Zoom will not validate the endpoint/,
+  },
+  {
+    provider: 'zoom',
+    flaw: 'challenge-wrong-key',
+    fails: ['url-verification'],
+    says: /an encryptedToken that is not the HMAC-SHA256 \(hex\) of the plainToken with your secret token/,
+  },
+  { provider: 'zoom', flaw: 'refuse-unknown-types', fails: ['other-types'], says: /types it has no handler for — Zoom retries each one/ },
   {
     provider: 'line',
     flaw: 'refuse-unknown-types',

@@ -10,6 +10,7 @@ import { square } from './square.js';
 import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
 import { workos } from './workos.js';
+import { zoom } from './zoom.js';
 import type { Provider, ProviderName, TimingProfile } from './types.js';
 import { declarationFault, declarationOf, knownProviderNames, registerDeclarations } from './names.js';
 import { checkDeclaration } from './declaration.js';
@@ -31,6 +32,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   discord,
   line,
   hubspot,
+  zoom,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -14,6 +14,7 @@ export const PROVIDER_NAMES = [
   'discord',
   'line',
   'hubspot',
+  'zoom',
 ] as const;
 
 /*

@@ -198,7 +198,7 @@ export interface Provider {
    * url_verification): the JSON to answer it with, or undefined for an ordinary delivery. The
    * receiver answers it after verifying the signature and stores nothing.
    */
-  challengeAnswer?(rawBody: Buffer): unknown;
+  challengeAnswer?(rawBody: Buffer, secrets?: readonly string[]): unknown;
   /**
    * A check the provider sends *unsigned* (Slack's `ssl_check=1` to a slash command's URL): true
    * when the request is one. The receiver answers it 200 before any verification, reads nothing

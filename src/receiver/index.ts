@@ -275,7 +275,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     }
 
     // A provider checking the endpoint (Slack's url_verification) gets its answer; nothing is stored.
-    const challenge = provider.challengeAnswer?.(rawBody);
+    const challenge = provider.challengeAnswer?.(rawBody, options.secrets);
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,

@@ -30,6 +30,7 @@ export const SECRET: Record<string, string> = {
   discord: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
   line: '0f5a3b7c9d1e2f4a6b8c0d2e4f6a8b0c',
   hubspot: 'hs-verdicts-secret-5a1f7c3e-2d94',
+  zoom: 'zm-verdicts-token-hookdrill-3Kx9',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

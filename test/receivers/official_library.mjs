@@ -10,7 +10,9 @@
  * application's public key; a PING is answered {"type": 1}, a bad signature 401, as Discord's
  * docs and the package's verifyKeyMiddleware do), @line/bot-sdk's validateSignature (keyed on each
  * event's webhookEventId; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
- * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId).
+ * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId),
+ * Zoom's check as @zoom/rivet applies it (JSON.stringify of the parsed body, no window; its verifier
+ * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -152,6 +154,18 @@ async function verified(req, raw) {
       } catch {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
+    }
+    case 'zoom': {
+      const payload = JSON.parse(raw.toString('utf8'));
+      const message = `v0:${h('x-zm-request-timestamp')}:${JSON.stringify(payload)}`;
+      if (`v0=${createHmac('sha256', secret).update(message).digest('hex')}` !== h('x-zm-signature'))
+        throw new Error('Failed to verify event originated from Zoom.');
+      if (payload.event === 'endpoint.url_validation') {
+        const { plainToken } = payload.payload;
+        return { pong: true, answer: { plainToken, encryptedToken: createHmac('sha256', secret).update(plainToken).digest('hex') } };
+      }
+      // Zoom sends no delivery id: the event's event_ts, the same on every retry.
+      return { id: payload.event_ts };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -30,7 +30,9 @@ signature of timestamp + body checked with the application's public key, --secre
 Discord's Python example does; no window on the timestamp, as discord-interactions has none; a bad
 signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of the body with the
 channel secret, keyed on the first event's webhookEventId), HubSpot (v3: method, URL, body and
-timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), and acme — a
+timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
+(v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
+keyed on event_ts, as Zoom sends no delivery id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
@@ -54,6 +56,7 @@ Flaws, one at a time:
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
   url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
+  challenge-wrong-key   Zoom: answers endpoint.url_validation with the plainToken HMACed with another key
   pong-first            Discord: answers a PING {"type": 1} before verifying it (Discord's probe, a PING
                         with a bad signature, is answered PONG instead of 401)
   refuse-400            Discord: answers a bad signature 400, not the 401 Discord's endpoint check wants
@@ -66,7 +69,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -233,6 +236,14 @@ def verify(args, h, body):
             return 'stale'
         signed = b'POST' + notification_url(args, h, flaw).encode() + body + ts.encode()
         return None if hmac.compare_digest(mac(secret, signed, 'base64'), h.get('X-HubSpot-Signature-v3') or '') else 'no match'
+    if args.provider == 'zoom':
+        # Zoom's documented check: v0= + the hex HMAC of "v0:<ts>:<body>" with the secret token.
+        # The docs' sample refuses a timestamp over 5 minutes old; the raw bytes are verified here.
+        ts = h.get('x-zm-request-timestamp') or ''
+        if check_time and not fresh(ts, two_sided=False):
+            return 'stale'
+        expected = 'v0=' + mac(secret, f'v0:{ts}:'.encode() + body)
+        return None if hmac.compare_digest(expected, h.get('x-zm-signature') or '') else 'no match'
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -269,6 +280,8 @@ def identify(provider, h, event):
         return event.get('id'), event.get('event')
     if provider == 'square':
         return event.get('event_id'), event.get('type')
+    if provider == 'zoom':
+        return str(event.get('event_ts') or ''), event.get('event')
     if provider == 'hubspot':
         first = event[0] if isinstance(event, list) and event and isinstance(event[0], dict) else {}
         return str(first.get('eventId') or ''), first.get('subscriptionType')
@@ -279,6 +292,10 @@ def identify(provider, h, event):
         kinds = {1: 'ping', 2: 'application_command', 3: 'message_component', 4: 'application_command_autocomplete', 5: 'modal_submit'}
         return event.get('id'), kinds.get(event.get('type'), f"type_{event.get('type')}")
     return h.get('webhook-id'), event.get('type')
+
+
+def secret_of(args):
+    return args.secret.encode()
 
 
 def is_ping(body):
@@ -369,6 +386,13 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.provider == 'zoom' and event.get('event') == 'endpoint.url_validation':
+                token = (event.get('payload') or {}).get('plainToken') or ''
+                if args.flaw == 'no-challenge':
+                    return self.answer(200, b'ok')
+                key = b'not-the-secret' if args.flaw == 'challenge-wrong-key' else secret_of(args)
+                encrypted = hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
+                return self.answer(200, json.dumps({'plainToken': token, 'encryptedToken': encrypted}).encode(), 'application/json')
             if args.provider == 'discord' and event.get('type') == 1:
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')

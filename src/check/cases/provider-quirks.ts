@@ -190,7 +190,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   },
   {
     name: 'url-verification',
-    summary: "Slack's url_verification request is answered 2xx with its challenge in the body (plain text or JSON)",
+    summary:
+      "the provider's endpoint check is answered 2xx as it asks: Slack's url_verification with its challenge (plain text or JSON), Zoom's endpoint.url_validation with its plainToken and the token's HMAC",
     skipFor: (p) =>
       p.keyPair
         ? `${p.title}'s endpoint check is its PING (the ping case)`
@@ -205,21 +206,35 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       );
       if (!shipped) return { status: 'skipped', observed: 'no endpoint-check fixture is shipped' };
       const e = compileFixture(ctx.provider, loadFixtureFile(shipped.path, ctx.provider.name), []).make(Date.now());
-      const challenge = String((JSON.parse(e.rawBody.toString('utf8')) as { challenge?: unknown }).challenge);
+      // What the provider wants back: Slack its challenge (JSON or plain text), Zoom its token and the token's HMAC.
+      const expected = (ctx.provider.challengeAnswer?.(e.rawBody, ctx.secrets) ?? {}) as Record<string, unknown>;
+      const challenge = typeof expected.challenge === 'string' ? expected.challenge : undefined;
       const res = await post(ctx, e.rawBody, sign(ctx, e));
       const body = (res.bodySnippet ?? '').trim();
-      let echoed = body === challenge || body === `challenge=${challenge}`;
+      let echoed = challenge !== undefined && (body === challenge || body === `challenge=${challenge}`);
+      let got: Record<string, unknown> | undefined;
       try {
-        echoed ||= (JSON.parse(body) as { challenge?: unknown }).challenge === challenge;
+        got = JSON.parse(body) as Record<string, unknown>;
       } catch {
         /* not JSON */
       }
+      echoed ||= got !== undefined && Object.entries(expected).every(([k, v]) => got?.[k] === v);
       const shown = JSON.stringify(body.slice(0, 60));
-      if (is2xx(res.status) && echoed) return { status: 'pass', observed: `${answer(res)}, the challenge echoed` };
+      if (is2xx(res.status) && echoed)
+        return {
+          status: 'pass',
+          observed: `${answer(res)}, ${challenge !== undefined ? 'the challenge echoed' : `${Object.keys(expected).join(' and ')} as expected`}`,
+        };
+      const title = ctx.provider.title;
       return {
         status: 'fail',
         observed: `${answer(res)} ${shown}`,
-        diagnosis: `your receiver does not answer url_verification with its challenge — ${ctx.provider.title} will not enable the endpoint until the answer's body is the challenge`,
+        diagnosis:
+          challenge !== undefined
+            ? `your receiver does not answer url_verification with its challenge — ${title} will not enable the endpoint until the answer's body is the challenge`
+            : typeof got?.plainToken === 'string' && got.plainToken === expected.plainToken
+              ? `your receiver answers ${e.eventType} with an encryptedToken that is not the HMAC-SHA256 (hex) of the plainToken with your secret token — ${title} will not validate the endpoint`
+              : `your receiver does not answer ${e.eventType} with {"plainToken", "encryptedToken"} (the hex HMAC-SHA256 of plainToken with your secret token) within ${ctx.providerTimeoutMs / 1000} s — ${title} will not validate the endpoint, and revalidates every 72 hours`,
       };
     },
   },

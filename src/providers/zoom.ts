@@ -1,0 +1,104 @@
+import { createHmac } from 'node:crypto';
+import { checkDeclaration } from './declaration.js';
+import { declaredProvider } from './declared.js';
+import type { JsonObject, Provider, TimingProfile } from './types.js';
+import { MINUTE, isObject, parseJson, randomAlnum } from './util.js';
+
+/**
+ * Zoom's webhooks (Marketplace apps' event subscriptions), on the declaration engine
+ * (providers/declared.ts). Sources:
+ *   - Zoom's docs, "Verify webhook events" (developers.zoom.us/docs/api/webhooks/): `x-zm-signature`
+ *     is `v0=` + the hex HMAC-SHA256, keyed with the app's secret token, of `v0:` + the
+ *     `x-zm-request-timestamp` (Unix seconds) + `:` + the body; the endpoint is validated first by
+ *     an `endpoint.url_validation` event whose `payload.plainToken` must come back as
+ *     `{ plainToken, encryptedToken }`, the encrypted one the hex HMAC-SHA256 of the plain token
+ *     with the secret token, within 3 seconds (and again every 72 hours).
+ *   - @zoom/rivet, Zoom's Node SDK (CommonHttpRequest): it verifies `v0:<ts>:` + JSON.stringify of
+ *     the *parsed* body (Zoom's docs' sample does the same with express.json()), compares with
+ *     `===`, and holds the timestamp to no window; it answers the URL validation itself. So a
+ *     receiver that re-serialises does what the SDK does (verifier.verifiesParsedJson), and check
+ *     judges no clock (the docs' sample refuses a timestamp over 5 minutes old: listen does).
+ *   - Zoom's support article "Webhook delays": answer 200 or 204 within three seconds; otherwise
+ *     Zoom retries three times: 5 minutes after the first attempt, 20 minutes after the first
+ *     retry, 60 minutes after the second.
+ *   - Zoom sends no delivery id. The event's `event_ts` (Unix ms) is the same on every retry of an
+ *     event and made fresh for every event here: hookdrill's receivers key on it.
+ *   - Not published: the headers' order, a user agent.
+ */
+
+const profile: TimingProfile = {
+  name: 'zoom',
+  summary: "Zoom: answer 200 or 204 within 3s; 3 retries, 5m, 20m and 60m apart (Zoom's support article)",
+  published: true,
+  timeoutMs: 3_000,
+  retryDelaysMs: [5 * MINUTE, 20 * MINUTE, 60 * MINUTE],
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+const base = declaredProvider(
+  checkDeclaration(
+    'zoom',
+    {
+      title: 'Zoom',
+      signature: {
+        header: 'x-zm-signature',
+        algorithm: 'sha256',
+        encoding: 'hex',
+        content: 'v0:{timestamp}:{body}',
+        value: 'v0={signature}',
+      },
+      timestamp: { header: 'x-zm-request-timestamp', unit: 's', tolerance: '5m' },
+      id: { body: 'event_ts' },
+      eventType: { body: 'event' },
+      headers: { 'Content-Type': 'application/json', 'x-zm-request-timestamp': '{timestamp}', 'x-zm-signature': '{signature}' },
+      timeout: '3s',
+    },
+    'src/providers/zoom.ts',
+    '.',
+  ),
+  {
+    profiles: { zoom: profile },
+    defaultProfile: 'zoom',
+    verifier: {
+      official: "@zoom/rivet's webhook verification",
+      futureTimestamp: 'accepted',
+      // Rivet parses the body, and HMACs JSON.stringify of what it parsed.
+      parsesJson: true,
+      verifiesParsedJson: true,
+      unknownType: { path: ['event'], value: 'hookdrill.unknown_event' },
+    },
+    freshFields(body: JsonObject) {
+      return [
+        ...(typeof body.event_ts === 'number' ? [{ path: ['event_ts'], make: (now: number) => now, clock: true as const }] : []),
+        // The URL validation's token is new every time Zoom sends one.
+        ...(isObject(body.payload) && typeof body.payload.plainToken === 'string'
+          ? [{ path: ['payload', 'plainToken'], make: () => randomAlnum(22) }]
+          : []),
+      ];
+    },
+  },
+);
+
+export const zoom: Provider = {
+  ...base,
+  // As Rivet: no window unless one is asked for (listen asks for the docs' sample's 5 minutes).
+  verify(rawBody, headers, secrets, opts = {}) {
+    base.verify(rawBody, headers, secrets, { ...opts, toleranceSec: opts.toleranceSec ?? Number.MAX_SAFE_INTEGER / 1000 });
+  },
+  // Rivet holds the signed timestamp to no window: check judges none (needsTimestamp says so).
+  timestamped: false,
+  /** endpoint.url_validation: `{ plainToken, encryptedToken }`, the second the hex HMAC of the first with the secret token. */
+  challengeAnswer(rawBody, secrets) {
+    const body = parseJson(rawBody);
+    if (!isObject(body) || body.event !== 'endpoint.url_validation' || !isObject(body.payload)) return undefined;
+    const plainToken = body.payload.plainToken;
+    if (typeof plainToken !== 'string') return undefined;
+    // Asked without a secret, it only says the request is the endpoint check.
+    const [secret] = secrets ?? [];
+    return secret === undefined
+      ? { plainToken }
+      : { plainToken, encryptedToken: createHmac('sha256', secret).update(plainToken).digest('hex') };
+  },
+};
