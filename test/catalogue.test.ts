@@ -20,6 +20,8 @@ import { validateSignature } from '@line/bot-sdk';
 import { lineModelDir } from '../src/fixtures/catalogue/line.js';
 import { hubspotTypesFile } from '../src/fixtures/catalogue/hubspot.js';
 import { zoomTypesFile } from '../src/fixtures/catalogue/zoom.js';
+import { linearTypesFile } from '../src/fixtures/catalogue/linear.js';
+import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { workosTypesFile } from '../src/fixtures/catalogue/workos.js';
@@ -592,6 +594,65 @@ test("Zoom: every member of @zoom/rivet's MeetingsEvents, type-checked against t
     "import type { MeetingsEvents } from '@zoom/rivet/meetings';",
     ...c.events.map((ev, i) => `export const e${i}: MeetingsEvents = ${JSON.stringify(ev.body)};`),
   ]);
+});
+
+test("Linear: every kind of @linear/sdk's LinearWebhookEventTypeMap, one per action, verified by its LinearWebhookClient and type-checked against the map", async () => {
+  const c = catalogueOf('linear');
+  assert.ok(c, 'dist/catalogue/linear.json is built by npm run build');
+  const map = /^type LinearWebhookEventTypeMap = \{([^}]*)\};/m.exec(readFileSync(linearTypesFile(ROOT), 'utf8'))?.[1] ?? '';
+  const kinds = [...map.matchAll(/^\s*(\w+):/gm)].map((m) => m[1]);
+  assert.deepEqual(new Set(c.events.map((e) => e.name.split('.')[0])), new Set(kinds));
+  const secret = SECRETS.linear as string;
+  for (const ev of c.events) {
+    const p = providers.linear;
+    const fixture = {
+      name: ev.name,
+      eventType: ev.eventType,
+      path: `catalogue:linear/${ev.name}`,
+      provider: 'linear' as const,
+      body: structuredClone(ev.body) as never,
+    };
+    const e = compileFixture(p, fixture, []).make(Date.now());
+    const headers = lower(p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType }));
+    // The SDK checks the HMAC and the signed body's webhookTimestamp (fresh: made at sending).
+    new LinearWebhookClient(secret).verify(e.rawBody, headers['linear-signature'] ?? '');
+    assert.equal(headers['linear-event'], ev.eventType);
+    assert.equal(headers['linear-delivery'], e.deliveryId);
+  }
+  typeChecks('Linear', [
+    "import type { LinearWebhookEventTypeMap } from '@linear/sdk/webhooks';",
+    // The SDK types its DateTime scalar as Date; on the wire it is the ISO string JSON holds.
+    'type Wire<T> = T extends Date ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
+    ...c.events.map(
+      (ev, i) => `export const e${i}: Wire<LinearWebhookEventTypeMap["${ev.name.split('.')[0]}"]> = ${JSON.stringify(ev.body)};`,
+    ),
+  ]);
+});
+
+test('SendGrid: every event type of the Event Webhook reference, each a one-event list verified by @sendgrid/eventwebhook with the verification key', async () => {
+  const c = catalogueOf('sendgrid');
+  assert.ok(c, 'dist/catalogue/sendgrid.json is built by npm run build');
+  assert.deepEqual(c.events.map((e) => e.name).sort(), [
+    'bounce',
+    'click',
+    'deferred',
+    'delivered',
+    'dropped',
+    'group_resubscribe',
+    'group_unsubscribe',
+    'open',
+    'processed',
+    'spamreport',
+    'unsubscribe',
+  ]);
+  const secret = SECRETS.sendgrid as string;
+  for (const ev of c.events) {
+    const { e, headers } = signed('sendgrid', ev.name, ev.body, secret);
+    await verifyWithOfficialCode('sendgrid', e.rawBody, headers, secret);
+    const [sent] = JSON.parse(e.rawBody.toString('utf8')) as { sg_event_id: string; event: string }[];
+    assert.equal(sent?.event, ev.name);
+    assert.equal(sent?.sg_event_id, e.deliveryId, 'keyed on sg_event_id, made fresh');
+  }
 });
 
 test("Square: every *Event type of the square SDK, each read back by the SDK's own serialization (no field it does not know) and verified by its WebhooksHelper", async () => {

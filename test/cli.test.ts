@@ -190,9 +190,12 @@ test('check --list: every case with what it proves and where it does not apply; 
   const r = await hookdrill(['check', '--list']);
   assert.equal(r.code, 0, r.stderr);
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
-  assert.match(r.stdout, /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom\)$/m);
   assert.match(
     r.stdout,
-    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot\)$/m,
+    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid\)$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid\)$/m,
   );
 });

@@ -7,6 +7,9 @@ import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
+/** The body a provider signs: with its send time inside where the clock is in the body (Linear's webhookTimestamp). */
+const bodyOf = (p: { clockInBody?: true }, nowMs: number) =>
+  p.clockInBody ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs })) : body;
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -80,6 +83,7 @@ const HOOK_URL = 'https://hooks.example.com/webhooks/provider';
 for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
     const p = getProvider(name);
+    const body = bodyOf(p, Date.now());
     const headers = p.sign(body, [SECRETS[name] as string], {
       nowMs: Date.now(),
       deliveryId: p.newDeliveryId(),
@@ -97,6 +101,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
 
   test(`${name}: verify accepts its own signature and names each failure`, () => {
     const p = getProvider(name);
+    const body = bodyOf(p, NOW);
     const secret = SECRETS[name] as string;
     // What a receiver holds: the secret, or for a key pair (Discord) its public key.
     const held = publicKeyOf(secret, name);

@@ -392,6 +392,13 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('square', json({ event_id: 'sq-sign-1', type: 'payment.created', data: {} }), 'payment.created', 'sq-sign-1');
   add('hubspot', json([{ eventId: 1, subscriptionType: 'contact.creation' }]), 'contact.creation', '1');
   add('zoom', json({ event: 'meeting.started', event_ts: 1767225600000, payload: {} }), 'meeting.started', '1767225600000');
+  add(
+    'linear',
+    json({ action: 'create', type: 'Issue', webhookTimestamp: Date.now(), data: {} }),
+    'Issue',
+    'a5f1c7e2-0b1d-4c3e-9f8a-1b2c3d4e5f60',
+  );
+  add('sendgrid', json([{ email: 'a@example.com', event: 'delivered', sg_event_id: 'sgSIGN1', timestamp: 1 }]), 'delivered', 'sgSIGN1');
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;

@@ -19,7 +19,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const rejected: string[] = [];
     const server = await startServer(async (req, res) => {
       try {
-        await verifyWithOfficialCode(name, req.rawBody, req.headers, secret);
+        // URL-bound schemes (Square, HubSpot) are verified over the URL send posted to.
+        await verifyWithOfficialCode(name, req.rawBody, req.headers, secret, server.url);
         reply(res, 200);
       } catch (err) {
         rejected.push((err as Error).message);

@@ -1,8 +1,9 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderCheckJunit } from '../src/render/check.js';
 import { SECRET, checkReceiver, explain, named, official, python, receiverSecret } from './helpers/verdicts.js';
-import { pynaclMissing } from './helpers/python.js';
+import { pythonLibMissing } from './helpers/python.js';
 
 /** Each receiver wrong in exactly one way fails exactly the cases that name its defect. */
 const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] = [
@@ -129,6 +130,21 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     says: /refuse timestamps older than 5 minutes, as @hubspot\/api-client's Signature\.isValid \(v3\) does/,
   },
   { provider: 'hubspot', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  { provider: 'sendgrid', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  {
+    provider: 'sendgrid',
+    flaw: 'refuse-unknown-types',
+    fails: ['other-types'],
+    says: /types it has no handler for — SendGrid retries each one/,
+  },
+  // Linear's clock is in the signed body: a receiver that skips it is told the SDK's minute.
+  {
+    provider: 'linear',
+    flaw: 'accepts-stale',
+    fails: ['stale-timestamp'],
+    says: /refuse timestamps older than 1 minute, as @linear\/sdk's LinearWebhookClient\.verify does/,
+  },
+  { provider: 'linear', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
   // Zoom validates the endpoint before it sends an event, and again every 72 hours.
   {
     provider: 'zoom',
@@ -151,10 +167,10 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
   },
 ];
 
-// Discord's key is a pair: the receiver holds a public key. One that holds another application's
+// Discord's and SendGrid's keys are pairs: the receiver holds a public key. One that holds another
 // is refused every delivery, and told which public key check signs for and how to print it.
 test('a Discord receiver configured with another public key fails valid, told the public key to hold', {
-  skip: pynaclMissing('discord'),
+  skip: pythonLibMissing('discord'),
 }, async () => {
   const rx = python('discord');
   const other = 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025'; // RFC 8032's TEST 3 public key
@@ -168,6 +184,21 @@ test('a Discord receiver configured with another public key fails valid, told th
   );
   // The private key check signs with is in no finding.
   assert.doesNotMatch(JSON.stringify(r), new RegExp(SECRET.discord as string));
+});
+
+test('a SendGrid receiver holding another verification key fails valid, told the key to hold; the private key is in no finding', {
+  skip: pythonLibMissing('sendgrid'),
+}, async () => {
+  const rx = python('sendgrid');
+  const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    .publicKey.export({ type: 'spki', format: 'der' })
+    .toString('base64');
+  const r = await checkReceiver('sendgrid', { ...rx, command: rx.command.replace(receiverSecret('sendgrid'), other) });
+  assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
+  const escaped = receiverSecret('sendgrid').replace(/[+/]/g, '\\$&');
+  assert.match(r.cases[0]?.diagnosis ?? '', new RegExp(`what is left is the public key \\(is it ${escaped}, the one check signs for`));
+  const body = (SECRET.sendgrid as string).split('\n')[1] as string;
+  assert.doesNotMatch(JSON.stringify(r), new RegExp(body.replace(/[+/]/g, '\\$&')));
 });
 
 // Behind a proxy, the classic Square (and Twilio) bug: the receiver rebuilds its URL from what it
@@ -196,7 +227,7 @@ for (const [provider, title] of [
 
 for (const row of rows) {
   test(`a ${row.provider} receiver in Python with the flaw ${row.flaw} fails ${row.fails.join(' and ')}, named as a developer fixes it`, {
-    skip: pynaclMissing(row.provider),
+    skip: pythonLibMissing(row.provider),
   }, async () => {
     const r = await checkReceiver(row.provider, python(row.provider, row.flaw));
     assert.deepEqual(named(r, 'fail'), row.fails, explain(r));

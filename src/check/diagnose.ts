@@ -1,4 +1,3 @@
-import { publicKeyHex } from '../providers/keys.js';
 /**
  * Why a receiver refuses a valid delivery, found the way a doctor finds a cause: send variants of
  * the delivery that differ from it in one respect each, all signed as the provider signs, and see
@@ -247,7 +246,7 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
   } else {
     // A key-pair scheme has no shared secret: what the receiver may hold wrong is the public key.
     const secret = p.keyPair
-      ? `the public key (is it ${publicKeyHex(ctx.secrets[0] ?? '')}, the one check signs for? \`hookdrill keys ${p.name}\` prints it)`
+      ? `the public key (is it ${p.publicKey?.(ctx.secrets[0] ?? '') ?? '?'}, the one check signs for? \`hookdrill keys ${p.name}\` prints it)`
       : "the secret (is it this endpoint's signing secret, given exactly?)";
     diagnosis = `your receiver refuses every variant of a valid delivery (${taken.size ? [...taken.keys()].map((n) => IN_WORDS[n] ?? n).join(', ') : 'none applied'}): what is left is ${secret}, the URL or its path, or a proxy in between that rewrites the body`;
   }

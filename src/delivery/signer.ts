@@ -1,4 +1,3 @@
-import { ownPrivateKey } from '../providers/keys.js';
 import { UsageError } from '../util/errors.js';
 import { readmePlaceholder } from '../util/secrets.js';
 import { getProfile, getProvider } from '../providers/index.js';
@@ -25,7 +24,7 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: Stri
   const provider = getProvider(name);
   const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   // A key-pair provider (Discord) signs with hookdrill's own private key where none is given.
-  if (secrets.length === 0 && provider.keyPair) secrets.push(ownPrivateKey(provider.name));
+  if (secrets.length === 0 && provider.ownKey) secrets.push(provider.ownKey());
   if (secrets.length === 0) throw new UsageError('a secret is required: --secret S, or HOOKDRILL_SECRET in the environment');
   // A verifier may hold several secrets of any provider (it tries each); a sender signs with several
   // only where the provider itself does (rotation).

@@ -1,7 +1,7 @@
 import { sign as edSign, verify as edVerify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import { signingKey, verifyingKey } from './keys.js';
+import { ownPrivateKey, publicKeyHex, signingKey, verifyingKey } from './keys.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, unixSeconds } from './util.js';
@@ -84,6 +84,10 @@ export const discord: Provider = {
     editSignatures: (v, edit) => edit(v),
     unknownType: { path: ['type'], value: 99 },
   },
+
+  ownKey: () => ownPrivateKey('discord'),
+  publicKey: publicKeyHex,
+  publicKeyName: 'application public key',
 
   checkSecret(secret) {
     // Sending needs the private key; a public key given here is the receiver's, not ours.

@@ -3,7 +3,9 @@ import { discord } from './discord.js';
 import { github } from './github.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
+import { linear } from './linear.js';
 import { paddle } from './paddle.js';
+import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
 import { square } from './square.js';
@@ -33,6 +35,8 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   line,
   hubspot,
   zoom,
+  linear,
+  sendgrid,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

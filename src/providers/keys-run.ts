@@ -1,6 +1,6 @@
 import { UsageError } from '../util/errors.js';
 import { getProvider } from './index.js';
-import { keysDir, ownPrivateKey, publicKeyHex } from './keys.js';
+import { keysDir } from './keys.js';
 
 export interface KeysOptions {
   /** A provider that signs with a key pair (Discord). */
@@ -15,6 +15,8 @@ export interface KeysResult {
   provider: string;
   /** What the receiver is configured with (Discord: the application's "public key"). */
   publicKey: string;
+  /** What the provider calls it: Discord's "application public key", SendGrid's "verification key". */
+  publicKeyName: string;
   /** Whose private key signs: hookdrill's own (kept in `keysDir`) or the one given. */
   signer: 'own' | 'given';
   /** Where hookdrill's own keys are kept (never the key itself). */
@@ -27,10 +29,18 @@ export interface KeysResult {
  */
 export async function run(o: KeysOptions): Promise<KeysResult> {
   const provider = getProvider(o.provider);
-  if (!provider.keyPair) {
+  if (!provider.keyPair || !provider.publicKey || !provider.ownKey) {
     throw new UsageError(`${provider.name} signs with a shared secret, not a key pair: there is no public key to give a receiver`);
   }
   const given = o.secrets?.[0];
-  const publicKey = publicKeyHex(given ?? ownPrivateKey(provider.name));
-  return { command: 'keys', ok: true, provider: provider.name, publicKey, signer: given ? 'given' : 'own', keysDir: keysDir() };
+  const publicKey = provider.publicKey(given ?? provider.ownKey());
+  return {
+    command: 'keys',
+    ok: true,
+    provider: provider.name,
+    publicKey,
+    publicKeyName: `${provider.title}'s ${provider.publicKeyName ?? 'public key'}`,
+    signer: given ? 'given' : 'own',
+    keysDir: keysDir(),
+  };
 }

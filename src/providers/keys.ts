@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { UsageError } from '../util/errors.js';
 
 /**
- * Ed25519 keys for the providers that sign with a private key and are verified with the public
- * one (Discord). A sender needs the private key; a receiver is configured with the public key.
+ * Keys for the providers that sign with a private key and are verified with the public one
+ * (Discord's Ed25519, SendGrid's P-256). A sender needs the private key; a receiver is configured with the public key.
  * hookdrill makes its own pair once per provider (kept 0600 where HOOKDRILL_KEYS_DIR, else
  * ~/.config/hookdrill/keys, says) so the receiver's configuration survives runs, and takes the
  * user's own private key as the secret when given. A private key is never printed: only
@@ -24,11 +24,14 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** The DER prefix of an Ed25519 PKCS#8 private key: what precedes the 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
+/** The kinds of key pair the providers sign with: Discord's Ed25519, SendGrid's ECDSA over P-256. */
+export type KeyKind = 'ed25519' | 'p256';
+
 /** hookdrill's own private key for this provider (PEM), made on first use. */
-export function ownPrivateKey(provider: string, env: NodeJS.ProcessEnv = process.env): string {
-  const file = join(keysDir(env), `${provider}-ed25519.pem`);
+export function ownPrivateKey(provider: string, kind: KeyKind = 'ed25519', env: NodeJS.ProcessEnv = process.env): string {
+  const file = join(keysDir(env), `${provider}-${kind}.pem`);
   if (existsSync(file)) return readFileSync(file, 'utf8');
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey } = kind === 'p256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   // Whole or not at all: a half-written key would sign with garbage forever after.

@@ -15,6 +15,8 @@ export const PROVIDER_NAMES = [
   'line',
   'hubspot',
   'zoom',
+  'linear',
+  'sendgrid',
 ] as const;
 
 /*

@@ -173,6 +173,17 @@ export interface Provider {
    * receiver is configured with its public key, which is printed; the private key never is.
    */
   keyPair?: true;
+  /** With keyPair: hookdrill's own private key for this provider (providers/keys.ts), made on first use. */
+  ownKey?(): string;
+  /** With keyPair: the public key a receiver is configured with, as the provider shows it, of a private key. */
+  publicKey?(privateKey: string): string;
+  /** With keyPair: what the provider calls that public key ("application public key"). */
+  publicKeyName?: string;
+  /**
+   * The signed timestamp is a field of the body, not a header (Linear's webhookTimestamp): a
+   * request of another moment is the body aged (PreparedEvent.aged) and signed again.
+   */
+  clockInBody?: true;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   profiles: Readonly<Record<string, TimingProfile>>;

@@ -37,6 +37,13 @@ const profile: TimingProfile = {
   stopStatuses: [],
 };
 
+/** Now in Unix ms, made later by a millisecond where it would repeat the last one. */
+let lastTs = 0;
+function eventTs(nowMs: number): number {
+  lastTs = Math.max(nowMs, lastTs + 1);
+  return lastTs;
+}
+
 const base = declaredProvider(
   checkDeclaration(
     'zoom',
@@ -71,7 +78,9 @@ const base = declaredProvider(
     },
     freshFields(body: JsonObject) {
       return [
-        ...(typeof body.event_ts === 'number' ? [{ path: ['event_ts'], make: (now: number) => now, clock: true as const }] : []),
+        // The id as well as the time: unique in this process (two events made in one millisecond
+        // would be one to a receiver), and not a clock field, so a retry keeps it.
+        ...(typeof body.event_ts === 'number' ? [{ path: ['event_ts'], make: eventTs }] : []),
         // The URL validation's token is new every time Zoom sends one.
         ...(isObject(body.payload) && typeof body.payload.plainToken === 'string'
           ? [{ path: ['payload', 'plainToken'], make: () => randomAlnum(22) }]

@@ -9,9 +9,5 @@ export function renderKeys(keys: KeysResult): string {
     r.signer === 'own'
       ? `hookdrill's own ${r.provider} signing key (kept in ${r.keysDir}; its private half is never printed)`
       : 'the private key given';
-  return [
-    r.publicKey,
-    chalk.dim(`the public key of ${whose}: configure your receiver with it, as ${r.provider}'s application public key`),
-    '',
-  ].join('\n');
+  return [r.publicKey, chalk.dim(`the public key of ${whose}: configure your receiver with it, as ${r.publicKeyName}`), ''].join('\n');
 }

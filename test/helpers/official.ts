@@ -8,7 +8,9 @@ import { WebhooksHelper } from 'square';
 import { verifyKey } from 'discord-interactions';
 import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
-import { createHmac, createPrivateKey, createPublicKey, timingSafeEqual } from 'node:crypto';
+import { LinearWebhookClient } from '@linear/sdk/webhooks';
+import { EventWebhook } from '@sendgrid/eventwebhook';
+import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
@@ -126,6 +128,23 @@ export async function verifyWithOfficialCode(
         throw new Error('zoom: signature mismatch');
       return;
     }
+    case 'linear': {
+      // As Linear's docs show it: the raw body and Linear-Signature; the SDK throws what it refuses.
+      new LinearWebhookClient(secret).verify(rawBody, h('linear-signature') ?? '');
+      return;
+    }
+    case 'sendgrid': {
+      // As SendGrid's docs show it: the verification key, the raw body, the two headers.
+      const ew = new EventWebhook();
+      const ok = ew.verifySignature(
+        ew.convertPublicKeyToECDSA(publicKeyOf(secret, 'sendgrid')),
+        rawBody,
+        h('x-twilio-email-event-webhook-signature') ?? '',
+        h('x-twilio-email-event-webhook-timestamp') ?? '',
+      );
+      if (!ok) throw new Error('sendgrid: verifySignature refused the signature');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -136,6 +155,11 @@ function equal(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** A P-256 key made once per test process (a key in the repository would trip secret scanners). */
+const P256_TEST_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 /** Secrets shaped as each provider issues them. */
 export const SECRETS: Record<string, string> = {
@@ -154,10 +178,15 @@ export const SECRETS: Record<string, string> = {
   line: '8c570fa6dd201bb328f1c1eac23a96d8',
   hubspot: 'hs-client-secret-3c7e0d2a-9b41-4f6e',
   zoom: 'zm-secret-token-hookdrill-7Qf2',
+  linear: 'lin_wh_hookdrill_example_signing_0',
+  // A P-256 private key made for these tests (PKCS#8): hookdrill signs with it; a receiver holds its public key.
+  sendgrid: P256_TEST_KEY,
 };
 
-/** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), else the secret itself. */
+/** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */
 export function publicKeyOf(secret: string, provider = 'discord'): string {
+  if (provider === 'sendgrid' && secret.includes('PRIVATE KEY'))
+    return createPublicKey(secret).export({ type: 'spki', format: 'der' }).toString('base64');
   if (provider !== 'discord' || !/^[0-9a-f]{64}$/.test(secret)) return secret;
   const der = createPublicKey(
     createPrivateKey({

@@ -6,25 +6,36 @@ import { existsSync } from 'node:fs';
  * `python3` costs ~250 ms a start (measured: 284 ms against 26 ms for `-c pass`), and check runs a
  * receiver's --stored command for every case, so the shim alone was most of the verdict tests' time.
  * The receivers use only the standard library, but for Discord's Ed25519 (PyNaCl, as Discord's
- * docs verify it: Debian's python3-nacl).
+ * docs verify it: Debian's python3-nacl) and SendGrid's ECDSA (Debian's python3-cryptography).
  */
 export const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-let nacl: string | false | undefined;
+/** The Debian package each provider's Python receiver needs beyond the standard library, and the module it imports. */
+const NEEDS: Record<string, [module: string, pkg: string, why: string]> = {
+  discord: ['nacl.signing', 'python3-nacl', "Discord's Ed25519"],
+  sendgrid: ['cryptography', 'python3-cryptography', "SendGrid's ECDSA"],
+};
+const found = new Map<string, string | false>();
+
 /**
- * undefined when the Python receiver can verify Discord's signatures; otherwise why not (the test
- * is skipped — a failure under HOOKDRILL_REQUIRE_TOOLS=1, as in CI).
+ * undefined when the Python receiver can verify this provider's signatures; otherwise why not (the
+ * test is skipped — a failure under HOOKDRILL_REQUIRE_TOOLS=1, as in CI).
  */
-export function pynaclMissing(provider: string): string | undefined {
-  if (provider !== 'discord') return undefined;
-  if (nacl === undefined) {
+export function pythonLibMissing(provider: string): string | undefined {
+  const need = NEEDS[provider];
+  if (!need) return undefined;
+  const [module, pkg, why] = need;
+  let missing = found.get(module);
+  if (missing === undefined) {
     try {
-      execFileSync(PYTHON, ['-c', 'import nacl.signing'], { stdio: 'ignore' });
-      nacl = false;
+      execFileSync(PYTHON, ['-c', `import ${module}`], { stdio: 'ignore' });
+      missing = false;
     } catch {
-      nacl = `${PYTHON} has no PyNaCl (apt-get install python3-nacl): the Python receiver cannot verify Discord's Ed25519`;
+      missing = `${PYTHON} has no ${module} (apt-get install ${pkg}): the Python receiver cannot verify ${why}`;
     }
+    found.set(module, missing);
   }
-  if (nacl && process.env.HOOKDRILL_REQUIRE_TOOLS === '1') throw new Error(`${nacl} (HOOKDRILL_REQUIRE_TOOLS=1: required, not skipped)`);
-  return nacl || undefined;
+  if (missing && process.env.HOOKDRILL_REQUIRE_TOOLS === '1')
+    throw new Error(`${missing} (HOOKDRILL_REQUIRE_TOOLS=1: required, not skipped)`);
+  return missing || undefined;
 }

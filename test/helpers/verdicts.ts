@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
 import type { CheckOptions, CheckResult } from '../../src/check/run.js';
-import { publicKeyOf } from './official.js';
+import { SECRETS, publicKeyOf } from './official.js';
 import { freePort } from './ports.js';
 import { PYTHON } from './python.js';
 import { tempDir } from './tmp.js';
@@ -31,6 +31,8 @@ export const SECRET: Record<string, string> = {
   line: '0f5a3b7c9d1e2f4a6b8c0d2e4f6a8b0c',
   hubspot: 'hs-verdicts-secret-5a1f7c3e-2d94',
   zoom: 'zm-verdicts-token-hookdrill-3Kx9',
+  linear: 'lin_wh_hookdrill_verdicts_signing_0',
+  sendgrid: SECRETS.sendgrid as string,
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

@@ -12,7 +12,9 @@
  * event's webhookEventId; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
  * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId),
  * Zoom's check as @zoom/rivet applies it (JSON.stringify of the parsed body, no window; its verifier
- * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does).
+ * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
+ * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
+ * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -31,6 +33,8 @@ import { WebhooksHelper } from 'square';
 import { InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
 import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
+import { LinearWebhookClient } from '@linear/sdk/webhooks';
+import sendgridEventWebhook from '@sendgrid/eventwebhook';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
@@ -166,6 +170,26 @@ async function verified(req, raw) {
       }
       // Zoom sends no delivery id: the event's event_ts, the same on every retry.
       return { id: payload.event_ts };
+    }
+    case 'linear': {
+      new LinearWebhookClient(secret).verify(raw, h('linear-signature'));
+      return { id: h('linear-delivery') };
+    }
+    case 'sendgrid': {
+      const ew = new sendgridEventWebhook.EventWebhook();
+      const ok = ew.verifySignature(
+        ew.convertPublicKeyToECDSA(secret),
+        raw,
+        h('x-twilio-email-event-webhook-signature'),
+        h('x-twilio-email-event-webhook-timestamp'),
+      );
+      if (!ok) throw Object.assign(new Error('signature mismatch'), { status: 403 });
+      // Authentic but not JSON: kept by its hash (the SDK does not parse).
+      try {
+        return { id: JSON.parse(raw.toString('utf8'))[0].sg_event_id };
+      } catch {
+        return { id: createHash('sha256').update(raw).digest('hex') };
+      }
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -32,7 +32,10 @@ signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of 
 channel secret, keyed on the first event's webhookEventId), HubSpot (v3: method, URL, body and
 timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
 (v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
-keyed on event_ts, as Zoom sends no delivery id), and acme — a
+keyed on event_ts, as Zoom sends no delivery id), Linear (the hex HMAC of the body, then the body's
+webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), SendGrid (the
+ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
+event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 
 Flaws, one at a time:
@@ -69,7 +72,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -244,6 +247,32 @@ def verify(args, h, body):
             return 'stale'
         expected = 'v0=' + mac(secret, f'v0:{ts}:'.encode() + body)
         return None if hmac.compare_digest(expected, h.get('x-zm-signature') or '') else 'no match'
+    if args.provider == 'linear':
+        # Linear's documented check: the hex HMAC-SHA256 of the raw body, then the signed body's
+        # webhookTimestamp (Unix ms) within a minute either way, as @linear/sdk checks it.
+        if not hmac.compare_digest(mac(secret, body), h.get('Linear-Signature') or ''):
+            return 'no match'
+        if check_time:
+            try:
+                ts = json.loads(body).get('webhookTimestamp')
+            except (ValueError, AttributeError):
+                return 'no webhookTimestamp'
+            if not isinstance(ts, (int, float)) or abs(time.time() * 1000 - ts) > 60_000:
+                return 'stale'
+        return None
+    if args.provider == 'sendgrid':
+        # SendGrid's documented check (cryptography, as its docs' Python sample): the ECDSA (SHA-256)
+        # signature, base64 DER, of the timestamp header + the raw body, with the verification key.
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        try:
+            key = serialization.load_der_public_key(base64.b64decode(args.secret))
+            signed = (h.get('X-Twilio-Email-Event-Webhook-Timestamp') or '').encode() + body
+            key.verify(base64.b64decode(h.get('X-Twilio-Email-Event-Webhook-Signature') or ''), signed, ec.ECDSA(hashes.SHA256()))
+        except (InvalidSignature, ValueError):
+            return 'invalid signature'
+        return None
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -280,6 +309,11 @@ def identify(provider, h, event):
         return event.get('id'), event.get('event')
     if provider == 'square':
         return event.get('event_id'), event.get('type')
+    if provider == 'sendgrid':
+        first = event[0] if isinstance(event, list) and event and isinstance(event[0], dict) else {}
+        return first.get('sg_event_id'), first.get('event')
+    if provider == 'linear':
+        return h.get('Linear-Delivery'), event.get('type')
     if provider == 'zoom':
         return str(event.get('event_ts') or ''), event.get('event')
     if provider == 'hubspot':
@@ -380,7 +414,7 @@ def serve(args):
                 if args.flaw == 'json-only':
                     return self.answer(400, b'expected JSON')
                 event = {}
-            if not isinstance(event, dict) and not (args.provider == 'hubspot' and isinstance(event, list)):
+            if not isinstance(event, dict) and not (args.provider in ('hubspot', 'sendgrid') and isinstance(event, list)):
                 event = {}
             if args.provider == 'slack' and event.get('type') == 'url_verification':
                 if args.flaw == 'no-challenge':

@@ -129,6 +129,18 @@ export function sign(
   return lower(headers);
 }
 
+/**
+ * A request signed `offsetMs` from now (negative: in the past): the timestamp header moved, or
+ * where the clock is in the body (Linear's webhookTimestamp) the body aged and signed again.
+ */
+export function signedAt(ctx: CheckContext, e: PreparedEvent, offsetMs: number): { body: Buffer; headers: Record<string, string> } {
+  if (ctx.provider.clockInBody && e.aged) {
+    const body = e.aged(-offsetMs);
+    return { body, headers: sign(ctx, { ...e, rawBody: body }) };
+  }
+  return { body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() + offsetMs }) };
+}
+
 /** The URL a URL-bound provider signs: the public one the provider posts to. */
 export function signedUrl(ctx: CheckContext): string {
   return (ctx.publicUrl ?? ctx.url).href;

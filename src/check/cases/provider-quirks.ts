@@ -193,11 +193,11 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     summary:
       "the provider's endpoint check is answered 2xx as it asks: Slack's url_verification with its challenge (plain text or JSON), Zoom's endpoint.url_validation with its plainToken and the token's HMAC",
     skipFor: (p) =>
-      p.keyPair
-        ? `${p.title}'s endpoint check is its PING (the ping case)`
-        : p.challengeAnswer
-          ? undefined
-          : `${p.title} sends no endpoint check`,
+      !p.challengeAnswer
+        ? `${p.title} sends no endpoint check`
+        : p.keyPair
+          ? `${p.title}'s endpoint check is its PING (the ping case)`
+          : undefined,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const [shipped] = listShippedFixtures().filter(

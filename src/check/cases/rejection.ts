@@ -10,6 +10,7 @@ import {
   rejection,
   sigHeader,
   sign,
+  signedAt,
   stranger,
   NEEDS_SIGNATURE,
   windowWords,
@@ -85,7 +86,7 @@ export const REJECTION: readonly CheckCase[] = [
   rejection(
     'stale-timestamp',
     "signed 6 minutes ago (past every window: 5 minutes, Paddle's 5 seconds): 4xx, nothing stored",
-    (ctx, e) => ({ body: e.rawBody, headers: sign(ctx, e, { nowMs: Date.now() - 360_000 }) }),
+    (ctx, e) => signedAt(ctx, e, -360_000),
     (ctx) =>
       `your receiver accepts a signature 6 minutes old: a captured request can be replayed forever; refuse timestamps older than ${windowWords(ctx.provider)}, as ${ctx.provider.verifier.official} does`,
     needsTimestamp,
@@ -99,7 +100,8 @@ export const REJECTION: readonly CheckCase[] = [
     needs: [...NEEDS_SIGNATURE, { case: 'stale-timestamp' }],
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
-      const res = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: Date.now() + 360_000 }));
+      const ahead = signedAt(ctx, e, 360_000);
+      const res = await post(ctx, ahead.body, ahead.headers);
       const stored = await mustNotStore(ctx, e.deliveryId);
       const rule = ctx.provider.verifier.futureTimestamp;
       const official = ctx.provider.verifier.official;

@@ -14,12 +14,12 @@ export const keys = defineCommand<KeysFlags, KeysOptions>({
   declare: (cmd) => {
     cmd
       .description(
-        "print the public key a receiver is configured with, for a provider that signs with a key pair (discord): of hookdrill's own signing key, made on first use, or of --secret PRIVATE-KEY; never the private key",
+        "print the public key a receiver is configured with, for a provider that signs with a key pair (discord, sendgrid): of hookdrill's own signing key, made on first use, or of --secret PRIVATE-KEY; never the private key",
       )
       .argument('[provider]', 'the provider (default: --provider)');
     declareSigner(cmd, {
       provider: 'the provider',
-      secret: "your own private key (PKCS#8 PEM or its 32-byte seed in hex) instead of hookdrill's",
+      secret: "your own private key instead of hookdrill's (PEM; Discord's also as its 32-byte seed in hex)",
     });
     return cmd.option('--json', 'print the result as JSON');
   },

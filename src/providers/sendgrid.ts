@@ -1,0 +1,167 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { UsageError } from '../util/errors.js';
+import { ownPrivateKey } from './keys.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
+import { SignatureError } from './types.js';
+import { HOUR, MINUTE, isObject, parseJson, randomAlnum, requireHeader, requireSecrets, unixSeconds } from './util.js';
+
+/**
+ * SendGrid's Event Webhook (Twilio SendGrid), signed with a key pair: ECDSA over P-256. Sources:
+ *   - SendGrid's docs, "Getting started with the Event Webhook security features": with signing on,
+ *     each POST carries `X-Twilio-Email-Event-Webhook-Signature` (the base64 ECDSA signature, SHA-256,
+ *     over `X-Twilio-Email-Event-Webhook-Timestamp` followed by the raw body) and that timestamp;
+ *     the receiver verifies with the *verification key* SendGrid shows (the public key, base64 of
+ *     its DER SubjectPublicKeyInfo).
+ *   - @sendgrid/eventwebhook (EventWebhook.verifySignature): `timestamp + payload` checked with
+ *     starkbank-ecdsa; no window on the timestamp, so check judges none.
+ *   - SendGrid's docs, "Event Webhook reference": the body is a JSON *array* of events (batched),
+ *     each with `email`, `timestamp`, `event`, `sg_event_id` (unique per event: what to dedupe on)
+ *     and `sg_message_id`; a non-2xx answer is retried for up to 24 hours. Not published: the
+ *     timeout and the intervals (10 s; doubling from 5 minutes to a 4-hour cap within 24 h, chosen).
+ * hookdrill sends one event a request, signs with its own P-256 key (made once, kept 0600) unless
+ * --secret gives a private key (PEM), and prints only the public key (`hookdrill keys sendgrid`).
+ */
+
+const profile: TimingProfile = {
+  name: 'sendgrid',
+  summary: 'SendGrid Event Webhook: retried for up to 24h (published), doubling from 5m to a 4h cap (chosen); 10s timeout (chosen)',
+  published: false,
+  timeoutMs: 10_000,
+  retryDelaysMs: Array.from({ length: 9 }, (_, n) => Math.min(5 * MINUTE * 2 ** n, 4 * HOUR)),
+  maxRedirects: 0,
+  retryAfterStatuses: [],
+  stopStatuses: [],
+};
+
+const SIGNATURE = 'X-Twilio-Email-Event-Webhook-Signature';
+const TIMESTAMP = 'X-Twilio-Email-Event-Webhook-Timestamp';
+
+/** A P-256 private key as given: PEM (PKCS#8 or SEC1). */
+function signingKey(secret: string): KeyObject {
+  try {
+    const key = createPrivateKey(secret.trim());
+    if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return key;
+  } catch {
+    // Named below, in one line: never the key itself.
+  }
+  throw new UsageError('the signing key must be a P-256 (prime256v1) EC private key in PEM');
+}
+
+/** The verification key a receiver holds: base64 of the DER SubjectPublicKeyInfo (as SendGrid shows it), or PEM; or derived from a private key. */
+function verifyingKey(secret: string): KeyObject {
+  const text = secret.trim();
+  if (text.includes('PRIVATE KEY')) return createPublicKey(signingKey(text));
+  if (text.includes('-----BEGIN')) return createPublicKey(text);
+  return createPublicKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'spki' });
+}
+
+/** The public key as SendGrid shows it: base64 of its DER SubjectPublicKeyInfo. */
+function publicKeyBase64(privateKey: string): string {
+  return createPublicKey(signingKey(privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
+}
+
+const first = (body: JsonValue | undefined): JsonObject | undefined => (Array.isArray(body) && isObject(body[0]) ? body[0] : undefined);
+const sgEventId = () => randomAlnum(22, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
+
+export const sendgrid: Provider = {
+  name: 'sendgrid',
+  title: 'SendGrid',
+  signatureHeader: SIGNATURE,
+  signedHeaders: [SIGNATURE, TIMESTAMP],
+  timestamped: false,
+  keyPair: true,
+  rotation: false,
+  profiles: { sendgrid: profile },
+  defaultProfile: 'sendgrid',
+  verifier: {
+    official: "@sendgrid/eventwebhook's verifySignature",
+    futureTimestamp: 'accepted',
+    parsesJson: false,
+    // Edited without its base64 padding: cutting a signature's "==" would leave the same bytes, which
+    // the SDK rightly accepts (wrong-length-signature was a false fail of a receiver on it).
+    editSignatures: (v, edit) => edit(v.replace(/=+$/, '')),
+    unknownType: { path: ['0', 'event'], value: 'hookdrill_unknown_event' },
+  },
+
+  ownKey: () => ownPrivateKey('sendgrid', 'p256'),
+  publicKey: publicKeyBase64,
+  publicKeyName: 'Event Webhook verification key',
+
+  checkSecret(secret) {
+    signingKey(secret);
+  },
+
+  sign(rawBody, secrets, ctx) {
+    const [secret] = secrets;
+    if (secret === undefined) throw new UsageError('sendgrid signs with a private key: none was given');
+    const timestamp = String(unixSeconds(ctx.nowMs));
+    const signature = cryptoSign('sha256', Buffer.concat([Buffer.from(timestamp), rawBody]), signingKey(secret)).toString('base64');
+    return { 'Content-Type': 'application/json', [SIGNATURE]: signature, [TIMESTAMP]: timestamp };
+  },
+
+  verify(rawBody, headers, secrets, opts = {}) {
+    requireSecrets(secrets);
+    const signature = requireHeader(headers, SIGNATURE);
+    const timestamp = requireHeader(headers, TIMESTAMP);
+    // A DER ECDSA signature over P-256 is 70 to 72 bytes: base64 of 96 characters at most.
+    if (!/^[A-Za-z0-9+/]{80,100}={0,2}$/.test(signature))
+      throw new SignatureError('malformed_header', `${SIGNATURE} is not a base64 ECDSA signature`);
+    if (opts.headersOnly) return;
+    const message = Buffer.concat([Buffer.from(timestamp), rawBody]);
+    for (const secret of secrets) {
+      let key: KeyObject;
+      try {
+        key = verifyingKey(secret);
+      } catch {
+        continue;
+      }
+      try {
+        if (cryptoVerify('sha256', message, key, Buffer.from(signature, 'base64'))) return;
+      } catch {
+        // A signature that is not DER is a mismatch, as the SDK says false.
+      }
+    }
+    throw new SignatureError('no_match', `${SIGNATURE} does not verify with the verification key`);
+  },
+
+  deliveryId(_headers, rawBody) {
+    const e = first(parseJson(rawBody));
+    return typeof e?.sg_event_id === 'string' ? e.sg_event_id : undefined;
+  },
+
+  eventTypeOf(_headers, rawBody) {
+    const e = first(parseJson(rawBody));
+    return typeof e?.event === 'string' ? e.event : undefined;
+  },
+
+  otherSecret() {
+    // Another P-256 key, made in memory once per process: never the receiver's, never on disk.
+    other ??= generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    return other;
+  },
+
+  freshFields(body: JsonObject) {
+    const e = first(body);
+    if (!e) return [];
+    return [
+      ...(typeof e.sg_event_id === 'string' ? [{ path: [0, 'sg_event_id'], make: sgEventId }] : []),
+      ...(typeof e.timestamp === 'number'
+        ? [{ path: [0, 'timestamp'], make: (now: number) => unixSeconds(now), clock: true as const }]
+        : []),
+    ];
+  },
+
+  describe(body, fixtureName) {
+    const e = first(body);
+    return {
+      eventType: typeof e?.event === 'string' ? e.event : fixtureName,
+      ...(typeof e?.sg_event_id === 'string' ? { deliveryId: e.sg_event_id } : {}),
+    };
+  },
+
+  newDeliveryId() {
+    return sgEventId();
+  },
+};
+let other: string | undefined;
