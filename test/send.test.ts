@@ -496,3 +496,38 @@ test('send with a wrong secret: the first refusal says, as it happens, that it i
     await receiver.stop();
   }
 });
+
+test("linear: a retry carries its own send time in the signed body, as Linear's do: an hour's retry (compressed) is accepted by @linear/sdk", async () => {
+  // Linear's webhookTimestamp is when the webhook was sent, and the SDK refuses one more than a
+  // minute away: a retry that re-sent the first attempt's bytes (or aged them, as a compressed
+  // schedule ages an event's creation time) would be refused by a right receiver.
+  const secret = SECRETS.linear as string;
+  const rejected: string[] = [];
+  let calls = 0;
+  const server = await startServer(async (req, res) => {
+    calls++;
+    if (calls === 1) return reply(res, 500);
+    try {
+      await verifyWithOfficialCode('linear', req.rawBody, req.headers, secret);
+      reply(res, 200);
+    } catch (err) {
+      rejected.push((err as Error).message);
+      reply(res, 401);
+    }
+  });
+  try {
+    const result = await run({
+      provider: 'linear',
+      url: server.url,
+      secrets: [secret],
+      fixtures: ['linear/Issue.update'],
+      retryDelays: ['1h'],
+      timeScale: 0.0001,
+    });
+    assert.deepEqual(rejected, []);
+    assert.equal(calls, 2);
+    assert.equal(result.ok, true);
+  } finally {
+    await server.close();
+  }
+});

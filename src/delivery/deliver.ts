@@ -125,10 +125,13 @@ export async function deliver(
     if (n > firstAttempt) await ctx.slots.acquire();
     // A retry is the same event, as old as the real schedule makes it: its `created` as far before
     // this attempt as the uncompressed waits would have put it (the same bytes when not compressed).
+    // Where the body holds the send time itself (Linear's webhookTimestamp), a retry carries its own.
     const rawBody =
-      waitedMs > 0 && timing.timeScale < 1 && event.aged && !event.fixedHeaders
-        ? event.aged(waitedMs / timing.timeScale - waitedMs)
-        : event.rawBody;
+      n > firstAttempt && provider.clockInBody && event.aged && event.madeAtMs !== undefined && !event.fixedHeaders
+        ? event.aged(event.madeAtMs - Date.now())
+        : waitedMs > 0 && timing.timeScale < 1 && event.aged && !event.fixedHeaders
+          ? event.aged(waitedMs / timing.timeScale - waitedMs)
+          : event.rawBody;
     const headers = event.fixedHeaders
       ? { ...event.fixedHeaders }
       : provider.sign(rawBody, ctx.secrets, {
