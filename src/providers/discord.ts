@@ -1,7 +1,7 @@
 import { sign as edSign, verify as edVerify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import { ownPrivateKey, publicKeyHex, signingKey, verifyingKey } from './keys.js';
+import { cachedKey, ownPrivateKey, publicKeyHex, signingKey, verifyingKey } from './keys.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, unixSeconds } from './util.js';
@@ -43,18 +43,8 @@ const profile: TimingProfile = {
   stopStatuses: [],
 };
 
-/** Keys made once per secret: listen verifies every request with one. */
 const signers = new Map<string, KeyObject>();
 const verifiers = new Map<string, KeyObject>();
-function cached(map: Map<string, KeyObject>, secret: string, make: (s: string) => KeyObject): KeyObject {
-  let key = map.get(secret);
-  if (!key) {
-    key = make(secret);
-    if (map.size > 64) map.clear();
-    map.set(secret, key);
-  }
-  return key;
-}
 
 /** A snowflake: milliseconds since Discord's epoch (2015) shifted 22 bits, plus worker and sequence. */
 function snowflake(nowMs = Date.now()): string {
@@ -98,7 +88,9 @@ export const discord: Provider = {
     const [secret] = secrets;
     if (secret === undefined) throw new UsageError('discord signs with a private key: none was given');
     const timestamp = String(unixSeconds(ctx.nowMs));
-    const signature = edSign(null, Buffer.concat([Buffer.from(timestamp), rawBody]), cached(signers, secret, signingKey)).toString('hex');
+    const signature = edSign(null, Buffer.concat([Buffer.from(timestamp), rawBody]), cachedKey(signers, secret, signingKey)).toString(
+      'hex',
+    );
     return { 'Content-Type': 'application/json', 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp };
   },
 
@@ -113,7 +105,7 @@ export const discord: Provider = {
     for (const secret of secrets) {
       let key: KeyObject;
       try {
-        key = cached(verifiers, secret, verifyingKey);
+        key = cachedKey(verifiers, secret, verifyingKey);
       } catch {
         continue;
       }

@@ -14,6 +14,20 @@ import { UsageError } from '../util/errors.js';
  * publicKeyHex's answer is shown.
  */
 
+/**
+ * A key made once per secret and kept (at most 64, then all dropped): listen verifies every
+ * request with one, send signs every attempt.
+ */
+export function cachedKey(map: Map<string, KeyObject>, secret: string, make: (s: string) => KeyObject): KeyObject {
+  let key = map.get(secret);
+  if (!key) {
+    key = make(secret);
+    if (map.size > 64) map.clear();
+    map.set(secret, key);
+  }
+  return key;
+}
+
 /** Where hookdrill keeps its own key pairs. */
 export function keysDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.HOOKDRILL_KEYS_DIR || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'hookdrill', 'keys');

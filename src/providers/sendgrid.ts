@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
-import { ownPrivateKey } from './keys.js';
+import { cachedKey, ownPrivateKey } from './keys.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
 import { HOUR, MINUTE, isObject, parseJson, randomAlnum, requireHeader, requireSecrets, unixSeconds } from './util.js';
@@ -61,6 +61,9 @@ function publicKeyBase64(privateKey: string): string {
   return createPublicKey(signingKey(privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
 }
 
+const signers = new Map<string, KeyObject>();
+const verifiers = new Map<string, KeyObject>();
+
 const first = (body: JsonValue | undefined): JsonObject | undefined => (Array.isArray(body) && isObject(body[0]) ? body[0] : undefined);
 const sgEventId = () => randomAlnum(22, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
 
@@ -96,7 +99,11 @@ export const sendgrid: Provider = {
     const [secret] = secrets;
     if (secret === undefined) throw new UsageError('sendgrid signs with a private key: none was given');
     const timestamp = String(unixSeconds(ctx.nowMs));
-    const signature = cryptoSign('sha256', Buffer.concat([Buffer.from(timestamp), rawBody]), signingKey(secret)).toString('base64');
+    const signature = cryptoSign(
+      'sha256',
+      Buffer.concat([Buffer.from(timestamp), rawBody]),
+      cachedKey(signers, secret, signingKey),
+    ).toString('base64');
     return { 'Content-Type': 'application/json', [SIGNATURE]: signature, [TIMESTAMP]: timestamp };
   },
 
@@ -112,7 +119,7 @@ export const sendgrid: Provider = {
     for (const secret of secrets) {
       let key: KeyObject;
       try {
-        key = verifyingKey(secret);
+        key = cachedKey(verifiers, secret, verifyingKey);
       } catch {
         continue;
       }
