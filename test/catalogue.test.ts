@@ -36,12 +36,33 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const modules = (p: string) => join(ROOT, 'node_modules', p);
 const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
 
-/** An event as send would sign it: fresh ids and timestamps, the provider's headers. */
-function signed(provider: keyof typeof providers, name: string, body: object, secret: string) {
+/**
+ * An event as send would sign it: fresh ids and timestamps, the provider's headers. `eventType`
+ * where the event's type is not its name (Linear's Issue for Issue.create); `url` where the
+ * scheme signs the URL posted to (Square, HubSpot).
+ */
+function signed(
+  provider: keyof typeof providers,
+  name: string,
+  body: object,
+  secret: string,
+  o: { eventType?: string; url?: string } = {},
+) {
   const p = providers[provider];
-  const fixture = { name, eventType: name, path: `catalogue:${provider}/${name}`, provider, body: structuredClone(body) as never };
+  const fixture = {
+    name,
+    eventType: o.eventType ?? name,
+    path: `catalogue:${provider}/${name}`,
+    provider,
+    body: structuredClone(body) as never,
+  };
   const e = compileFixture(p, fixture, []).make(Date.now());
-  const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType });
+  const headers = p.sign(e.rawBody, [secret], {
+    nowMs: Date.now(),
+    deliveryId: e.deliveryId,
+    eventType: e.eventType,
+    ...(o.url ? { url: o.url } : {}),
+  });
   return { e, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
 }
 
@@ -560,20 +581,12 @@ test("HubSpot: every event type of @hubspot/api-client's webhook subscriptions, 
   const url = 'https://crm.example.com/hubspot/webhooks';
   for (const ev of c.events) {
     const p = providers.hubspot;
-    const fixture = {
-      name: ev.name,
-      eventType: ev.name,
-      path: `catalogue:hubspot/${ev.name}`,
-      provider: 'hubspot' as const,
-      body: structuredClone(ev.body) as never,
-    };
-    const e = compileFixture(p, fixture, []).make(Date.now());
-    const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType, url });
-    await verifyWithOfficialCode('hubspot', e.rawBody, lower(headers), secret, url);
+    const { e, headers } = signed('hubspot', ev.name, ev.body, secret, { url });
+    await verifyWithOfficialCode('hubspot', e.rawBody, headers, secret, url);
     const [sent] = JSON.parse(e.rawBody.toString('utf8')) as { eventId: number; subscriptionType: string }[];
     assert.equal(sent?.subscriptionType, ev.name);
     assert.equal(String(sent?.eventId), e.deliveryId, 'keyed on the eventId, made fresh');
-    assert.equal(p.eventTypeOf(lower(headers), e.rawBody), ev.name);
+    assert.equal(p.eventTypeOf(headers, e.rawBody), ev.name);
   }
 });
 
@@ -604,16 +617,7 @@ test("Linear: every kind of @linear/sdk's LinearWebhookEventTypeMap, one per act
   assert.deepEqual(new Set(c.events.map((e) => e.name.split('.')[0])), new Set(kinds));
   const secret = SECRETS.linear as string;
   for (const ev of c.events) {
-    const p = providers.linear;
-    const fixture = {
-      name: ev.name,
-      eventType: ev.eventType,
-      path: `catalogue:linear/${ev.name}`,
-      provider: 'linear' as const,
-      body: structuredClone(ev.body) as never,
-    };
-    const e = compileFixture(p, fixture, []).make(Date.now());
-    const headers = lower(p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType }));
+    const { e, headers } = signed('linear', ev.name, ev.body, secret, { eventType: ev.eventType });
     // The SDK checks the HMAC and the signed body's webhookTimestamp (fresh: made at sending).
     new LinearWebhookClient(secret).verify(e.rawBody, headers['linear-signature'] ?? '');
     assert.equal(headers['linear-event'], ev.eventType);
@@ -664,16 +668,7 @@ test("Square: every *Event type of the square SDK, each read back by the SDK's o
   const url = 'https://shop.example.com/square/hooks';
   const schemas = serialization as unknown as Record<string, { parse(raw: unknown, o: object): { ok: boolean; errors?: unknown } }>;
   for (const ev of c.events) {
-    const p = providers.square;
-    const fixture = {
-      name: ev.name,
-      eventType: ev.name,
-      path: `catalogue:square/${ev.name}`,
-      provider: 'square' as const,
-      body: structuredClone(ev.body) as never,
-    };
-    const e = compileFixture(p, fixture, []).make(Date.now());
-    const headers = p.sign(e.rawBody, [secret], { nowMs: Date.now(), deliveryId: e.deliveryId, eventType: e.eventType, url });
+    const { e, headers } = signed('square', ev.name, ev.body, secret, { url });
     const ok = await WebhooksHelper.verifySignature({
       requestBody: e.rawBody.toString('utf8'),
       signatureHeader: headers['x-square-hmacsha256-signature'] ?? '',
@@ -683,7 +678,7 @@ test("Square: every *Event type of the square SDK, each read back by the SDK's o
     assert.equal(ok, true, ev.name);
     const parsed = schemas[ev.typeName ?? '']?.parse(JSON.parse(e.rawBody.toString('utf8')), { unrecognizedObjectKeys: 'fail' });
     assert.equal(parsed?.ok, true, `${ev.name}: ${JSON.stringify(parsed?.errors)}`);
-    assert.equal(p.deliveryId({}, e.rawBody), e.deliveryId, 'keyed on event_id, made fresh');
+    assert.equal(providers.square.deliveryId({}, e.rawBody), e.deliveryId, 'keyed on event_id, made fresh');
     assert.notEqual(e.deliveryId, ev.body.event_id);
   }
 });
@@ -700,7 +695,3 @@ test('fixtures show: the body send sends, the headers it adds, the signature nev
   assert.equal((command.body.hookdrill_form as Record<string, unknown>).command, '/weather');
   assert.throws(() => show({ name: 'nope/x' }), /name a fixture as provider\/event/);
 });
-
-function lower(h: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
-}
