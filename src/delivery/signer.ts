@@ -3,6 +3,7 @@ import { readmePlaceholder } from '../util/secrets.js';
 import { getProfile, getProvider } from '../providers/index.js';
 import { knownProviderNames } from '../providers/names.js';
 import type { Provider } from '../providers/index.js';
+import { checkKeyMaterial } from '../providers/key-material.js';
 import { parseDuration } from '../util/duration.js';
 import { resolveTiming } from './timing.js';
 import type { Timing } from './timing.js';
@@ -35,8 +36,8 @@ export function resolveSigner(o: { provider?: string | undefined; secrets?: Stri
     // The README's examples write secrets as whsec_…: copied as they are, nothing would verify.
     const placeholder = readmePlaceholder(s);
     if (placeholder) throw new UsageError(`--secret ${placeholder}: that is the README's placeholder; give your endpoint's signing secret`);
-    // A verifier of a key-pair provider holds the public key; only a sender needs the private one.
-    if (!(o.verifying && provider.keyPair)) provider.checkSecret(s);
+    // Blank never, for any provider; a verifier of a key-pair provider holds the public key.
+    checkKeyMaterial(provider, s, o.verifying ? 'verify' : 'sign');
   }
   return { provider, secrets };
 }

@@ -53,15 +53,16 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
 
   // A key per secret, made once: listen verifies every request with it. Secrets are few.
   const keys = new Map<string, KeyObject>();
-  const keyOf = (secret: string): KeyObject | string => {
+  const keyOf = (secret: string): KeyObject => {
     let key = keys.get(secret);
     if (!key) {
       const bytes =
         sig.key === 'whsec'
           ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
           : Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
-      // An empty key cannot be a KeyObject; an HMAC with it is still defined (and still wrong).
-      if (bytes.length === 0) return '';
+      // An empty key is one anyone can compute a MAC with: never signed or verified with
+      // (checkKeyMaterial refuses it first; this holds for a library caller who skipped that).
+      if (bytes.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
       key = createSecretKey(bytes);
       if (keys.size > 64) keys.clear();
       keys.set(secret, key);

@@ -84,6 +84,17 @@ export const discord: Provider = {
     signingKey(secret);
   },
 
+  checkVerifyingKey(key) {
+    try {
+      verifyingKey(key);
+    } catch {
+      // Never the key itself: it may be a private one given by mistake.
+      throw new UsageError(
+        'discord: the application public key must be 64 hex characters, as the Developer Portal shows it (or a private key to derive it from)',
+      );
+    }
+  },
+
   sign(rawBody, secrets, ctx) {
     const [secret] = secrets;
     if (secret === undefined) throw new UsageError('discord signs with a private key: none was given');

@@ -95,6 +95,19 @@ export const sendgrid: Provider = {
     signingKey(secret);
   },
 
+  checkVerifyingKey(key) {
+    let k: KeyObject | undefined;
+    try {
+      k = verifyingKey(key);
+    } catch {
+      // Named below, in one line: never the key itself.
+    }
+    if (k?.asymmetricKeyType !== 'ec' || k.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+      throw new UsageError(
+        "sendgrid: the Event Webhook verification key must be a P-256 public key: base64, as SendGrid's settings show it, or PEM",
+      );
+  },
+
   sign(rawBody, secrets, ctx) {
     const [secret] = secrets;
     if (secret === undefined) throw new UsageError('sendgrid signs with a private key: none was given');

@@ -190,8 +190,14 @@ export interface Provider {
   defaultProfile: string;
   verifier: VerifierRules;
 
-  /** Throws a UsageError when a secret cannot be one of this provider's (e.g. not `whsec_` base64). */
+  /**
+   * Throws a UsageError when a secret cannot be one of this provider's (e.g. not `whsec_` base64);
+   * with keyPair, when it is no private key. Called through key-material.ts's checkKeyMaterial,
+   * which refuses a blank one for every provider first.
+   */
   checkSecret(secret: string): void;
+  /** With keyPair: throws a UsageError when a key a receiver verifies with is no public key of the provider's kind. */
+  checkVerifyingKey?(key: string): void;
   /** The exact headers the provider sends with this body; one signature per secret where rotation exists. */
   sign(rawBody: Buffer, secrets: readonly string[], ctx: SignContext): OutgoingHeaders;
   /**

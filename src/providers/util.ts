@@ -60,6 +60,9 @@ export function requireHeader(headers: IncomingHeaders, name: string): string {
 
 export function requireSecrets(secrets: readonly string[]): void {
   if (secrets.length === 0) throw new SignatureError('no_secret', 'no secret to verify with');
+  // The last line of defence for a library caller who skipped checkKeyMaterial: an HMAC keyed with
+  // nothing is one anyone can compute, so it verifies nothing.
+  if (secrets.some((s) => s.trim() === '')) throw new SignatureError('no_secret', 'an empty secret verifies nothing');
 }
 
 /**

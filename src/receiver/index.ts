@@ -7,6 +7,7 @@ import type { Provider } from '../providers/index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
 import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
+import { checkKeysMaterial } from '../providers/key-material.js';
 
 export interface ReceiverOptions {
   provider: Provider;
@@ -94,6 +95,9 @@ export type ReceiverHandler = ((req: IncomingMessage, res: ServerResponse) => vo
 export function createReceiver(options: ReceiverOptions): ReceiverHandler {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const { provider, inbox } = options;
+  // Refused before the first request, not at each: a library caller given no or a blank secret
+  // would otherwise run a receiver that stores forgeries, or refuses everything.
+  checkKeysMaterial(provider, options.secrets, 'verify');
   const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
   const baseVerify = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
   // Only a URL-bound scheme reads the URL: the rest verify with the options as they are, per request.

@@ -8,6 +8,7 @@ import { createListenMetrics } from './metrics.js';
 import type { ListenMetrics } from './metrics.js';
 import type { Inbox, InboxStats } from '../inbox/index.js';
 import { resolveSigner } from '../delivery/signer.js';
+import { checkKeyMaterial } from '../providers/key-material.js';
 import { createReceiverServer, listen } from './server.js';
 import type { ReceiverEvent, RefusedCapture } from './index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
@@ -202,7 +203,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
       `--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`,
     );
   }
-  if (o.forwardSecret !== undefined) provider.checkSecret(o.forwardSecret);
+  if (o.forwardSecret !== undefined) checkKeyMaterial(provider, o.forwardSecret, 'sign');
   if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
     throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
   if (o.forwardTo && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {

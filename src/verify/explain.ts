@@ -8,6 +8,7 @@
 import { allProviders, getProvider, SignatureError } from '../providers/index.js';
 import type { JsonValue, Provider, ProviderName, SignatureFailure } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
+import { checkKeyMaterial } from '../providers/key-material.js';
 import type { CapturedRequest } from './request.js';
 
 export type VerifyCode = 'valid' | SignatureFailure | 'transformed' | 'truncated' | 'empty_body' | 'other_provider';
@@ -183,7 +184,7 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
         .map((x) => x.signatureHeader)
         .join(', ')}): give --provider`,
     );
-  for (const s of o.secrets) p.checkSecret(s);
+  for (const s of o.secrets) checkKeyMaterial(p, s, 'verify');
   const nowMs = o.atMs ?? req.arrivedAtMs ?? Date.now();
   const base = {
     command: 'verify' as const,

@@ -5,7 +5,7 @@ import { openInbox, resolveTarget } from '../inbox/open.js';
 import { getProvider } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
-import { listOption, stringOption } from '../util/shapes.js';
+import { stringOption, stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { explain } from './explain.js';
 import type { VerifyResult } from './explain.js';
@@ -100,7 +100,7 @@ function parseAt(text: string): number {
 }
 
 export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
-  const secrets = listOption(o.secrets, 'secrets') ?? [];
+  const secrets = stringsOption(o.secrets, 'secrets') ?? [];
   const file = stringOption(o.file, 'file');
   const entry =
     o.entry === undefined
