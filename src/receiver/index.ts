@@ -279,7 +279,12 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     }
 
     // A provider checking the endpoint (Slack's url_verification) gets its answer; nothing is stored.
-    const challenge = provider.challengeAnswer?.(rawBody, options.secrets);
+    // Answered with the secret that verified it, never simply the first: Zoom's answer is an HMAC
+    // of the token, so during a rotation a retired secret answering would stay an oracle for it.
+    const challenge =
+      provider.challengeAnswer?.(rawBody) === undefined
+        ? undefined
+        : provider.challengeAnswer(rawBody, [verifyingSecret(provider, rawBody, req, options.secrets, verifyOptionsOf(req))]);
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
@@ -386,6 +391,26 @@ export function publicProblem(problem: string, location: string): string {
     .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
     .replace(/\b[\w.-]+@[\w.-]+(:\d+)?/g, '<host>')
     .replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, '<host>');
+}
+
+/** Which of the secrets verifies this request (it has verified with one of them). */
+function verifyingSecret(
+  provider: Provider,
+  rawBody: Buffer,
+  req: IncomingMessage,
+  secrets: readonly string[],
+  opts: { toleranceSec?: number; url?: string },
+): string {
+  const found = secrets.find((s) => {
+    try {
+      provider.verify(rawBody, req.headers, [s], opts);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new Error('the request verified, but with none of the secrets alone');
+  return found;
 }
 
 /**
