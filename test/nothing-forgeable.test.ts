@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { providers } from '../src/providers/index.js';
 import { startListenFor, stopAll } from './helpers/listen.js';
+import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
 
 /** Issue 54 (nothing forgeable, round three): each item's proof against a real listen on loopback. */
@@ -28,3 +29,85 @@ test("Zoom's url_validation is answered with the secret that verified it: during
     await stopAll(p);
   }
 });
+
+/** A URL-bound provider's event, signed for `signedFor`, POSTed to `url` with the given extra headers. */
+async function postSignedFor(
+  provider: 'square' | 'hubspot',
+  url: string,
+  signedFor: string,
+  secret: string,
+  extra: Record<string, string>,
+) {
+  const id = `evt-${Math.random().toString(36).slice(2)}`;
+  const body = Buffer.from(
+    provider === 'square'
+      ? JSON.stringify({ merchant_id: 'M1', type: 'payment.updated', event_id: id, created_at: new Date().toISOString(), data: {} })
+      : JSON.stringify([{ eventId: Date.now(), subscriptionType: 'contact.creation', occurredAt: Date.now(), objectId: 1 }]),
+  );
+  const headers = providers[provider].sign(body, [secret], { nowMs: Date.now(), deliveryId: id, eventType: 'x', url: signedFor });
+  const res = await fetch(url, { method: 'POST', body, headers: { ...headers, ...extra } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+for (const provider of ['square', 'hubspot'] as const) {
+  test(`${provider}: no client header chooses the URL a signature is checked against (listen needs --public-url or --trust-proxy; a trusted proxy's value is the right-most)`, async () => {
+    const SECRET = `${provider}-signature-key`;
+    const OTHER = 'https://other.example.com/webhooks/another-endpoint';
+    // Without either, listen does not start: rebuilt from the request, the URL is the client's choice.
+    const bare = spawnHookdrill([
+      'listen',
+      '--json',
+      '--port',
+      '0',
+      '--provider',
+      provider,
+      '--secret',
+      SECRET,
+      '--inbox',
+      join(tempDir(), 'a.db'),
+    ]);
+    const started = await Promise.race([
+      bare.waitFor((l) => l.event === 'ready', 15_000).catch(() => undefined),
+      bare.exit.then(() => undefined),
+    ]);
+    if (started) {
+      // What the old code did: a delivery signed for another endpoint, its URL named by the client.
+      const other = new URL(OTHER);
+      const status = await postSignedFor(provider, String(started.url), `https://${other.host}/`, SECRET, {
+        'X-Forwarded-Proto': 'https',
+        'X-Forwarded-Host': other.host,
+      });
+      bare.child.kill('SIGKILL');
+      await bare.exit;
+      assert.fail(`listen started with no --public-url and answered a delivery signed for another endpoint ${status}`);
+    }
+    assert.equal(await bare.exit, 2, bare.stderr());
+    assert.match(bare.stderr(), /--public-url/);
+
+    const PUBLIC = 'https://hooks.example.com/square/hooks';
+    const fixed = await startListenFor(provider, join(tempDir(), 'b.db'), SECRET, '--public-url', PUBLIC);
+    try {
+      // Signed for another endpoint, with every header a client can set pointing there: refused.
+      const other = new URL(OTHER);
+      const forged = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': other.host, Host: other.host };
+      assert.equal(await postSignedFor(provider, fixed.url, OTHER, SECRET, forged), 401);
+      assert.equal(await postSignedFor(provider, fixed.url, PUBLIC, SECRET, {}), 200);
+    } finally {
+      await stopAll(fixed.p);
+    }
+
+    const proxied = await startListenFor(provider, join(tempDir(), 'c.db'), SECRET, '--trust-proxy');
+    try {
+      const proxy = { proto: 'https', host: 'hooks.example.com' };
+      const real = `${proxy.proto}://${proxy.host}/`;
+      // A client's own X-Forwarded-* come first; the proxy appends its own: only the last counts.
+      const other = new URL(OTHER);
+      const chained = { 'X-Forwarded-Proto': `https, ${proxy.proto}`, 'X-Forwarded-Host': `${other.host}, ${proxy.host}` };
+      assert.equal(await postSignedFor(provider, proxied.url, `https://${other.host}/`, SECRET, chained), 401);
+      assert.equal(await postSignedFor(provider, proxied.url, real, SECRET, chained), 200);
+    } finally {
+      await stopAll(proxied.p);
+    }
+  });
+}

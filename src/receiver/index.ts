@@ -8,6 +8,7 @@ import { RECEIVER_DEFAULTS } from './defaults.js';
 import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
 import { checkKeysMaterial } from '../providers/key-material.js';
+import { UsageError } from '../util/errors.js';
 
 export interface ReceiverOptions {
   provider: Provider;
@@ -18,10 +19,17 @@ export interface ReceiverOptions {
   /** Signed-timestamp tolerance in seconds, either way (default: the provider's 300). */
   toleranceSec?: number;
   /**
-   * The URL the provider posts to, where a proxy sits in front (URL-bound schemes sign it);
-   * absent, each request's is rebuilt: X-Forwarded-Proto and -Host first, then the socket and Host.
+   * The URL the provider posts to (URL-bound schemes sign it: Square, HubSpot): each request is
+   * verified over it, whatever its headers say. A URL-bound receiver needs it or trustProxy.
    */
   publicUrl?: string;
+  /**
+   * Without publicUrl: rebuild each request's URL from X-Forwarded-Proto and -Host, taking the
+   * right-most value (the one the proxy in front added; values to its left are the client's own),
+   * then the socket and Host. Only behind a proxy that sets both: otherwise any client chooses the
+   * URL its signature is checked against.
+   */
+  trustProxy?: boolean;
   /** A store not committed within this is answered 503 (default 2 s: below every provider's timeout). */
   storeDeadlineMs?: number;
   /**
@@ -98,11 +106,20 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
   // Refused before the first request, not at each: a library caller given no or a blank secret
   // would otherwise run a receiver that stores forgeries, or refuses everything.
   checkKeysMaterial(provider, options.secrets, 'verify');
+  if (provider.urlBound && options.publicUrl === undefined && !options.trustProxy) {
+    // Rebuilt from the request, the URL is the client's to choose: a delivery signed for another
+    // endpoint of the same account would verify.
+    throw new UsageError(
+      `${provider.name} signs the URL it posts to: give the receiver its public URL (publicUrl), or trustProxy where a proxy in front sets X-Forwarded-Proto and -Host`,
+    );
+  }
   const storeDeadlineMs = options.storeDeadlineMs ?? RECEIVER_DEFAULTS.storeDeadlineMs;
   const baseVerify = options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {};
   // Only a URL-bound scheme reads the URL: the rest verify with the options as they are, per request.
   const verifyOptionsOf = (req: IncomingMessage) =>
-    provider.urlBound ? { ...baseVerify, url: options.publicUrl ?? requestUrl(req) } : baseVerify;
+    provider.urlBound
+      ? { ...baseVerify, url: options.publicUrl ?? requestUrl(req, { trustProxy: options.trustProxy === true }) }
+      : baseVerify;
 
   const arrived = new WeakMap<ServerResponse, number>();
   const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture, close?: boolean) => {
@@ -414,17 +431,20 @@ function verifyingSecret(
 }
 
 /**
- * The URL a request was sent to, as its sender saw it: a proxy's X-Forwarded-Proto and -Host
- * first (the first of each where proxies are chained), else this socket's scheme and the Host
- * header. A URL-bound signature verifies over it; the signature, not the header, is the trust.
+ * The URL a request was sent to: with trustProxy, the X-Forwarded-Proto and -Host the proxy in
+ * front added — the right-most value of each, since a client may send its own and a proxy
+ * appends — else this socket's scheme and the Host header. Every part of it but the proxy's is
+ * the client's choice: only a receiver told to trust a proxy verifies a URL-bound signature over it.
  */
-export function requestUrl(req: IncomingMessage): string {
-  const first = (name: string) => {
+export function requestUrl(req: Pick<IncomingMessage, 'headers' | 'url' | 'socket'>, o: { trustProxy?: boolean } = {}): string {
+  const last = (name: string) => {
+    if (!o.trustProxy) return undefined;
     const v = req.headers[name];
-    return (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim() || undefined;
+    const all = (Array.isArray(v) ? v.join(',') : v)?.split(',') ?? [];
+    return all[all.length - 1]?.trim() || undefined;
   };
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const proto = first('x-forwarded-proto') ?? (encrypted ? 'https' : 'http');
-  const host = first('x-forwarded-host') ?? req.headers.host ?? 'localhost';
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const proto = last('x-forwarded-proto') ?? (encrypted ? 'https' : 'http');
+  const host = last('x-forwarded-host') ?? req.headers.host ?? 'localhost';
   return `${proto}://${host}${req.url ?? '/'}`;
 }

@@ -9,6 +9,7 @@ import type { ListenMetrics } from './metrics.js';
 import type { Inbox, InboxStats } from '../inbox/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { checkKeyMaterial } from '../providers/key-material.js';
+import type { Provider } from '../providers/index.js';
 import { createReceiverServer, listen } from './server.js';
 import type { ReceiverEvent, RefusedCapture } from './index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
@@ -42,8 +43,10 @@ export interface ListenOptions {
   /** Body bytes held across all requests at once; past it, 503 with Retry-After. */
   maxBytesInFlight?: string | number;
   tolerance?: string;
-  /** The URL the provider posts to (URL-bound schemes sign it), where a proxy sits in front; default: rebuilt from each request. */
+  /** The URL the provider posts to (URL-bound schemes sign it): each request is verified over it. A URL-bound provider needs it, or trustProxy. */
   publicUrl?: string;
+  /** Without publicUrl, rebuild each request's URL from the X-Forwarded-* values the proxy in front added. */
+  trustProxy?: boolean;
   concurrency?: string | number;
   maxAttempts?: string | number;
   lease?: string | number;
@@ -108,6 +111,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
   // Verifying accepts several secrets at once (rotation) whatever the provider: each is tried.
   const { provider, secrets } = resolveSigner({ ...o, verifying: true });
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
+  // Judged before the inbox is opened: a bad URL must not leave a file or a schema behind.
+  const publicUrl = publicUrlFor(provider, o, port);
   const host = o.host ?? LISTEN_DEFAULTS.host;
   // '' binds every interface and shows as http://:PORT: never what was meant.
   if (host.trim() === '')
@@ -281,7 +286,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
     maxBytes,
     maxInFlightBytes,
     toleranceSec,
-    ...(o.publicUrl !== undefined ? { publicUrl: parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url').href } : {}),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(o.trustProxy ? { trustProxy: true } : {}),
     storeDeadlineMs,
     metrics: () => (metrics as ListenMetrics).scrape(),
     // The counts behind /healthz's verdict: what this listen answered since it started.
@@ -368,4 +374,27 @@ export async function start(o: ListenOptions): Promise<Listening> {
       return stopped;
     },
   };
+}
+
+/**
+ * The URL a URL-bound provider's signatures are verified over: --public-url, or each request's
+ * own as the trusted proxy gives it — never one a client's headers choose. A provider that signs
+ * no URL takes no --public-url: given, it would be a setting that silently does nothing.
+ */
+function publicUrlFor(provider: Provider, o: ListenOptions, port: number): string | undefined {
+  const given = o.publicUrl !== undefined ? parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url').href : undefined;
+  if (!provider.urlBound) {
+    if (given !== undefined || o.trustProxy)
+      throw new UsageError(`${given !== undefined ? '--public-url' : '--trust-proxy'}: ${provider.name} signs no URL; leave it out`);
+    return undefined;
+  }
+  if (given !== undefined && o.trustProxy)
+    throw new UsageError('--public-url fixes the URL every request is verified over; --trust-proxy rebuilds it per request: give one');
+  if (given === undefined && !o.trustProxy) {
+    const local = `http://127.0.0.1:${port || 3000}/`;
+    throw new UsageError(
+      `${provider.name} signs the URL it posts to: give --public-url, the URL set at ${provider.title} (${local} for send --url ${local}), or --trust-proxy behind a proxy that sets X-Forwarded-Proto and -Host`,
+    );
+  }
+  return given;
 }

@@ -18,6 +18,7 @@ import type { ListenOptions } from '../../receiver/listen.js';
 
 export interface ListenFlags extends SignerFlags {
   publicUrl?: string;
+  trustProxy?: boolean;
   /** --ui alone: true; --ui 4041: the port. */
   ui?: boolean | string;
   uiHost?: string;
@@ -61,7 +62,11 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--host <address>', `address to listen on (default: ${LISTEN_DEFAULTS.host})`)
       .option(
         '--public-url <url>',
-        'the URL the provider posts to, for schemes that sign it (Square, Twilio, HubSpot) when a proxy sits in front (default: rebuilt from each request, X-Forwarded-Proto and -Host first)',
+        'the URL the provider posts to, for schemes that sign it (Square, HubSpot): every request is verified over it; required for them, unless --trust-proxy',
+      )
+      .option(
+        '--trust-proxy',
+        "with Square or HubSpot and no --public-url: a proxy in front sets X-Forwarded-Proto and -Host, and each request's URL is rebuilt from the values it added (without a proxy, any client would choose the URL its signature is checked against)",
       )
       .option(
         '--inbox <file|url>',
@@ -130,6 +135,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     return {
       ...pick(flags, [
         'publicUrl',
+        'trustProxy',
         'commitBatch',
         'commitWait',
         'storeDeadline',
