@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, relative } from 'node:path';
 import { providers } from '../src/providers/index.js';
 import { startListenFor, stopAll } from './helpers/listen.js';
 import { spawnHookdrill } from './helpers/spawned.js';
+import { hookdrill } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';
 
 /** Issue 54 (nothing forgeable, round three): each item's proof against a real listen on loopback. */
@@ -111,3 +115,75 @@ for (const provider of ['square', 'hubspot'] as const) {
     }
   });
 }
+
+test("a cloned repository's project file runs no command the flags did not ask for: check --url elsewhere never runs the file's stored, receiver or processed", async () => {
+  const dir = tempDir();
+  const marker = join(dir, 'ran');
+  writeFileSync(
+    join(dir, 'hookdrill.config.json'),
+    JSON.stringify({
+      provider: 'stripe',
+      url: 'http://127.0.0.1:1/',
+      receiver: `touch ${marker}-receiver; sleep 60`,
+      stored: `touch ${marker}-stored; echo none`,
+      processed: `touch ${marker}-processed; echo none`,
+    }),
+  );
+  const SECRET = 'whsec_Y2xvbmVkLXJlcG8tc2VjcmV0';
+  const { p, url } = await startListenFor('stripe', join(tempDir(), 'inbox.db'), SECRET);
+  try {
+    const r = await hookdrill(['check', '--url', url, '--provider', 'stripe', '--secret', SECRET, '--only', 'valid'], {}, [], dir, 60_000);
+    for (const what of ['receiver', 'stored', 'processed']) assert.ok(!existsSync(`${marker}-${what}`), `the file's ${what} command ran`);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+  } finally {
+    await stopAll(p);
+  }
+});
+
+test("a declared provider's fixtures folder stays inside the project: an absolute path, a ../ path or a link out is refused, nothing is sent", async () => {
+  const outside = tempDir();
+  writeFileSync(join(outside, 'private.json'), JSON.stringify({ type: 'x', token: 'not-for-you' }));
+  const received: string[] = [];
+  const app = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const target = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+  const declaration = (fixtures: string) => ({
+    signature: { header: 'Acme-Signature', algorithm: 'sha256', encoding: 'hex', content: '{body}' },
+    id: { header: 'Acme-Delivery' },
+    eventType: { body: 'type' },
+    timeout: '5s',
+    fixtures,
+  });
+  try {
+    for (const [what, fixtures, link] of [
+      ['an absolute path', outside, undefined],
+      ['a ../ path', relative(tempDir(), outside), undefined],
+      ['a folder that is a link out', 'hooks', 'dir'],
+      ['a file that is a link out', 'hooks', 'file'],
+    ] as const) {
+      const dir = tempDir();
+      let folder = fixtures;
+      if (what === 'a ../ path') folder = relative(dir, outside);
+      if (link === 'dir') symlinkSync(outside, join(dir, 'hooks'));
+      if (link === 'file') {
+        mkdirSync(join(dir, 'hooks'));
+        symlinkSync(join(outside, 'private.json'), join(dir, 'hooks', 'private.json'));
+      }
+      writeFileSync(join(dir, 'hookdrill.config.json'), JSON.stringify({ providers: { acme: declaration(folder) } }));
+      const r = await hookdrill(['send', 'acme/private', '--url', target, '--secret', 'acme-secret', '--no-retry'], {}, [], dir, 30_000);
+      assert.equal(r.code, 2, `${what}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /outside the project|link out/, what);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+    assert.deepEqual(received, [], 'nothing was posted');
+  } finally {
+    app.close();
+  }
+});

@@ -144,15 +144,18 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
   };
   take('provider', 'provider', config.provider);
   take('url', 'url', config.url);
-  // A receiver elsewhere (--url given) is not the one the file starts; a --provider other than the
-  // file's is not signed with the file's secret.
-  if (given.url === undefined) take('receiver', 'receiver', config.receiver);
+  // A target the flags name (--url other than the file's) is not the file's receiver: the file's
+  // commands (receiver, stored, processed) and its store are not that target's, and a cloned
+  // repository's file must not run shell commands the flags never asked for.
+  const ownTarget = given.url === undefined || given.url === config.url;
+  if (ownTarget) take('receiver', 'receiver', config.receiver);
+  // A --provider other than the file's is not signed with the file's secret.
   const sameProvider = given.provider === undefined || given.provider === config.provider;
-  take('processed', 'processed', config.processed);
+  if (ownTarget) take('processed', 'processed', config.processed);
   // --only chooses the cases: the file's skip must not take away the one asked for.
   if (given.only === undefined) take('skip', 'skip', config.skip?.join(','));
   // The store: a flag for either one replaces both settings.
-  if (given.inbox === undefined && given.stored === undefined) {
+  if (ownTarget && given.inbox === undefined && given.stored === undefined) {
     take('inbox', 'inbox', config.inbox);
     take('stored', 'stored', config.stored);
   }
