@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
@@ -185,5 +185,47 @@ test("a declared provider's fixtures folder stays inside the project: an absolut
     assert.deepEqual(received, [], 'nothing was posted');
   } finally {
     app.close();
+  }
+});
+
+test('every command that takes --secret takes it from a variable or a file too, and a listen given one carries no secret in its argv', async () => {
+  for (const command of ['send', 'check', 'chaos', 'listen', 'replay', 'verify', 'ui', 'keys', 'scenario', 'pull', 'reconcile']) {
+    const help = await hookdrill([command, '--help']);
+    assert.match(help.stdout, /--secret-env <name>/, command);
+    assert.match(help.stdout, /--secret-file <path>/, command);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /visible to every local user/, command);
+  }
+  const SECRET = 'whsec_c2VjcmV0LWZyb20tYS1maWxl';
+  const dir = tempDir();
+  writeFileSync(join(dir, 'secret'), `${SECRET}\n`, { mode: 0o600 });
+  const p = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'stripe',
+    '--secret-file',
+    join(dir, 'secret'),
+    '--inbox',
+    join(dir, 'i.db'),
+  ]);
+  try {
+    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
+    const argv = readFileSync(`/proc/${p.child.pid}/cmdline`, 'utf8');
+    assert.ok(!argv.includes(SECRET), 'the secret is not in the process list');
+    const sent = await hookdrill(
+      ['send', '--provider', 'stripe', '--secret-env', 'MY_STRIPE_SECRET', '--url', String(ready.url), '--no-retry'],
+      {
+        MY_STRIPE_SECRET: SECRET,
+      },
+    );
+    assert.equal(sent.code, 0, sent.stdout + sent.stderr);
+    await p.waitFor((l) => l.event === 'request' && l.result === 'stored', 10_000);
+    const unset = await hookdrill(['send', '--provider', 'stripe', '--secret-env', 'NOT_SET_HERE', '--url', String(ready.url)]);
+    assert.equal(unset.code, 2);
+    assert.match(unset.stderr, /^hookdrill: --secret-env NOT_SET_HERE: the variable is not set\n$/);
+  } finally {
+    await stopAll(p);
   }
 });

@@ -159,7 +159,15 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
     take('inbox', 'inbox', config.inbox);
     take('stored', 'stored', config.stored);
   }
-  if (uses.includes('secretEnv') && config.secretEnv && sameProvider && given.secret === undefined && !env.HOOKDRILL_SECRET) {
+  if (
+    uses.includes('secretEnv') &&
+    config.secretEnv &&
+    sameProvider &&
+    given.secret === undefined &&
+    given.secretEnv === undefined &&
+    given.secretFile === undefined &&
+    !env.HOOKDRILL_SECRET
+  ) {
     const secret = env[config.secretEnv];
     // scenario with no argument only lists: it needs no secret.
     if (!secret && command !== 'scenario')

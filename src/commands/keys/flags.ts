@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
 import { show } from '../../cli/io.js';
-import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import { declareSigner, secretsFrom } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
 import { UsageError } from '../../util/errors.js';
 import type { KeysOptions } from '../../providers/keys-run.js';
@@ -23,10 +23,10 @@ export const keys = defineCommand<KeysFlags, KeysOptions>({
     });
     return cmd.option('--json', 'print the result as JSON');
   },
-  options: ({ args, flags }) => {
+  options: ({ args, flags, env }) => {
     // --secret only, not HOOKDRILL_SECRET: a receiver's environment holds the public key there,
     // and 64 hex characters read as a private seed would print another key.
-    const signer = signerOptions(flags, {});
+    const signer = { provider: flags.provider, secrets: secretsFrom(flags, env, false) };
     const provider = (args[0] as string | undefined) ?? signer.provider;
     if (!provider) throw new UsageError('name the provider: hookdrill keys discord');
     return { provider, ...(signer.secrets.length ? { secrets: signer.secrets } : {}) };

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
-import { collect } from '../../cli/flags/signer.js';
+import { collect, declareSecretSources, secretsFrom } from '../../cli/flags/signer.js';
 import { declareTiming, timingOptions } from '../../cli/flags/timing.js';
 import type { TimingFlags } from '../../cli/flags/timing.js';
 import type { PullOptions } from '../../pull/run.js';
@@ -49,12 +49,9 @@ export const pull = defineCommand<PullFlags, PullOptions>({
         '--to-inbox <file|url>',
         'or: put each event straight into this hookdrill inbox as pending (origin: pull), as reconcile --fix does',
       )
-      .option('--schema <name>', SCHEMA_HELP)
-      .option(
-        '--secret <secret>',
-        "your receiver's signing secret, to sign each event with (not the provider's) [env: HOOKDRILL_SECRET]",
-        collect,
-      )
+      .option('--schema <name>', SCHEMA_HELP);
+    declareSecretSources(cmd, "your receiver's signing secret, to sign each event with (not the provider's)");
+    cmd
       .option('--follow', 'keep polling for new events until Ctrl-C (which prints a summary and keeps the cursor)')
       .option(
         '--interval <duration>',
@@ -106,7 +103,7 @@ export const pull = defineCommand<PullFlags, PullOptions>({
     return cmd;
   },
   options: ({ flags, env }) => {
-    const secrets = flags.to ? (flags.secret ?? (env.HOOKDRILL_SECRET ? [env.HOOKDRILL_SECRET] : [])) : (flags.secret ?? []);
+    const secrets = secretsFrom(flags, env, flags.to !== undefined);
     const { inbox } = inboxOptions({ ...(flags.toInbox !== undefined ? { inbox: flags.toInbox } : {}), ...pick(flags, ['schema']) });
     return {
       ...pick(flags, [

@@ -3,7 +3,7 @@ import { pick } from '../../cli/io.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { declareOutput } from '../../cli/flags/output.js';
 import type { OutputFlags } from '../../cli/flags/output.js';
-import { collect } from '../../cli/flags/signer.js';
+import { collect, declareSecretSources, secretsFrom } from '../../cli/flags/signer.js';
 import type { ReconcileOptions, ReconcileProgress } from '../../reconcile/run.js';
 
 export interface ReconcileFlags extends OutputFlags {
@@ -66,8 +66,9 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
         '--fix',
         'put the missing events into --inbox as pending (origin: reconcile) for its worker; a late real delivery is then a duplicate',
       )
-      .option('--redeliver-to <url>', 'or: sign the missing events as the provider does (original ids) and deliver each once to this URL')
-      .option('--secret <secret>', 'the signing secret for --redeliver-to [env: HOOKDRILL_SECRET]', collect)
+      .option('--redeliver-to <url>', 'or: sign the missing events as the provider does (original ids) and deliver each once to this URL');
+    declareSecretSources(cmd, 'the signing secret for --redeliver-to');
+    cmd
       .option('--concurrency <n>', 'with --redeliver-to: requests in flight at most (default: 8)')
       .option('--dry-run', 'with --fix or --redeliver-to: say what would happen, change nothing')
       .option('--with-payloads', "--json: each missing event's payload and headers, as the sender's API gives them");
@@ -77,7 +78,7 @@ export const reconcile = defineCommand<ReconcileFlags, ReconcileOptions>({
     });
   },
   options: ({ flags, env }) => {
-    const secrets = flags.secret ?? (flags.redeliverTo && env.HOOKDRILL_SECRET ? [env.HOOKDRILL_SECRET] : []);
+    const secrets = secretsFrom(flags, env, flags.redeliverTo !== undefined);
     return {
       ...pick(flags, [
         'provider',

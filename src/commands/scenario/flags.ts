@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cli/spec.js';
 import { pick } from '../../cli/io.js';
-import { collect } from '../../cli/flags/signer.js';
+import { declareSecretSources, secretsFrom } from '../../cli/flags/signer.js';
 import type { ScenarioOptions } from '../../scenario/run.js';
 
 export interface ScenarioFlags {
@@ -16,23 +16,25 @@ export interface ScenarioFlags {
 
 export const scenario = defineCommand<ScenarioFlags, ScenarioOptions & { list: boolean }>({
   name: 'scenario',
-  declare: (cmd) =>
+  declare: (cmd) => {
     cmd
       .description(
         "play events that belong together in several orders and compare your receiver's state after each (no argument: list them)",
       )
       .argument('[scenario]', 'a shipped scenario (stripe/subscription-signup) or a scenario file')
-      .option('--url <url>', 'the receiver [project file: url]')
-      .option('--secret <secret>', 'signing secret [env: HOOKDRILL_SECRET; project file: secretEnv]', collect)
+      .option('--url <url>', 'the receiver [project file: url]');
+    declareSecretSources(cmd, 'signing secret', '[env: HOOKDRILL_SECRET; project file: secretEnv]');
+    cmd
       .option('--state <command>', "prints the receiver's state as JSON; HOOKDRILL_VAR_<NAME> holds each of the run's ids")
       .option('--orders <list>', 'in-order, reversed, shuffled, late (default: all four)')
       .option('--settle <duration>', 'how long after the last delivery the state is read (default: 2s)')
       .option('--late <duration>', 'with late: how long the first event arrives after the rest (default: 1s)')
       .option('--seed <n>', 'the shuffle seed (a run prints its own)')
-      .option('--json', 'print the result as JSON'),
+      .option('--json', 'print the result as JSON');
+    return cmd;
+  },
   options: ({ args, flags, env }) => {
-    const fromEnv = env.HOOKDRILL_SECRET;
-    const secrets = flags.secret ?? (fromEnv ? [fromEnv] : []);
+    const secrets = secretsFrom(flags, env);
     return {
       scenario: (args[0] as string | undefined) ?? '',
       list: args[0] === undefined,
