@@ -229,3 +229,67 @@ test('every command that takes --secret takes it from a variable or a file too, 
     await stopAll(p);
   }
 });
+
+test('an imported capture whose signature is garbage is forwarded unsigned and marked, never re-signed with the real secret; one whose captured signature verifies is signed anew', async () => {
+  const SECRET = 'whsec_aW1wb3J0ZWQtY2FwdHVyZXMtc2VjcmV0';
+  const dir = tempDir();
+  const capturedAt = Date.parse('2026-11-30T03:04:05.000Z');
+  const entry = (id: string, signature: string, body: string) => ({
+    startedDateTime: new Date(capturedAt).toISOString(),
+    request: {
+      method: 'POST',
+      url: 'https://example.com/hooks',
+      headers: [
+        { name: 'Content-Type', value: 'application/json' },
+        { name: 'Stripe-Signature', value: signature },
+      ],
+      postData: { mimeType: 'application/json', text: body },
+    },
+  });
+  const event = (id: string) => JSON.stringify({ id, object: 'event', type: 'charge.refunded', data: { object: { amount: 999999 } } });
+  const real = event('evt_captured_real');
+  const realSig = providers.stripe.sign(Buffer.from(real), [SECRET], {
+    nowMs: capturedAt,
+    deliveryId: 'evt_captured_real',
+    eventType: 'charge.refunded',
+  });
+  const har = {
+    log: {
+      version: '1.2',
+      entries: [
+        entry('evt_forged', 't=1764471845,v1=0000000000000000000000000000000000000000000000000000000000000000', event('evt_forged')),
+        entry('evt_captured_real', String(realSig['Stripe-Signature']), real),
+      ],
+    },
+  };
+  writeFileSync(join(dir, 'capture.har'), JSON.stringify(har));
+  const inbox = join(dir, 'inbox.db');
+  const imported = await hookdrill(['import', join(dir, 'capture.har'), '--inbox', inbox, '--provider', 'stripe']);
+  assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+
+  const got = new Map<string, Record<string, string | string[] | undefined> & { body: string }>();
+  const app = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      got.set(JSON.parse(body).id, { ...req.headers, body });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const { p } = await startListenFor('stripe', inbox, SECRET, '--forward-to', `http://127.0.0.1:${(app.address() as AddressInfo).port}/`);
+  try {
+    for (let i = 0; i < 300 && got.size < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    const forged = got.get('evt_forged');
+    assert.ok(forged, 'the forged capture was forwarded');
+    assert.equal(forged['stripe-signature'], undefined, 'with no signature');
+    assert.match(String(forged['x-hookdrill-unverified']), /imported/);
+    const kept = got.get('evt_captured_real');
+    assert.ok(kept);
+    assert.equal(kept['x-hookdrill-unverified'], undefined);
+    assert.doesNotThrow(() => providers.stripe.verify(Buffer.from(kept.body), kept, [SECRET]), 'signed anew, verifying now');
+  } finally {
+    await stopAll(p);
+    app.close();
+  }
+});

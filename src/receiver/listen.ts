@@ -263,7 +263,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
         backoff,
         // With nowhere to forward to, a stored delivery is simply marked done once logged.
         handler: forwardTo
-          ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}) })
+          ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}), verifySecrets: secrets })
           : async () => undefined,
         onOutcome: (outcome) => {
           metrics?.outcome(outcome);

@@ -15,7 +15,16 @@ export interface ForwardOptions {
    * forward the headers exactly as received (`listen --forward-original-headers`).
    */
   signer?: { provider: Provider; secrets: readonly string[] };
+  /**
+   * The secrets the receiver verifies with. A row it did not verify itself (imported from a
+   * capture) is signed anew only when its captured signature verifies with one of them, as of when
+   * it was captured; else it is forwarded unsigned and marked: re-signing would vouch for a forgery.
+   */
+  verifySecrets?: readonly string[];
 }
+
+/** The header that marks a forward hookdrill does not vouch for, and why. */
+export const UNVERIFIED_HEADER = 'x-hookdrill-unverified';
 
 /**
  * A handler that POSTs each stored delivery to the user's app: the raw body, the sender's headers
@@ -35,7 +44,14 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
       const problem = typeof value === 'string' ? headerValueProblem(value) : `a ${typeof value}, not text`;
       if (problem) throw new PermanentError(`stored header ${name} cannot be forwarded: its value holds ${problem}`);
     }
-    const headers = options.signer ? resignStored(options.signer.provider, received, body, options.signer.secrets, item) : received;
+    const signer = options.signer;
+    const vouched = signer === undefined || capturedSignatureHolds(signer.provider, received, body, item.receivedAt, options.verifySecrets);
+    const headers = !signer
+      ? received
+      : vouched
+        ? resignStored(signer.provider, received, body, signer.secrets, item)
+        : unsigned(signer.provider, received);
+    if (!vouched) headers[UNVERIFIED_HEADER] = 'imported; its captured signature does not verify, so it is forwarded unsigned';
     headers['x-hookdrill-source'] = item.source;
     // The id comes from the body, where anything goes: what a header cannot carry is percent-encoded.
     headers['x-hookdrill-delivery-id'] = headerSafe(item.deliveryId);
@@ -66,4 +82,31 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
       throw new Error(`forward target answered ${res.statusCode}${text ? `: ${text}` : ''}`);
     }
   };
+}
+
+/**
+ * Whether a row may be signed anew: one this receiver stored it verified itself; an imported one
+ * (x-hookdrill-origin: import) only if the signature it was captured with verifies, as of its capture.
+ */
+function capturedSignatureHolds(
+  provider: Provider,
+  headers: Record<string, string>,
+  body: Buffer,
+  capturedAt: number,
+  secrets: readonly string[] | undefined,
+): boolean {
+  if (headers['x-hookdrill-origin'] !== 'import') return true;
+  if (!secrets?.length) return false;
+  try {
+    provider.verify(body, headers, secrets, { nowMs: capturedAt });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The headers without the provider's signature: nothing in them vouches for the body. */
+function unsigned(provider: Provider, headers: Record<string, string>): Record<string, string> {
+  const signed = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !signed.has(name.toLowerCase())));
 }
