@@ -234,7 +234,7 @@ test('an imported capture whose signature is garbage is forwarded unsigned and m
   const SECRET = 'whsec_aW1wb3J0ZWQtY2FwdHVyZXMtc2VjcmV0';
   const dir = tempDir();
   const capturedAt = Date.parse('2026-11-30T03:04:05.000Z');
-  const entry = (id: string, signature: string, body: string) => ({
+  const entry = (signature: string, body: string) => ({
     startedDateTime: new Date(capturedAt).toISOString(),
     request: {
       method: 'POST',
@@ -257,8 +257,8 @@ test('an imported capture whose signature is garbage is forwarded unsigned and m
     log: {
       version: '1.2',
       entries: [
-        entry('evt_forged', 't=1764471845,v1=0000000000000000000000000000000000000000000000000000000000000000', event('evt_forged')),
-        entry('evt_captured_real', String(realSig['Stripe-Signature']), real),
+        entry('t=1764471845,v1=0000000000000000000000000000000000000000000000000000000000000000', event('evt_forged')),
+        entry(String(realSig['Stripe-Signature']), real),
       ],
     },
   };
