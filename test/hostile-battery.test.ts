@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { allProviders, declareProvider, providerNames } from '../src/providers/index.js';
@@ -152,5 +152,33 @@ test('a key-pair receiver given something that is not a public key does not star
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /public key|verification key/);
     assert.ok(!r.stderr.includes(key), 'the key given is not echoed');
+  }
+});
+
+test('a bad --public-url is refused before anything is made (no inbox file left), and refused outright for a provider that signs no URL', async () => {
+  const dir = projectDir();
+  for (const name of [...providerNames, 'acme']) {
+    const inbox = join(tempDir(), 'inbox.db');
+    // A key-pair provider verifies with hookdrill's own key when none is given.
+    const secret = ['discord', 'sendgrid'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
+    const bad = await hookdrill(
+      ['listen', '--provider', name, ...secret, '--public-url', 'not a url', '--inbox', inbox],
+      ENV,
+      [],
+      dir,
+      15_000,
+    );
+    assert.equal(bad.code, 2, `${name}: ${bad.stderr}`);
+    assert.match(bad.stderr, /--public-url/, name);
+    assert.ok(!existsSync(inbox), `${name}: the inbox file was created`);
+  }
+  for (const args of [
+    ['listen', '--provider', 'stripe', '--secret', 'whsec_YWJj', '--public-url', 'https://example.com/hooks', '--port', '0'],
+    ['send', '--provider', 'github', '--secret', 's', '--url', 'http://127.0.0.1:9/', '--public-url', 'https://example.com/hooks'],
+    ['check', '--provider', 'zoom', '--secret', 's', '--url', 'http://127.0.0.1:9/', '--public-url', 'https://example.com/hooks'],
+  ]) {
+    const r = await hookdrill(args, ENV, [], dir, 15_000);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: --public-url: \w+ signs no URL; leave it out\n$/);
   }
 });

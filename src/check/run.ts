@@ -9,7 +9,7 @@ import { parseDuration } from '../util/duration.js';
 import { CHECK_DEFAULTS } from './defaults.js';
 import { compileFixture, defaultFixtureOf, contentTypeOption, resolveFixtures } from '../fixtures/index.js';
 import type { ContentType } from '../fixtures/index.js';
-import { resolveSigner } from '../delivery/signer.js';
+import { resolvePublicUrl, resolveSigner } from '../delivery/signer.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
 import { RECEIVER_DEFAULTS } from '../receiver/defaults.js';
 import { storedCounts as probeCounts } from '../harness/store-probe.js';
@@ -164,8 +164,8 @@ export function listCases(): { name: string; summary: string; notFor: string[] }
 export async function run(o: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
   const url = parseUrl(stringOption(o.url, 'url'), '--url');
-  const publicUrl = o.publicUrl === undefined ? undefined : parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url');
   const { provider, secrets } = resolveSigner(o);
+  const publicUrl = resolvePublicUrl(provider, o.publicUrl);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, 'only');
   const skip = caseList(o.skip, 'skip') ?? [];

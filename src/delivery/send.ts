@@ -18,7 +18,7 @@ import type { Delays, HeaderSet, Strings } from '../util/shapes.js';
 import { isProviderName } from '../providers/index.js';
 import { knownProviderNames } from '../providers/names.js';
 import { editDistance } from '../util/edit-distance.js';
-import { resolveSigner, resolveTimingFlags } from './signer.js';
+import { resolvePublicUrl, resolveSigner, resolveTimingFlags } from './signer.js';
 import type { ProviderName } from '../providers/index.js';
 import { parseExpectation } from './expect.js';
 import type { Timing } from './timing.js';
@@ -93,9 +93,9 @@ const MAX_COUNT = 10_000_000;
 
 export async function run(o: SendOptions): Promise<SendResult> {
   const url = parseUrl(stringOption(o.url, 'url'), '--url');
-  const publicUrl = o.publicUrl === undefined ? undefined : parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url');
   const fixtureNames = stringsOption(o.fixtures, 'fixtures') ?? [];
   const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(fixtureNames), secrets: o.secrets });
+  const publicUrl = resolvePublicUrl(provider, o.publicUrl);
   const timing = resolveTimingFlags(provider, o);
 
   const fixtures = resolveFixtures(fixtureNames, provider.name);

@@ -7,7 +7,7 @@ import { checkKeyMaterial } from '../providers/key-material.js';
 import { parseDuration } from '../util/duration.js';
 import { resolveTiming } from './timing.js';
 import type { Timing } from './timing.js';
-import { parsePositiveNumber } from '../util/options.js';
+import { parsePositiveNumber, parseUrl } from '../util/options.js';
 import { delaysOption, stringOption, stringsOption } from '../util/shapes.js';
 import type { Delays, Strings } from '../util/shapes.js';
 
@@ -104,4 +104,15 @@ export function resignStored(
   const fresh = provider.sign(body, secrets, { nowMs, deliveryId: meta.deliveryId, eventType: meta.eventType ?? '' });
   for (const [name, value] of Object.entries(fresh)) if (replaced.has(name.toLowerCase())) out[name.toLowerCase()] = value;
   return out;
+}
+
+/**
+ * --public-url for a provider: parsed, and refused for one that signs no URL — given there, it
+ * would be a setting that silently does nothing.
+ */
+export function resolvePublicUrl(provider: Provider, value: unknown): URL | undefined {
+  if (value === undefined) return undefined;
+  const url = parseUrl(stringOption(value, 'publicUrl'), '--public-url');
+  if (!provider.urlBound) throw new UsageError(`--public-url: ${provider.name} signs no URL; leave it out`);
+  return url;
 }
