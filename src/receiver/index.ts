@@ -436,7 +436,10 @@ function verifyingSecret(
  * appends — else this socket's scheme and the Host header. Every part of it but the proxy's is
  * the client's choice: only a receiver told to trust a proxy verifies a URL-bound signature over it.
  */
-export function requestUrl(req: Pick<IncomingMessage, 'headers' | 'url' | 'socket'>, o: { trustProxy?: boolean } = {}): string {
+export function requestUrl(
+  req: Pick<IncomingMessage, 'headers' | 'url'> & { socket?: IncomingMessage['socket'] },
+  o: { trustProxy?: boolean } = {},
+): string {
   const last = (name: string) => {
     if (!o.trustProxy) return undefined;
     const v = req.headers[name];

@@ -1,22 +1,34 @@
 /** A request listen --ui refused, as the inspector's "why?" and `hookdrill verify --ui` are given it. */
+import type { RefusedCapture } from '../receiver/index.js';
+import { requestUrl } from '../receiver/index.js';
 import { explain } from '../verify/explain.js';
 import { toRawHttp } from '../verify/request.js';
-import type { RefusedLog } from './refused.js';
 import type { RefusedDetail } from './server.js';
 
-/** One refused request, held whole, as raw HTTP and explained (undefined once pushed out). */
-export function explainRefused(
-  log: RefusedLog,
-  id: string,
-  provider: string | undefined,
-  secrets: readonly string[],
-): RefusedDetail | undefined {
-  const c = log.capture(id);
-  if (!c) return undefined;
-  const raw = toRawHttp(c.method, c.path, c.headers, c.body);
+/**
+ * What "why?" judges a refused request with: listen's provider, every secret it verifies with,
+ * and how it derives the URL a URL-bound signature covers (its --public-url, or the request's own
+ * as the trusted proxy gives it) — so the verdict is the one listen reached.
+ */
+export interface ExplainWith {
+  provider?: string;
+  secrets: string[];
+  publicUrl?: string;
+  trustProxy?: boolean;
+}
+
+/**
+ * One refused request as raw HTTP, explained. Run on the inspector's thread: a client asking
+ * "why?" again and again costs that thread, never the receiver's acknowledgements.
+ */
+export function explainRefused(c: RefusedCapture, id: string, w: ExplainWith): RefusedDetail {
+  // Across a thread the body arrives as a Uint8Array.
+  const body = Buffer.from(c.body);
+  const raw = toRawHttp(c.method, c.path, c.headers, body);
+  const url = w.publicUrl ?? (w.trustProxy ? requestUrl({ headers: c.headers, url: c.path }, { trustProxy: true }) : undefined);
   const explanation = explain(
-    { headers: c.headers, body: c.body, arrivedAtMs: c.arrivedAtMs, source: `refused request ${id}` },
-    { ...(provider ? { provider } : {}), secrets },
+    { headers: c.headers, body, arrivedAtMs: c.arrivedAtMs, source: `refused request ${id}`, ...(url ? { url } : {}) },
+    { ...(w.provider ? { provider: w.provider } : {}), secrets: w.secrets },
   );
   return { id, at: c.arrivedAtMs, raw: raw.toString('base64'), explanation };
 }

@@ -9,6 +9,8 @@ import { yieldCpuToReceiver } from '../util/thread-priority.js';
 import { startUi } from './server.js';
 import type { RefusedDetail, UiHandle, UiOptions } from './server.js';
 import type { RefusedView } from './refused.js';
+import type { RefusedCapture } from '../receiver/index.js';
+import { explainRefused } from './refused-detail.js';
 import type { AskWhat, ThreadToMain, MainToThread, ThreadOptions } from './thread.js';
 
 yieldCpuToReceiver();
@@ -42,7 +44,11 @@ const options: UiOptions = {
   ...(o.withRefused
     ? {
         refused: () => ask<RefusedView>({ what: 'refused' }),
-        refusedRequest: (id: string) => ask<RefusedDetail | undefined>({ what: 'refusedRequest', id }),
+        // Judged here, on the inspector's thread: "why?" asked again and again never holds up an acknowledgement.
+        refusedRequest: async (id: string): Promise<RefusedDetail | undefined> => {
+          const c = await ask<RefusedCapture | undefined>({ what: 'refusedCapture', id });
+          return c ? explainRefused(c, id, o.explainWith ?? { secrets: [] }) : undefined;
+        },
       }
     : {}),
 };

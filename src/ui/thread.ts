@@ -1,15 +1,26 @@
 import { Worker } from 'node:worker_threads';
 import { UsageError } from '../util/errors.js';
+import type { RefusedCapture } from '../receiver/index.js';
+import type { ExplainWith } from './refused-detail.js';
 import type { RefusedView } from './refused.js';
-import type { RefusedDetail, UiHandle, UiOptions } from './server.js';
+import type { UiHandle, UiOptions } from './server.js';
 
 /** What the inspector's thread is started with: the options that cross a thread (no functions). */
 export interface ThreadOptions {
   ui: Omit<UiOptions, 'refused' | 'refusedRequest'>;
   withRefused: boolean;
+  /** With withRefused: what "why?" judges with, on the inspector's thread. */
+  explainWith?: ExplainWith;
 }
 
-export type AskWhat = { what: 'refused' } | { what: 'refusedRequest'; id: string };
+/** listen --ui's inspector: the refused requests are listen's; "why?" is judged on the inspector's thread. */
+export interface UiThreadOptions extends Omit<UiOptions, 'refusedRequest'> {
+  /** One refused request as it arrived, by id (undefined once pushed out). */
+  refusedCapture?: (id: string) => RefusedCapture | undefined;
+  explainWith?: ExplainWith;
+}
+
+export type AskWhat = { what: 'refused' } | { what: 'refusedCapture'; id: string };
 export type ThreadAsk = { askId: number } & AskWhat;
 export type ThreadToMain =
   | ({ type: 'ask' } & ThreadAsk)
@@ -24,13 +35,14 @@ export type MainToThread = { type: 'answer'; askId: number; value: unknown } | {
  * and so never an acknowledgement. The refused requests stay on the main thread, where listen
  * keeps them, and are answered from here when the page asks.
  */
-export async function startUiThread(o: UiOptions): Promise<UiHandle> {
-  const { refused, refusedRequest, ...ui } = o;
+export async function startUiThread(o: UiThreadOptions): Promise<UiHandle> {
+  const { refused, refusedCapture, explainWith, ...ui } = o;
   const thread = new Worker(new URL('./thread-entry.js', import.meta.url), {
-    workerData: { ui, withRefused: refused !== undefined } satisfies ThreadOptions,
+    workerData: { ui, withRefused: refused !== undefined, ...(explainWith ? { explainWith } : {}) } satisfies ThreadOptions,
   });
-  const answer = async (m: ThreadAsk): Promise<RefusedView | RefusedDetail | undefined> =>
-    m.what === 'refused' ? refused?.() : refusedRequest?.(m.id);
+  // Only what listen holds is answered here, and cheaply: the judging is the thread's.
+  const answer = async (m: ThreadAsk): Promise<RefusedView | RefusedCapture | undefined> =>
+    m.what === 'refused' ? refused?.() : refusedCapture?.(m.id);
   let closed: (() => void) | undefined;
   const ready = new Promise<UiHandle>((resolve, reject) => {
     thread.on('message', (m: ThreadToMain) => {

@@ -17,6 +17,8 @@ export interface CapturedRequest {
   arrivedAtMs?: number;
   /** Where it came from, for the report: "request.http", "capture.har entry 2", "inbox row evt_…". */
   source: string;
+  /** The URL it was posted to, as its sender saw it, where known: what a URL-bound signature covers. */
+  url?: string;
 }
 
 /**

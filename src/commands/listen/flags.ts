@@ -217,8 +217,6 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       },
     });
     if (log !== 'none') write(render.readyLine(handle.ready, json));
-    // Loaded only with --ui: the verifier's providers (standardwebhooks) stay out of --help.
-    const detail = flags.ui === undefined ? undefined : await import('../../ui/refused-detail.js');
     const inspector =
       flags.ui === undefined
         ? undefined
@@ -228,8 +226,15 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
               port: uiPort,
               host: uiHost,
               refused: () => refused.view(),
-              // Why one was refused: judged as `hookdrill verify` judges, with every secret listen has.
-              refusedRequest: (id) => detail?.explainRefused(refused, id, options.provider, options.secrets ?? []),
+              // Why one was refused: judged as `hookdrill verify` judges, on the inspector's thread, with
+              // every secret listen has and the URL as listen derives it.
+              refusedCapture: (id) => refused.capture(id),
+              explainWith: {
+                ...(options.provider ? { provider: options.provider } : {}),
+                secrets: options.secrets ?? [],
+                ...(options.publicUrl !== undefined ? { publicUrl: String(options.publicUrl) } : {}),
+                ...(options.trustProxy ? { trustProxy: true } : {}),
+              },
               // The page replays with listen's own provider and secret: the app behind it verifies those.
               ...(options.provider ? { provider: options.provider } : {}),
               ...(options.secrets?.[0] ? { secrets: [options.secrets[0]] } : {}),
