@@ -275,3 +275,14 @@ test('a key file that holds no key of its kind is one line naming it, not a comp
   writeFileSync(file, 'not a key\n', { mode: 0o600 });
   await refused({ HOOKDRILL_KEYS_DIR: keys }, file, /does not hold an Ed25519 private key.*rm /);
 });
+
+test('keys with a provider named twice, differently, is one line and exit 2; named twice alike is fine', async () => {
+  const env = { HOOKDRILL_KEYS_DIR: join(tempDir(), 'keys') };
+  const r = await hookdrill(['keys', 'discord', '--provider', 'sendgrid'], env);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^hookdrill: .*discord.*sendgrid.*\n$/);
+  const same = await hookdrill(['keys', 'discord', '--provider', 'discord', '--json'], env);
+  assert.equal(same.code, 0, same.stderr);
+  assert.equal(JSON.parse(same.stdout).provider, 'discord');
+});
