@@ -1,15 +1,15 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
+import { createKeyFile, ensureKeysDir, readKeyFile } from './key-file.js';
 
 /**
  * Keys for the providers that sign with a private key and are verified with the public one
  * (Discord's Ed25519, SendGrid's P-256). A sender needs the private key; a receiver is configured with the public key.
  * hookdrill makes its own pair once per provider (kept 0600 where HOOKDRILL_KEYS_DIR, else
- * ~/.config/hookdrill/keys, says) so the receiver's configuration survives runs, and takes the
+ * ~/.config/hookdrill/keys, says; see key-file.ts for how it is kept) so the receiver's configuration survives runs, and takes the
  * user's own private key as the secret when given. A private key is never printed: only
  * publicKeyHex's answer is shown.
  */
@@ -43,17 +43,17 @@ export type KeyKind = 'ed25519' | 'p256';
 
 /** hookdrill's own private key for this provider (PEM), made on first use. */
 export function ownPrivateKey(provider: string, kind: KeyKind = 'ed25519', env: NodeJS.ProcessEnv = process.env): string {
-  const file = join(keysDir(env), `${provider}-${kind}.pem`);
-  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const dir = keysDir(env);
+  const file = join(dir, `${provider}-${kind}.pem`);
+  ensureKeysDir(dir);
+  const held = readKeyFile(file, kind);
+  if (held !== undefined) return held;
   const { privateKey } = kind === 'p256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
-  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Whole or not at all: a half-written key would sign with garbage forever after.
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, pem, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
-  return pem;
+  createKeyFile(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  // What the file holds, not what this process made: another process may have made it first.
+  const made = readKeyFile(file, kind);
+  if (made === undefined) throw new UsageError(`${file} vanished just after it was made: run again`);
+  return made;
 }
 
 /** A private key as given: PKCS#8 PEM, or the 32-byte seed in hex (64 characters), as Discord's examples hold one. */

@@ -27,7 +27,12 @@ export const keys = defineCommand<KeysFlags, KeysOptions>({
     // --secret only, not HOOKDRILL_SECRET: a receiver's environment holds the public key there,
     // and 64 hex characters read as a private seed would print another key.
     const signer = { provider: flags.provider, secrets: secretsFrom(flags, env, false) };
-    const provider = (args[0] as string | undefined) ?? signer.provider;
+    const named = args[0] as string | undefined;
+    // Both given and different: which key to print would be a guess, and the wrong one configures a receiver that refuses every delivery.
+    if (named && signer.provider && named !== signer.provider) {
+      throw new UsageError(`the provider is named twice, differently (${named} and --provider ${signer.provider}): name it once`);
+    }
+    const provider = named ?? signer.provider;
     if (!provider) throw new UsageError('name the provider: hookdrill keys discord');
     return { provider, ...(signer.secrets.length ? { secrets: signer.secrets } : {}) };
   },
