@@ -212,3 +212,27 @@ test('a final line end added on the way (curl --data-binary "$body<newline>", a 
   assert.equal(v.code, 'transformed');
   assert.match(v.transformation, /a line end was added at its end/);
 });
+
+test('verify reads a chunked body as RFC 9112 writes one: a chunk size is hex digits (extensions after ";"), anything else is one line and exit 2, never a loop', async () => {
+  const head = 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nStripe-Signature: t=1,v1=ab\r\n\r\n';
+  const dir = tempDir();
+  // A negative size once stepped back and read the same chunk for ever (1 GB within 30 s).
+  for (const size of ['-6', '+6', '0x6', ' 6', '', '6 ', '00000000000000006', 'g']) {
+    const file = join(dir, 'bad.http');
+    writeFileSync(file, `${head}${size}\r\nabcdef\r\n0\r\n\r\n`);
+    const r = await hookdrill(['verify', file, '--secret', 'whsec_x'], {}, [], undefined, 20_000);
+    assert.equal(r.code, 2, `size ${JSON.stringify(size)}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: .*bad\.http: a chunk size .*\n$/, `size ${JSON.stringify(size)}`);
+  }
+  // Sizes and extensions as RFC 9112 allows them are read: the verdict is on the joined body.
+  const file = join(dir, 'ok.http');
+  writeFileSync(file, `${head}3;name=value\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n`);
+  const ok = await hookdrill(
+    ['verify', file, '--secret', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '--provider', 'stripe', '--json'],
+    {},
+    [],
+    undefined,
+    20_000,
+  );
+  assert.equal(ok.code, 1, ok.stderr);
+});
