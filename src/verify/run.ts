@@ -5,6 +5,7 @@ import { openInbox, resolveTarget } from '../inbox/open.js';
 import { getProvider } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
+import { openRegularFile } from '../util/regular-file.js';
 import { listOption, stringOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { explain } from './explain.js';
@@ -36,6 +37,9 @@ export interface VerifyRequestOptions {
 
 /** The most a capture may be: beyond the largest event any provider sends, and never all of /dev/zero. */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
+/** A capture is named so in the one line that refuses it. */
+const CAPTURE_FILE = { what: 'capture', hint: 'give a raw HTTP request or a HAR file, or pipe one in with -' };
 
 async function readCapped(stream: Readable, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -127,7 +131,9 @@ export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
       throw new UsageError('give a captured request: a file (raw HTTP or HAR), - with a request piped in, or --inbox FILE --id ID');
     req = parseCapture(await readCapped(stdin, 'stdin'), 'stdin', entry);
   } else {
-    const stream = createReadStream(file);
+    // Opened non-blocking and held to a regular file first: a FIFO or a device hung verify for ever.
+    const { fd } = openRegularFile(file, CAPTURE_FILE);
+    const stream = createReadStream('', { fd });
     const bytes = await readCapped(stream, file).catch((err: unknown) => {
       if (err instanceof UsageError) throw err;
       throw new UsageError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
