@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getProvider } from '../src/providers/index.js';
+import { toRawHttp } from '../src/verify/request.js';
 import { hookdrill } from './helpers/cli.js';
 import { PY, SECRET } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
@@ -235,4 +237,37 @@ test('verify reads a chunked body as RFC 9112 writes one: a chunk size is hex di
     20_000,
   );
   assert.equal(ok.code, 1, ok.stderr);
+});
+
+/** A request `provider` signed at `signedAtSec` (Unix seconds), as a raw HTTP file. */
+function signedAt(provider: string, signedAtSec: number): string {
+  const body = Buffer.from(JSON.stringify({ id: 'event_01', event: 'user.created', event_id: 'evt_01', event_type: 'x', data: {} }));
+  const headers = getProvider(provider).sign(body, [SECRET[provider] as string], {
+    nowMs: signedAtSec * 1000,
+    deliveryId: 'd1',
+    eventType: 'x',
+    url: 'https://example.com/hooks',
+  });
+  const file = join(tempDir(), `${provider}.http`);
+  writeFileSync(file, toRawHttp('POST', '/hooks', headers, body));
+  return file;
+}
+
+test("verify states each provider's age and tolerance in its own unit: WorkOS's and HubSpot's milliseconds, Paddle's 5 s, WorkOS's 180 s", async () => {
+  const t = 1_800_000_000;
+  const rows: { provider: string; at: number; ok: boolean; says?: RegExp }[] = [
+    // A millisecond timestamp read as seconds was "20772809 days in the future".
+    { provider: 'workos', at: t + 60, ok: true, says: /^signed as WorkOS signs, 60 s old when it arrived \(the tolerance is 180 s\)$/ },
+    { provider: 'workos', at: t + 600, ok: false, says: /the timestamp is 10 min old \(the tolerance is 180 s\)$/ },
+    { provider: 'paddle', at: t + 60, ok: false, says: /the timestamp is 60 s old \(the tolerance is 5 s\)$/ },
+    // HubSpot's milliseconds too (its signature covers a URL verify is not given: the age alone is judged).
+    { provider: 'hubspot', at: t + 60, ok: false },
+    { provider: 'stripe', at: t + 60, ok: true, says: /, 60 s old when it arrived \(the tolerance is 300 s\)$/ },
+  ];
+  for (const row of rows) {
+    const r = await verify([signedAt(row.provider, t), '--secret', SECRET[row.provider] as string, '--at', String(row.at), '--json']);
+    assert.equal(r.code, row.ok ? 0 : 1, `${row.provider}: ${r.stderr}${r.stdout}`);
+    if (row.says) assert.match(r.json?.findings[0] ?? '', row.says, row.provider);
+    assert.equal((r.json as { ageSec?: number } | undefined)?.ageSec, row.at - t, row.provider);
+  }
 });
