@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getProvider } from '../src/providers/index.js';
@@ -269,5 +271,32 @@ test("verify states each provider's age and tolerance in its own unit: WorkOS's 
     assert.equal(r.code, row.ok ? 0 : 1, `${row.provider}: ${r.stderr}${r.stdout}`);
     if (row.says) assert.match(r.json?.findings[0] ?? '', row.says, row.provider);
     assert.equal((r.json as { ageSec?: number } | undefined)?.ageSec, row.at - t, row.provider);
+  }
+});
+
+test('verify --ui takes an http(s) inspector URL only, and an inspector that never answers is one line, exit 2, not a 300 s wait', async () => {
+  for (const url of ['javascript:alert(1)?token=x', 'file:///etc/passwd?token=x', 'data:text/plain,hi?token=x']) {
+    const r = await hookdrill(['verify', '--ui', url, '--refused', 'r1', '--secret', 'whsec_x']);
+    assert.equal(r.code, 2, `${url}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: --ui .*: not an http\(s\) URL/, url);
+  }
+  // Accepts the connection and never answers: a listen stopped with ^Z, a port someone else holds.
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = silent.address() as { port: number };
+    const r = await hookdrill(
+      ['verify', '--ui', `http://127.0.0.1:${port}/?token=t`, '--refused', 'r1', '--secret', 'whsec_x'],
+      {},
+      [],
+      undefined,
+      60_000,
+    );
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^hookdrill: --ui http:\/\/127\.0\.0\.1:\d+: the inspector did not answer within 10 s/);
+  } finally {
+    for (const s of sockets) s.destroy();
+    silent.close();
   }
 });

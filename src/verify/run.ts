@@ -80,18 +80,47 @@ async function fromInspector(o: VerifyRequestOptions): Promise<CapturedRequest> 
   } catch {
     throw new UsageError(`--ui ${JSON.stringify(o.ui)}: not a URL (give the inspector URL listen printed, with its token)`);
   }
+  // listen prints an http:// URL; any other scheme is no inspector (javascript: has no origin to ask, and was an internal error).
+  if (page.protocol !== 'http:' && page.protocol !== 'https:')
+    throw new UsageError(
+      `--ui ${JSON.stringify(page.protocol)}…: not an http(s) URL (give the inspector URL listen printed, with its token)`,
+    );
   const token = page.searchParams.get('token');
   if (!token) throw new UsageError('--ui: the URL has no ?token= (give the inspector URL exactly as listen printed it)');
-  const res = await fetch(new URL(`/api/refused/${id}`, page), { headers: { 'x-hookdrill-token': token } }).catch((err: unknown) => {
-    throw new UsageError(
-      `--ui ${page.origin}: no inspector answers (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}): is listen --ui running?`,
-    );
-  });
-  const body = (await res.json().catch(() => ({}))) as { error?: string; raw?: string; at?: number };
+  const { res, body } = await askInspector(new URL(`/api/refused/${id}`, page), token, page.origin);
   if (!res.ok || typeof body.raw !== 'string')
     throw new UsageError(`--refused ${id}: ${body.error ?? `the inspector answered ${res.status}`}`);
   const req = parseRawHttp(Buffer.from(body.raw, 'base64'), `refused request ${id}`);
   return { ...req, ...(typeof body.at === 'number' ? { arrivedAtMs: body.at } : {}) };
+}
+
+/** How long verify waits for the inspector: it answers from memory on this machine, at once, or not at all. */
+const INSPECTOR_TIMEOUT_MS = 10_000;
+
+/** The inspector's answer and its JSON, within INSPECTOR_TIMEOUT_MS: one that never answers held verify for fetch's 300 s. */
+async function askInspector(
+  url: URL,
+  token: string,
+  origin: string,
+): Promise<{ res: Response; body: { error?: string; raw?: string; at?: number } }> {
+  const signal = AbortSignal.timeout(INSPECTOR_TIMEOUT_MS);
+  const fail = (err: unknown): never => {
+    if (signal.aborted)
+      throw new UsageError(
+        `--ui ${origin}: the inspector did not answer within ${INSPECTOR_TIMEOUT_MS / 1000} s: is listen --ui running, and not stopped (^Z)?`,
+      );
+    throw new UsageError(
+      `--ui ${origin}: no inspector answers (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}): is listen --ui running?`,
+    );
+  };
+  const res = await fetch(url, { headers: { 'x-hookdrill-token': token }, signal }).catch(fail);
+  // The body too: an inspector may send its head and stall.
+  const body = (await res.json().catch((err: unknown) => (signal.aborted ? fail(err) : {}))) as {
+    error?: string;
+    raw?: string;
+    at?: number;
+  };
+  return { res, body };
 }
 
 /** A moment: Unix seconds, or an ISO 8601 time with its zone. */
