@@ -174,6 +174,12 @@ test('verify: a HAR entry judged as of its startedDateTime; bad input is one lin
   const r = await verify([harFile, '--secret', SECRET.github as string]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /from .*capture\.har#entry 2/);
+  // Fiddler writes a UTF-8 BOM first: still a HAR file, not a raw request with a strange first line.
+  const bomFile = join(tempDir(), 'fiddler.har');
+  writeFileSync(bomFile, `\uFEFF${JSON.stringify(har)}`);
+  const bom = await verify([bomFile, '--secret', SECRET.github as string]);
+  assert.equal(bom.code, 0, bom.stderr);
+  assert.match(bom.stdout, /from .*fiddler\.har#entry 2/);
 
   const none = await hookdrill(['verify', '--secret', 'x'], {});
   assert.equal(none.code, 2);

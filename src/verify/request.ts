@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../util/errors.js';
 import { rawRequestHead } from '../util/http-headers.js';
-import { openCaptures } from '../fixtures/import/files.js';
+import { openCaptures, stripBom } from '../fixtures/import/files.js';
 import type { Captured } from '../fixtures/import/files.js';
 
 export interface CapturedRequest {
@@ -110,7 +110,9 @@ export function harEntry(file: string, entry?: number): CapturedRequest {
 }
 
 /** Raw HTTP or a HAR file, told apart by their first character (a HAR file is a JSON object). */
-export function parseCapture(bytes: Buffer, source: string, entry?: number, file?: string): CapturedRequest {
+export function parseCapture(raw: Buffer, source: string, entry?: number, file?: string): CapturedRequest {
+  // A BOM first made a HAR file's first character "ï": it was read as a raw request with a strange first line.
+  const bytes = stripBom(raw);
   const first = bytes.subarray(0, 64).toString('latin1').trimStart()[0];
   if (first === '{') {
     if (file === undefined) throw new UsageError('a HAR file is read from a file, not stdin: give its path');
