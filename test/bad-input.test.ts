@@ -93,11 +93,27 @@ test('values that cannot be meant are refused', async () => {
   await openSqliteInbox(inbox).close();
   usage(await hookdrill(['send', '--url', URL_, ...S, '--timeout', '0']), /--timeout 0: a timeout must be above 0/);
   usage(await hookdrill(['send', '--url', URL_, ...S, '--timeout', '0.1ms']), /--timeout 0.1ms: .*/);
-  usage(await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--tolerance', '0']), /--tolerance 0: at least 1s/);
+  usage(await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--tolerance', '0']), /--tolerance 0: under 1s/);
+  // An unbounded window is no replay protection: a captured delivery stays valid for ever.
+  for (const wide of ['99999999999999999999d', '2d'])
+    usage(
+      await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--tolerance', wide], {}, [], undefined, 20_000),
+      new RegExp(`--tolerance ${wide}: over 1d: a captured delivery could be replayed for that long`),
+    );
   usage(
     await hookdrill(['listen', ...S, '--port', '0', '--inbox', inbox, '--backoff-base', '1m', '--backoff-max', '10s']),
     /--backoff-max \(10s\) is below --backoff-base \(1m\)/,
   );
+  // A factor past any schedule's range made a wait no Date can hold: an internal error (exit 70).
+  for (const [flag, factor] of [
+    ['--time-scale', '1e308'],
+    ['--time-scale', '100000'],
+    ['--delay-scale', '1e308'],
+  ])
+    usage(
+      await hookdrill(['send', '--url', URL_, ...S, flag as string, factor as string, '--no-retry']),
+      new RegExp(`${flag} ${factor}: at most 1000 `),
+    );
   usage(await hookdrill(['inspect', '--inbox', inbox, '--since', '1h', '--until', '2h']), /--until 2h is not after --since 1h/);
   usage(await hookdrill(['inspect', '--inbox', inbox, '--source', 'strpe']), /--source strpe: no such provider/);
   usage(await hookdrill(['send', '--url', URL_, '--provider', 'stripe', '--secret', 'whsec_…']), /README's placeholder/);

@@ -177,3 +177,18 @@ test("one process, three project files (a test suite's, the library's): each rea
   buildProgram({ cwd: none });
   assert.throws(() => getProvider('acme'), /unknown provider "acme"/, 'nor do its providers stay');
 });
+
+test('a declared fixtures folder that is not there is one line naming providers.acme.fixtures and the path, exit 2 — not "acme: 0"', async () => {
+  const dir = project({ ...ACME, fixtures: 'hooks' });
+  for (const args of [['fixtures'], ['fixtures', '--provider', 'acme'], ['send', '--url', 'http://127.0.0.1:1/']]) {
+    const r = await hookdrill(args, env, [], dir, 20_000);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^hookdrill: hookdrill\.config\.json: providers\.acme\.fixtures: no folder .*\/hooks\b/, args.join(' '));
+  }
+  // A file where the folder should be is no better.
+  writeFileSync(join(dir, 'hooks'), '{}');
+  const file = await hookdrill(['fixtures'], env, [], dir, 20_000);
+  assert.equal(file.code, 2, file.stdout);
+  assert.match(file.stderr, /providers\.acme\.fixtures: .*\/hooks is not a folder/);
+});

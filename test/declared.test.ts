@@ -126,6 +126,55 @@ test('a declaration at fault is one line naming its field', () => {
   for (const message of [fault({ ...base, timeout: 'soon' }), fault(base)]) assert.equal(message.split('\n').length, 1);
 });
 
+test('a declaration that could not work is refused by its field: a placeholder twice, a control character in a header, a window of 0 or of years', () => {
+  const fault = (d: unknown) => {
+    try {
+      checkDeclaration('acme', d, 'hookdrill.config.json', '.');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'accepted';
+  };
+  const sig = { header: 'Acme-Signature', algorithm: 'sha256', encoding: 'hex', content: '{timestamp}.{body}' };
+  const base = { signature: { ...sig, value: 't={timestamp},v1={signature}' }, timestamp: {}, timeout: '10s' };
+  assert.equal(fault(base), 'accepted');
+  // Twice, a placeholder was a duplicate group in the header's pattern: an internal error (exit 70) on first use.
+  assert.equal(
+    fault({ ...base, signature: { ...sig, value: 't={timestamp},u={timestamp},v1={signature}' } }),
+    'hookdrill.config.json: providers.acme.signature.value: names {timestamp} twice; each part is sent once',
+  );
+  assert.match(
+    fault({
+      ...base,
+      signature: { ...sig, value: '{signatures}', each: 'v1={signature},t={timestamp}', join: ' ' },
+      timestamp: { header: 'T' },
+    }),
+    /providers\.acme\.signature\.each: may name \{signature\} only/,
+  );
+  assert.match(fault({ ...base, headers: { 'X-A': 'a\rb' } }), /headers\.X-A: a header value cannot hold a line break/);
+  for (const value of ['a\u0000b', 'a\u001bb', 'a\u007fb']) {
+    assert.match(
+      fault({ ...base, headers: { 'X-A': value } }),
+      /^hookdrill\.config\.json: providers\.acme\.headers\.X-A: holds a control character \(0x[0-9a-f]{2}\)/,
+    );
+  }
+  assert.match(
+    fault({ ...base, signature: { ...base.signature, value: 't={timestamp},\u0000v1={signature}' } }),
+    /signature\.value: holds a control character \(0x00\)/,
+  );
+  assert.equal(fault({ ...base, headers: { 'X-A': 'a\tb' } }), 'accepted');
+  assert.match(
+    fault({ ...base, timestamp: { tolerance: '0s' } }),
+    /providers\.acme\.timestamp\.tolerance: 0s is under 1s: every signed timestamp would be refused/,
+  );
+  assert.match(fault({ ...base, timestamp: { tolerance: '500ms' } }), /timestamp\.tolerance: 500ms is under 1s/);
+  assert.match(
+    fault({ ...base, timestamp: { tolerance: '99999999999999999999d' } }),
+    /timestamp\.tolerance: 99999999999999999999d is over 1d: a captured delivery could be replayed for that long/,
+  );
+  assert.equal(fault({ ...base, timestamp: { tolerance: '1d' } }), 'accepted');
+});
+
 function lower(h: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 }

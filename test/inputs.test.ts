@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
-import { BIN } from './helpers/cli.js';
+import { BIN, hookdrill as inDir } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';
 
 /**
@@ -71,6 +71,35 @@ test('a FIFO, /dev/zero or /dev/urandom as import input or send --ca: one line, 
       /--ca .* is not a regular file \(a device, FIFO or socket\): give --ca a PEM certificate file/,
       `send --ca ${input}`,
     );
+  }
+});
+
+test('a FIFO or a device as the capture verify judges, or as hookdrill.config.json (a committed symlink): one line, exit 2, at once', async () => {
+  const dir = tempDir();
+  const fifo = join(dir, 'request.http');
+  execFileSync('mkfifo', [fifo]);
+  for (const input of [fifo, '/dev/zero']) {
+    refused(
+      await hookdrill(['verify', input, '--secret', 'whsec_test']),
+      /capture .* is not a regular file \(a device, FIFO or socket\): give a raw HTTP request or a HAR file/,
+      `verify ${input}`,
+    );
+  }
+  // Every command reads the project file where it starts; git commits a symlink to /dev/zero as readily as a file.
+  for (const [name, make] of [
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+    ['a symlink to /dev/zero', (file: string) => symlinkSync('/dev/zero', file)],
+  ] as const) {
+    const project = tempDir();
+    make(join(project, 'hookdrill.config.json'));
+    for (const args of [['fixtures'], ['send', 'stripe/invoice.paid', '--url', 'http://127.0.0.1:9/', '--secret', 'whsec_test']]) {
+      const r = await inDir(args, {}, [], project, 10_000);
+      refused(
+        { ...r, killed: r.code === null },
+        /hookdrill\.config\.json is not a regular file \(a device, FIFO or socket\)/,
+        `${name} as the project file, ${args[0]}`,
+      );
+    }
   }
 });
 

@@ -61,6 +61,8 @@ const S = {
   // Paddle's notification secret and API key (pdl_ntfset_…, pdl_live_apikey_…).
   paddleSecret: `pdl_ntfset_01${chars(24, '0123456789abcdefghjkmnpqrstvwxyz', 20)}_${chars(32, ALNUM, 21)}`,
   paddleKey: `pdl_live_apikey_01${chars(24, '0123456789abcdefghjkmnpqrstvwxyz', 22)}_${chars(24, ALNUM, 23)}`,
+  // An npm access token (granular or classic): npm_ and 36 letters and digits.
+  npmToken: ['npm', chars(36, ALNUM, 24)].join('_'),
 };
 /** Every secret part, as it must never appear in a fixture, a line of output or a header. */
 const SECRET_PARTS = [
@@ -83,6 +85,7 @@ const SECRET_PARTS = [
   S.apiKey,
   S.paddleSecret.slice('pdl_ntfset_'.length),
   S.paddleKey.slice('pdl_live_apikey_'.length),
+  S.npmToken,
 ];
 const SSN = '536-22-8174';
 const IBAN = 'DE89 3704 0044 0532 0130 00';
@@ -111,7 +114,7 @@ function leakyEvent(id: string): JsonObject {
           webhook_secret: S.signingSecret,
           database_url: `postgres://app:${S.dbPassword}@db.internal:5432/prod`,
           deploy_hook: `https://hooks.slack.com/services/${S.slackHookPath}`,
-          notes: `pushed with ${S.githubToken}; bot ${S.slackBot}; session ${S.jwt}`,
+          notes: `pushed with ${S.githubToken}; published with ${S.npmToken}; bot ${S.slackBot}; session ${S.jwt}`,
           env: `AWS_ACCESS_KEY_ID=${S.awsKeyId} AWS_SECRET_ACCESS_KEY=${S.awsSecret}`,
           shop: S.shopifyToken,
           upstream: `Authorization: Basic ${Buffer.from(`api:${S.basicPassword}`).toString('base64')}`,
@@ -336,6 +339,7 @@ test("a fake trips none of gitleaks' rules for its kind, so a committed fixture 
   const rules: [string, RegExp][] = [
     ['stripe-access-token', /\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})(?:[\x60'"\s;]|\\[nrt]|$)/],
     ['github-pat', /ghp_[0-9a-zA-Z]{36}/],
+    ['npm-access-token', /\b(npm_[a-z0-9]{36})(?:['|"\n\r\s\x60;]|$)/i],
     ['slack-bot-token', /(xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*)/],
     ['slack-webhook-url', /(?:https?:\/\/)?hooks.slack.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/],
     ['shopify-access-token', /shpat_[a-fA-F0-9]{32}/],

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
@@ -230,6 +231,60 @@ test('an interrupted requeue of 200k rows says how many moved before the stop, e
     );
   } finally {
     await log.close();
+  }
+});
+
+/** Whether process `pid` holds `path` open: it has installed its signal handlers by then. */
+function holdsOpen(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A requeue signalled while another process holds its inbox: it waits for the lock inside SQLite,
+ * the event loop blocked, and the Ctrl-C is heard only once the lock is free — after the last
+ * (here: the only) step of its work.
+ */
+async function interruptedWhileLocked(path: string, args: string[]): Promise<CliRun> {
+  const db = new Database(path);
+  db.pragma('journal_mode = DELETE');
+  db.exec('BEGIN EXCLUSIVE');
+  db.prepare("UPDATE deliveries SET last_error = 'held' WHERE rowid = 1").run();
+  try {
+    const child = spawn(process.execPath, [BIN, 'requeue', '--inbox', path, '--status', 'dead', ...args], {
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until(async () => holdsOpen(child.pid as number, path), 'the requeue to open the inbox', 60_000);
+    child.kill('SIGINT');
+    db.exec('COMMIT');
+    return { code: await closed, stdout, stderr };
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.close();
+  }
+}
+
+test('a requeue interrupted while SQLite holds it (a lock, a long batch) exits 130, not 0, even when the work it was on then finishes', async () => {
+  const path = join(tempDir(), 'locked.db');
+  await manyDead(path, 20);
+  for (const args of [['--dry-run'], []]) {
+    const r = await interruptedWhileLocked(path, args);
+    assert.equal(r.code, 130, `requeue ${args.join(' ')}: ${r.stderr}${r.stdout}`);
   }
 });
 

@@ -3,8 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getProvider } from '../src/providers/index.js';
+import { toRawHttp } from '../src/verify/request.js';
 import { hookdrill } from './helpers/cli.js';
 import { PY, SECRET } from './helpers/verdicts.js';
 import { freePort } from './helpers/ports.js';
@@ -170,6 +174,12 @@ test('verify: a HAR entry judged as of its startedDateTime; bad input is one lin
   const r = await verify([harFile, '--secret', SECRET.github as string]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /from .*capture\.har#entry 2/);
+  // Fiddler writes a UTF-8 BOM first: still a HAR file, not a raw request with a strange first line.
+  const bomFile = join(tempDir(), 'fiddler.har');
+  writeFileSync(bomFile, `\uFEFF${JSON.stringify(har)}`);
+  const bom = await verify([bomFile, '--secret', SECRET.github as string]);
+  assert.equal(bom.code, 0, bom.stderr);
+  assert.match(bom.stdout, /from .*fiddler\.har#entry 2/);
 
   const none = await hookdrill(['verify', '--secret', 'x'], {});
   assert.equal(none.code, 2);
@@ -211,4 +221,88 @@ test('a final line end added on the way (curl --data-binary "$body<newline>", a 
   const v = JSON.parse(r.stdout) as { code: string; transformation: string };
   assert.equal(v.code, 'transformed');
   assert.match(v.transformation, /a line end was added at its end/);
+});
+
+test('verify reads a chunked body as RFC 9112 writes one: a chunk size is hex digits (extensions after ";"), anything else is one line and exit 2, never a loop', async () => {
+  const head = 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nStripe-Signature: t=1,v1=ab\r\n\r\n';
+  const dir = tempDir();
+  // A negative size once stepped back and read the same chunk for ever (1 GB within 30 s).
+  for (const size of ['-6', '+6', '0x6', ' 6', '', '6 ', '00000000000000006', 'g']) {
+    const file = join(dir, 'bad.http');
+    writeFileSync(file, `${head}${size}\r\nabcdef\r\n0\r\n\r\n`);
+    const r = await hookdrill(['verify', file, '--secret', 'whsec_x'], {}, [], undefined, 20_000);
+    assert.equal(r.code, 2, `size ${JSON.stringify(size)}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: .*bad\.http: a chunk size .*\n$/, `size ${JSON.stringify(size)}`);
+  }
+  // Sizes and extensions as RFC 9112 allows them are read: the verdict is on the joined body.
+  const file = join(dir, 'ok.http');
+  writeFileSync(file, `${head}3;name=value\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n`);
+  const ok = await hookdrill(
+    ['verify', file, '--secret', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '--provider', 'stripe', '--json'],
+    {},
+    [],
+    undefined,
+    20_000,
+  );
+  assert.equal(ok.code, 1, ok.stderr);
+});
+
+/** A request `provider` signed at `signedAtSec` (Unix seconds), as a raw HTTP file. */
+function signedAt(provider: string, signedAtSec: number): string {
+  const body = Buffer.from(JSON.stringify({ id: 'event_01', event: 'user.created', event_id: 'evt_01', event_type: 'x', data: {} }));
+  const headers = getProvider(provider).sign(body, [SECRET[provider] as string], {
+    nowMs: signedAtSec * 1000,
+    deliveryId: 'd1',
+    eventType: 'x',
+    url: 'https://example.com/hooks',
+  });
+  const file = join(tempDir(), `${provider}.http`);
+  writeFileSync(file, toRawHttp('POST', '/hooks', headers, body));
+  return file;
+}
+
+test("verify states each provider's age and tolerance in its own unit: WorkOS's and HubSpot's milliseconds, Paddle's 5 s, WorkOS's 180 s", async () => {
+  const t = 1_800_000_000;
+  const rows: { provider: string; at: number; ok: boolean; says?: RegExp }[] = [
+    // A millisecond timestamp read as seconds was "20772809 days in the future".
+    { provider: 'workos', at: t + 60, ok: true, says: /^signed as WorkOS signs, 60 s old when it arrived \(the tolerance is 180 s\)$/ },
+    { provider: 'workos', at: t + 600, ok: false, says: /the timestamp is 10 min old \(the tolerance is 180 s\)$/ },
+    { provider: 'paddle', at: t + 60, ok: false, says: /the timestamp is 60 s old \(the tolerance is 5 s\)$/ },
+    // HubSpot's milliseconds too (its signature covers a URL verify is not given: the age alone is judged).
+    { provider: 'hubspot', at: t + 60, ok: false },
+    { provider: 'stripe', at: t + 60, ok: true, says: /, 60 s old when it arrived \(the tolerance is 300 s\)$/ },
+  ];
+  for (const row of rows) {
+    const r = await verify([signedAt(row.provider, t), '--secret', SECRET[row.provider] as string, '--at', String(row.at), '--json']);
+    assert.equal(r.code, row.ok ? 0 : 1, `${row.provider}: ${r.stderr}${r.stdout}`);
+    if (row.says) assert.match(r.json?.findings[0] ?? '', row.says, row.provider);
+    assert.equal((r.json as { ageSec?: number } | undefined)?.ageSec, row.at - t, row.provider);
+  }
+});
+
+test('verify --ui takes an http(s) inspector URL only, and an inspector that never answers is one line, exit 2, not a 300 s wait', async () => {
+  for (const url of ['javascript:alert(1)?token=x', 'file:///etc/passwd?token=x', 'data:text/plain,hi?token=x']) {
+    const r = await hookdrill(['verify', '--ui', url, '--refused', 'r1', '--secret', 'whsec_x']);
+    assert.equal(r.code, 2, `${url}: ${r.stderr}`);
+    assert.match(r.stderr, /^hookdrill: --ui .*: not an http\(s\) URL/, url);
+  }
+  // Accepts the connection and never answers: a listen stopped with ^Z, a port someone else holds.
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = silent.address() as { port: number };
+    const r = await hookdrill(
+      ['verify', '--ui', `http://127.0.0.1:${port}/?token=t`, '--refused', 'r1', '--secret', 'whsec_x'],
+      {},
+      [],
+      undefined,
+      60_000,
+    );
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^hookdrill: --ui http:\/\/127\.0\.0\.1:\d+: the inspector did not answer within 10 s/);
+  } finally {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
 });

@@ -57,6 +57,9 @@ export interface TimingFlags {
   noRetry?: boolean | undefined;
 }
 
+/** Slower than this, a schedule of days (Stripe's, WorkOS's) would last years: no test waits that long. */
+const MAX_TIME_SCALE = { value: 1000, why: 'the days a provider retries over would take years' };
+
 export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultScale = 1): Timing {
   const profile = o.profile ? getProfile(o.profile) : provider.profiles[provider.defaultProfile]!;
   const retryDelaysMs = delaysOption(o.retryDelays, 'retryDelays', '--retry-delays');
@@ -66,8 +69,8 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
     throw new UsageError('--delay-scale is the old name of --time-scale (both scale the waits only): give one');
   const timeScale =
     o.delayScale !== undefined
-      ? parsePositiveNumber(o.delayScale, '--delay-scale', 1)
-      : parsePositiveNumber(o.timeScale, '--time-scale', defaultScale);
+      ? parsePositiveNumber(o.delayScale, '--delay-scale', 1, MAX_TIME_SCALE)
+      : parsePositiveNumber(o.timeScale, '--time-scale', defaultScale, MAX_TIME_SCALE);
   if (o.scaleTimeout && timeoutMs !== undefined)
     throw new UsageError("--scale-timeout scales the provider's timeout; --timeout gives one that is never scaled: choose one");
   const timing = resolveTiming(profile, {

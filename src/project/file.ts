@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { PROVIDER_NAMES, replaceProjectDeclarations } from '../providers/names.js';
 import { checkDeclaration } from '../providers/declaration.js';
 import type { CheckedDeclaration } from '../providers/declaration.js';
 import { jsonPosition } from '../util/json-position.js';
+import { readRegularFile } from '../util/regular-file.js';
 
 /**
  * The project file: what a team would otherwise repeat on every command line, so that CI runs
@@ -85,9 +86,17 @@ export function registerProjectProviders(dir: string): void {
   }
 }
 
+/**
+ * A project file (or the package.json holding one) is never this large. A FIFO or a device there
+ * (a committed symlink to /dev/zero) is refused unread: reading it hung every command in the directory.
+ */
+const PROJECT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
 function parse(path: string, name: string): unknown {
+  const text = readRegularFile(path, { what: name, hint: `make ${name} a JSON file`, maxBytes: PROJECT_FILE_MAX_BYTES });
+  if (text === undefined) throw new UsageError(`cannot read ${name}: it was removed while hookdrill read it`);
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (err) {
     throw new UsageError(`${name}: not valid JSON${jsonPosition(err)}`);
   }

@@ -1,5 +1,6 @@
 import { UsageError } from '../util/errors.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration, toleranceProblem } from '../util/duration.js';
+import { headerValueProblem } from '../util/http-headers.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -106,6 +107,19 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     return h;
   };
   const places = (text: string) => PLACES.filter((p) => text.includes(p));
+  /** Text sent in a header: what no request can carry (a NUL, an escape, CR or LF) is refused here, not on the wire. */
+  const headerText = (v: unknown, field: string) => {
+    const text = str(v, field);
+    if (/[\r\n]/.test(text)) throw bad(field, 'a header value cannot hold a line break');
+    const problem = headerValueProblem(text);
+    if (problem) throw bad(field, `holds ${problem}: no request can carry it`);
+    return text;
+  };
+  /** Each part once: the header is read back by a pattern with one group per part. */
+  const once = (text: string, field: string) => {
+    const twice = PLACES.find((p) => text.split(p).length > 2);
+    if (twice) throw bad(field, `names ${twice} twice; each part is sent once`);
+  };
 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
   const signature: ProviderDeclaration['signature'] = {
@@ -114,20 +128,24 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     encoding: oneOf(s.encoding, 'signature.encoding', ['hex', 'base64'] as const),
     key: s.key === undefined ? 'utf8' : oneOf(s.key, 'signature.key', ['utf8', 'base64', 'whsec'] as const),
     content: str(s.content, 'signature.content'),
-    value: s.value === undefined ? '{signature}' : str(s.value, 'signature.value'),
+    value: s.value === undefined ? '{signature}' : headerText(s.value, 'signature.value'),
   };
   onlyKnown(s, ['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'], 'signature.');
   if (signature.content.split('{body}').length !== 2) throw bad('signature.content', 'must hold {body} exactly once');
   const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{url}', '{body}'].includes(p));
   if (stray.length) throw bad('signature.content', `may name {id}, {timestamp}, {url} and {body} only, not ${stray.join(', ')}`);
   const value = signature.value as string;
+  once(value, 'signature.value');
   const many = value.includes('{signatures}');
   if (many === value.includes('{signature}') || value.split(many ? '{signatures}' : '{signature}').length !== 2)
     throw bad('signature.value', 'must hold {signature} (or {signatures}, with each and join) exactly once');
   if (many) {
-    signature.each = str(s.each, 'signature.each');
-    signature.join = str(s.join, 'signature.join');
+    signature.each = headerText(s.each, 'signature.each');
+    signature.join = headerText(s.join, 'signature.join');
     if (signature.each.split('{signature}').length !== 2) throw bad('signature.each', 'must hold {signature} exactly once');
+    // Only the value's own parts are read back (the timestamp from the value): another in an entry would be sent and never read.
+    const other = places(signature.each).find((p) => p !== '{signature}');
+    if (other) throw bad('signature.each', `may name {signature} only, not ${other}`);
   } else if (s.each !== undefined || s.join !== undefined) throw bad('signature.value', 'each and join go with {signatures} in the value');
 
   let timestamp: ProviderDeclaration['timestamp'];
@@ -140,7 +158,12 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms'] as const),
       ...(t.tolerance !== undefined ? { tolerance: str(t.tolerance, 'timestamp.tolerance') } : {}),
     };
-    if (timestamp.tolerance !== undefined) toleranceSec = durationOf(timestamp.tolerance, 'timestamp.tolerance', bad) / 1000;
+    if (timestamp.tolerance !== undefined) {
+      const ms = durationOf(timestamp.tolerance, 'timestamp.tolerance', bad);
+      const problem = toleranceProblem(ms);
+      if (problem) throw bad('timestamp.tolerance', `${timestamp.tolerance} is ${problem}`);
+      toleranceSec = ms / 1000;
+    }
     if (!timestamp.header && !value.includes('{timestamp}'))
       throw bad('timestamp', 'give it a header, or send it in signature.value ({timestamp})');
   }
@@ -154,7 +177,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   if (d.id !== undefined) {
     const i = object(d.id, () => bad('id', 'expected { header, prefix } or { body }'));
     if (i.header !== undefined && i.body === undefined)
-      id = { header: headerName(i.header, 'id.header'), ...(i.prefix !== undefined ? { prefix: str(i.prefix, 'id.prefix') } : {}) };
+      id = { header: headerName(i.header, 'id.header'), ...(i.prefix !== undefined ? { prefix: headerText(i.prefix, 'id.prefix') } : {}) };
     else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
     else throw bad('id', 'expected { header, prefix } or { body }, one of them');
   }
@@ -175,8 +198,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     headers = {};
     for (const [k, v] of Object.entries(h)) {
       headerName(k, `headers.${k}`);
-      const text = str(v, `headers.${k}`);
-      if (/[\r\n]/.test(text)) throw bad(`headers.${k}`, 'a header value cannot hold a line break');
+      const text = headerText(v, `headers.${k}`);
       const p = places(text);
       if (p.length && (p.length > 1 || text !== p[0] || p[0] === '{body}' || p[0] === '{signatures}'))
         throw bad(`headers.${k}`, 'a value is literal text, or one of {id}, {timestamp}, {signature}, {event} alone');

@@ -32,6 +32,19 @@ export function parseDuration(text: string | number, what: string): number {
   return value * (UNIT_MS[unit] as number);
 }
 
+/** The widest window a signed timestamp is given (a declaration's tolerance, listen --tolerance). */
+export const MAX_TOLERANCE_MS = 86_400_000;
+
+/**
+ * Why a signed timestamp's tolerance cannot be meant, or undefined. Under a second refuses every
+ * request; a window of years is no replay protection at all, which is all a signed timestamp is for.
+ */
+export function toleranceProblem(ms: number): string | undefined {
+  if (ms < 1_000) return 'under 1s: every signed timestamp would be refused';
+  if (ms > MAX_TOLERANCE_MS) return 'over 1d: a captured delivery could be replayed for that long';
+  return undefined;
+}
+
 /**
  * Format milliseconds for people: 30ms, 2.5s, 5m, 1h4m, 1d10h. At most two units: a retry
  * schedule reads at a glance, and the exact figures are in --json.

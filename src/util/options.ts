@@ -36,10 +36,20 @@ export function parseBytesFlag(text: string | number | undefined, flag: string, 
   return value;
 }
 
-export function parsePositiveNumber(text: string | number | undefined, flag: string, fallback: number): number {
+/**
+ * A number above 0 and at most `max.value`: without a bound, 1e308 passed as finite and what it
+ * multiplied (a wait) became a time no Date can hold — an internal error, not a message.
+ */
+export function parsePositiveNumber(
+  text: string | number | undefined,
+  flag: string,
+  fallback: number,
+  max: { value: number; why: string },
+): number {
   if (text === undefined) return fallback;
   const value = typeof text === 'number' ? text : /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} ${text}: expected a number above 0`);
+  if (value > max.value) throw new UsageError(`${flag} ${text}: at most ${max.value} (${max.why})`);
   return value;
 }
 

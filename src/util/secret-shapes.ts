@@ -19,6 +19,7 @@ export type SecretRule =
   | 'paddle-key'
   | 'github-token'
   | 'github-fine-grained-pat'
+  | 'npm-access-token'
   | 'slack-token'
   | 'slack-webhook-url'
   | 'aws-access-token'
@@ -132,6 +133,12 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     rule: 'github-fine-grained-pat',
     label: ['a GitHub token', 'GitHub tokens'],
     pattern: /(?<keep>(?<![\w])github_pat_)(?<secret>\w{22,255})(?![\w])/g,
+  },
+  // gitleaks' npm-access-token (case-insensitive, as gitleaks reads it): npm_ and 36 letters and digits.
+  {
+    rule: 'npm-access-token',
+    label: ['an npm token', 'npm tokens'],
+    pattern: /(?<keep>(?<![\w])npm_)(?<secret>[A-Za-z0-9]{36})(?![\w])/gi,
   },
   // gitleaks' slack-bot-token, slack-user-token, slack-app-token, slack-legacy-*, slack-config-*-token.
   {

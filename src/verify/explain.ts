@@ -7,6 +7,7 @@
  */
 import { allProviders, getProvider, SignatureError } from '../providers/index.js';
 import type { JsonValue, Provider, ProviderName, SignatureFailure } from '../providers/index.js';
+import { windowSec } from '../providers/util.js';
 import { UsageError } from '../util/errors.js';
 import { checkKeyMaterial } from '../providers/key-material.js';
 import type { CapturedRequest } from './request.js';
@@ -150,12 +151,30 @@ function whichSecret(p: Provider, body: Buffer, headers: Record<string, string>,
   return i < 0 ? undefined : i + 1;
 }
 
-/** The signed timestamp's age in seconds at `nowMs` (read from the provider's timestamp header, or Stripe's t=). */
-function ageOf(p: Provider, headers: Record<string, string>, nowMs: number): number | undefined {
+/** The last second a signed timestamp can be here: the largest whose milliseconds are still exact. */
+const LAST_SEC = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+/**
+ * The signed timestamp's age in seconds at `nowMs`, as the provider's own verify reads it. Its
+ * timestamp is a header or a part of the signature header (Stripe's t=, Paddle's ts=), in seconds
+ * or in milliseconds (WorkOS, HubSpot); read again here, it was guessed (a WorkOS timestamp read as
+ * seconds was 20772809 days in the future). So the headers are judged with no window at moments
+ * found by bisection: the first second the provider calls them stale is the one after the signed one.
+ */
+function ageOf(p: Provider, headers: Record<string, string>, secrets: readonly string[], nowMs: number): number | undefined {
   if (!p.timestamped) return undefined;
-  const direct = p.signedHeaders.map((h) => headers[h.toLowerCase()]).find((v) => v !== undefined && /^\d+$/.test(v));
-  const t = direct ?? /(?:^|,)\s*t=(\d+)/.exec(headers[p.signatureHeader.toLowerCase()] ?? '')?.[1];
-  return t === undefined ? undefined : Math.round(nowMs / 1000 - Number(t));
+  const staleAt = (sec: number) =>
+    safe(() => tryVerify(p, Buffer.alloc(0), headers, secrets, { nowMs: sec * 1000, toleranceSec: 0, headersOnly: true }))?.code ===
+    'stale_timestamp';
+  // A clock in the body (Linear's), or no timestamp the provider can read: no age to state.
+  if (staleAt(0) || !staleAt(LAST_SEC)) return undefined;
+  let [fresh, stale] = [0, LAST_SEC];
+  while (stale - fresh > 1) {
+    const mid = Math.floor((fresh + stale) / 2);
+    if (staleAt(mid)) stale = mid;
+    else fresh = mid;
+  }
+  return Math.round(nowMs / 1000 - fresh);
 }
 
 function ago(sec: number): string {
@@ -197,7 +216,8 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
       return { ...(id ? { deliveryId: id } : {}), ...(type ? { eventType: type } : {}) };
     })(),
   };
-  const age = ageOf(p, req.headers, nowMs);
+  const age = ageOf(p, req.headers, o.secrets, nowMs);
+  const tolerance = `the tolerance is ${windowSec(p)} s`;
   const withAge = age === undefined ? {} : { ageSec: age };
   const many = o.secrets.length > 1;
   const secretText = (n: number) => (many ? ` with secret ${n} of ${o.secrets.length}${n > 1 ? ' (not the first)' : ''}` : '');
@@ -213,7 +233,7 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
       code: 'valid',
       secret: n,
       findings: [
-        `signed as ${p.title} signs${secretText(n)}${age !== undefined ? `, ${ago(age)} ${at} (the tolerance is 300 s)` : ''}`,
+        `signed as ${p.title} signs${secretText(n)}${age !== undefined ? `, ${ago(age)} ${at} (${tolerance})` : ''}`,
         ...(many && n > 1 ? ['a receiver holding only the first secret refuses it: give it every live secret while one is rolled'] : []),
       ],
     };
@@ -243,7 +263,7 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
     return fail(
       err.code,
       [
-        `stale ${at}: the signature matches the body${secretText(n)}, but the timestamp is ${ago(age ?? 0)} (the tolerance is 300 s)`,
+        `stale ${at}: the signature matches the body${secretText(n)}, but the timestamp is ${age === undefined ? 'outside the window' : ago(age)} (${tolerance})`,
         at === 'now'
           ? 'a capture judged later than it arrived is always stale: give --at with the moment it arrived to judge it then'
           : age !== undefined && age > 0

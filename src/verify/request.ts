@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../util/errors.js';
 import { rawRequestHead } from '../util/http-headers.js';
-import { openCaptures } from '../fixtures/import/files.js';
+import { openCaptures, stripBom } from '../fixtures/import/files.js';
 import type { Captured } from '../fixtures/import/files.js';
 
 export interface CapturedRequest {
@@ -65,17 +65,30 @@ export function parseRawHttp(bytes: Buffer, source: string): CapturedRequest {
   };
 }
 
+/**
+ * A chunk-size line as RFC 9112 §7.1 writes it: 1*HEXDIG, then any chunk extensions after ";".
+ * Nothing else: parseInt read "-6" as a step back, so the same bytes were read for ever. Sixteen
+ * hex digits is already past any body verify reads (MAX_CAPTURE_BYTES).
+ */
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,16})(?:[ \t]*;.*)?$/s;
+
 function dechunk(raw: Buffer, source: string): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
     const eol = raw.indexOf('\r\n', at);
     if (eol < 0) throw new UsageError(`${source}: a chunked body that ends before its last (zero-size) chunk`);
-    const size = Number.parseInt(raw.subarray(at, eol).toString('latin1').split(';')[0] ?? '', 16);
-    if (!Number.isFinite(size)) throw new UsageError(`${source}: a chunk size that is not hex`);
+    const line = raw.subarray(at, eol).toString('latin1');
+    const hex = CHUNK_SIZE.exec(line)?.[1];
+    if (hex === undefined)
+      throw new UsageError(`${source}: a chunk size that is not hex digits (RFC 9112 7.1): ${JSON.stringify(line.slice(0, 40))}`);
+    const size = Number.parseInt(hex, 16);
     if (size === 0) return Buffer.concat(parts);
-    parts.push(raw.subarray(eol + 2, eol + 2 + size));
-    at = eol + 2 + size + 2;
+    const end = eol + 2 + size;
+    if (end + 2 > raw.length || raw[end] !== 0x0d || raw[end + 1] !== 0x0a)
+      throw new UsageError(`${source}: a chunk size (${hex}) that does not match its chunk's length: a cut or altered chunked body`);
+    parts.push(raw.subarray(eol + 2, end));
+    at = end + 2;
   }
 }
 
@@ -99,7 +112,9 @@ export function harEntry(file: string, entry?: number): CapturedRequest {
 }
 
 /** Raw HTTP or a HAR file, told apart by their first character (a HAR file is a JSON object). */
-export function parseCapture(bytes: Buffer, source: string, entry?: number, file?: string): CapturedRequest {
+export function parseCapture(raw: Buffer, source: string, entry?: number, file?: string): CapturedRequest {
+  // A BOM first made a HAR file's first character "ï": it was read as a raw request with a strange first line.
+  const bytes = stripBom(raw);
   const first = bytes.subarray(0, 64).toString('latin1').trimStart()[0];
   if (first === '{') {
     if (file === undefined) throw new UsageError('a HAR file is read from a file, not stdin: give its path');

@@ -5,6 +5,7 @@ import { openInbox, resolveTarget } from '../inbox/open.js';
 import { getProvider } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
+import { openRegularFile } from '../util/regular-file.js';
 import { stringOption, stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { explain } from './explain.js';
@@ -36,6 +37,9 @@ export interface VerifyRequestOptions {
 
 /** The most a capture may be: beyond the largest event any provider sends, and never all of /dev/zero. */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
+/** A capture is named so in the one line that refuses it. */
+const CAPTURE_FILE = { what: 'capture', hint: 'give a raw HTTP request or a HAR file, or pipe one in with -' };
 
 async function readCapped(stream: Readable, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -76,18 +80,47 @@ async function fromInspector(o: VerifyRequestOptions): Promise<CapturedRequest> 
   } catch {
     throw new UsageError(`--ui ${JSON.stringify(o.ui)}: not a URL (give the inspector URL listen printed, with its token)`);
   }
+  // listen prints an http:// URL; any other scheme is no inspector (javascript: has no origin to ask, and was an internal error).
+  if (page.protocol !== 'http:' && page.protocol !== 'https:')
+    throw new UsageError(
+      `--ui ${JSON.stringify(page.protocol)}…: not an http(s) URL (give the inspector URL listen printed, with its token)`,
+    );
   const token = page.searchParams.get('token');
   if (!token) throw new UsageError('--ui: the URL has no ?token= (give the inspector URL exactly as listen printed it)');
-  const res = await fetch(new URL(`/api/refused/${id}`, page), { headers: { 'x-hookdrill-token': token } }).catch((err: unknown) => {
-    throw new UsageError(
-      `--ui ${page.origin}: no inspector answers (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}): is listen --ui running?`,
-    );
-  });
-  const body = (await res.json().catch(() => ({}))) as { error?: string; raw?: string; at?: number };
+  const { res, body } = await askInspector(new URL(`/api/refused/${id}`, page), token, page.origin);
   if (!res.ok || typeof body.raw !== 'string')
     throw new UsageError(`--refused ${id}: ${body.error ?? `the inspector answered ${res.status}`}`);
   const req = parseRawHttp(Buffer.from(body.raw, 'base64'), `refused request ${id}`);
   return { ...req, ...(typeof body.at === 'number' ? { arrivedAtMs: body.at } : {}) };
+}
+
+/** How long verify waits for the inspector: it answers from memory on this machine, at once, or not at all. */
+const INSPECTOR_TIMEOUT_MS = 10_000;
+
+/** The inspector's answer and its JSON, within INSPECTOR_TIMEOUT_MS: one that never answers held verify for fetch's 300 s. */
+async function askInspector(
+  url: URL,
+  token: string,
+  origin: string,
+): Promise<{ res: Response; body: { error?: string; raw?: string; at?: number } }> {
+  const signal = AbortSignal.timeout(INSPECTOR_TIMEOUT_MS);
+  const fail = (err: unknown): never => {
+    if (signal.aborted)
+      throw new UsageError(
+        `--ui ${origin}: the inspector did not answer within ${INSPECTOR_TIMEOUT_MS / 1000} s: is listen --ui running, and not stopped (^Z)?`,
+      );
+    throw new UsageError(
+      `--ui ${origin}: no inspector answers (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}): is listen --ui running?`,
+    );
+  };
+  const res = await fetch(url, { headers: { 'x-hookdrill-token': token }, signal }).catch(fail);
+  // The body too: an inspector may send its head and stall.
+  const body = (await res.json().catch((err: unknown) => (signal.aborted ? fail(err) : {}))) as {
+    error?: string;
+    raw?: string;
+    at?: number;
+  };
+  return { res, body };
 }
 
 /** A moment: Unix seconds, or an ISO 8601 time with its zone. */
@@ -127,7 +160,9 @@ export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
       throw new UsageError('give a captured request: a file (raw HTTP or HAR), - with a request piped in, or --inbox FILE --id ID');
     req = parseCapture(await readCapped(stdin, 'stdin'), 'stdin', entry);
   } else {
-    const stream = createReadStream(file);
+    // Opened non-blocking and held to a regular file first: a FIFO or a device hung verify for ever.
+    const { fd } = openRegularFile(file, CAPTURE_FILE);
+    const stream = createReadStream('', { fd });
     const bytes = await readCapped(stream, file).catch((err: unknown) => {
       if (err instanceof UsageError) throw err;
       throw new UsageError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);

@@ -15,7 +15,8 @@ const HELP = {
   profile: "timing profile (default: the provider's own; see `hookdrill profiles`)",
   timeout: "per-attempt timeout, replacing the profile's (3s, 500ms); never scaled",
   retryDelays: "delays before each retry, replacing the profile's (0,1m,5m; none)",
-  timeScale: "multiply the waits between attempts (0.01 turns Slack's 5m retry into 3s); the timeout stays the provider's own",
+  timeScale:
+    "multiply the waits between attempts, by at most 1000 (0.01 turns Slack's 5m retry into 3s); the timeout stays the provider's own",
   scaleTimeout:
     "scale the provider's timeout by --time-scale too, never below 1s (stricter than the provider: a fail may be one it accepts)",
   delayScale: 'the old name of --time-scale (it scales the waits only)',

@@ -7,7 +7,7 @@ import { exposedInspectorWarning, isLoopback } from '../../util/loopback.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { pick } from '../../cli/io.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration, parseDuration, toleranceProblem } from '../../util/duration.js';
 import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
@@ -87,7 +87,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       )
       .option(
         '--tolerance <duration>',
-        `how old (or new) a signed timestamp may be (default: the provider's window, ${RECEIVER_DEFAULTS.toleranceSec}s for most; Paddle 5s)`,
+        `how old (or new) a signed timestamp may be, 1s to 1d (default: the provider's window, ${RECEIVER_DEFAULTS.toleranceSec}s for most; Paddle 5s)`,
       )
       .option(
         '--commit-batch <n>',
@@ -131,6 +131,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       );
   },
   options: ({ flags, env }) => {
+    checkTolerance(flags.tolerance);
     const forwardSecret = flags.forwardSecret ?? env.HOOKDRILL_FORWARD_SECRET;
     return {
       ...pick(flags, [
@@ -309,4 +310,11 @@ function liveStatus<C extends { requests: number }>(counts: () => C, line: (c: C
       clear();
     },
   };
+}
+
+/** A window between a second and a day: 99999999999999999999d was taken, and replay protection with it. */
+function checkTolerance(text: string | undefined): void {
+  if (text === undefined) return;
+  const problem = toleranceProblem(parseDuration(text, '--tolerance'));
+  if (problem) throw new UsageError(`--tolerance ${text}: ${problem}`);
 }

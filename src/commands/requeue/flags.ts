@@ -55,12 +55,19 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
       ...options,
       signal: stop.signal,
       ...(bar ? { onProgress: (p) => bar.update({ done: p.moved, total: p.total, failed: 0 }) } : {}),
-    }).finally(() => {
+    }).finally(async () => {
       bar?.stop();
+      // SQLite works with the event loop held (a lock waited for, a batch): a signal that came
+      // meanwhile is heard only once the loop polls for I/O again (a timer, then an immediate, have
+      // a poll between them even on its first turn), which must come before the handlers go.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setImmediate(resolve));
       stop.dispose();
     });
     printResult(result, flags.json, render.renderRequeue);
+    // Interrupted is 130 (143), as for every command, even when the step under way then finished
+    // the work (the last batch, a dry run): a script must not read a Ctrl-C as success.
     const signal = stop.received();
-    if (result.interrupted && signal) process.exitCode = SIGNAL_EXIT[signal];
+    if (signal) process.exitCode = SIGNAL_EXIT[signal];
   },
 });
