@@ -293,3 +293,67 @@ test('an imported capture whose signature is garbage is forwarded unsigned and m
     app.close();
   }
 });
+
+test('verify and "why?" judge a URL-bound signature over the URL: a Square capture is VALID over its own URL, and one signed for another URL is told so, by verify and by listen --ui', async () => {
+  const SECRET = 'square-signature-key';
+  const PUBLIC = 'https://shop.example.com/square/hooks';
+  const body = Buffer.from(JSON.stringify({ merchant_id: 'M1', type: 'payment.updated', event_id: 'e-1', data: {} }));
+  const sign = (url: string) =>
+    providers.square.sign(body, [SECRET], { nowMs: Date.now(), deliveryId: 'e-1', eventType: 'payment.updated', url });
+  const dir = tempDir();
+  const har = (url: string, signedFor: string) => {
+    const file = join(dir, `${Math.random().toString(36).slice(2)}.har`);
+    const headers = Object.entries(sign(signedFor)).map(([name, value]) => ({ name, value: String(value) }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        log: {
+          version: '1.2',
+          entries: [{ request: { method: 'POST', url, headers, postData: { mimeType: 'application/json', text: body.toString() } } }],
+        },
+      }),
+    );
+    return file;
+  };
+  const ok = await hookdrill(['verify', har(PUBLIC, PUBLIC), '--provider', 'square', '--secret', SECRET]);
+  assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  assert.match(ok.stdout, /shop\.example\.com\/square\/hooks/);
+  const told = await hookdrill([
+    'verify',
+    har(PUBLIC, PUBLIC),
+    '--provider',
+    'square',
+    '--secret',
+    SECRET,
+    '--public-url',
+    'https://shop.example.com/other',
+  ]);
+  assert.equal(told.code, 1, told.stdout + told.stderr);
+  assert.match(told.stdout, /signed for https:\/\/shop\.example\.com\/square\/hooks, not for https:\/\/shop\.example\.com\/other/);
+
+  const { p, url } = await startListenFor('square', join(dir, 'inbox.db'), SECRET, '--public-url', PUBLIC, '--ui', '0', '--no-worker');
+  try {
+    for (let i = 0; i < 100 && !/the inbox in a browser: http/.test(p.stderr()); i++) await new Promise((r) => setTimeout(r, 100));
+    const pageUrl = /the inbox in a browser: (http:\/\/\S+)/.exec(p.stderr())?.[1] as string;
+    // Signed for another endpoint, its URL named by the client's own X-Forwarded-* (the audit's forgery).
+    const OTHER = 'https://other.example.com/';
+    const forged = { ...sign(OTHER), 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'other.example.com' };
+    assert.equal((await fetch(url, { method: 'POST', body, headers: forged })).status, 401);
+    const token = new URL(pageUrl).searchParams.get('token') as string;
+    const detail = (await (await fetch(new URL('/api/refused/r1', pageUrl), { headers: { 'x-hookdrill-token': token } })).json()) as {
+      explanation: { code: string; findings: string[] };
+    };
+    assert.match(detail.explanation.findings.join('\n'), new RegExp(`signed for ${OTHER}, not for ${PUBLIC}`));
+    // From a terminal, the token from the environment rather than argv.
+    const cli = await hookdrill(
+      ['verify', '--ui', new URL(pageUrl).origin, '--refused', 'r1', '--secret', SECRET, '--public-url', PUBLIC],
+      {
+        HOOKDRILL_UI_TOKEN: token,
+      },
+    );
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.match(cli.stdout, /signed for https:\/\/other\.example\.com\/, not for/);
+  } finally {
+    await stopAll(p);
+  }
+});

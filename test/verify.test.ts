@@ -257,7 +257,7 @@ function signedAt(provider: string, signedAtSec: number): string {
     url: 'https://example.com/hooks',
   });
   const file = join(tempDir(), `${provider}.http`);
-  writeFileSync(file, toRawHttp('POST', '/hooks', headers, body));
+  writeFileSync(file, toRawHttp('POST', '/hooks', { Host: 'example.com', ...headers }, body));
   return file;
 }
 
@@ -268,8 +268,13 @@ test("verify states each provider's age and tolerance in its own unit: WorkOS's 
     { provider: 'workos', at: t + 60, ok: true, says: /^signed as WorkOS signs, 60 s old when it arrived \(the tolerance is 180 s\)$/ },
     { provider: 'workos', at: t + 600, ok: false, says: /the timestamp is 10 min old \(the tolerance is 180 s\)$/ },
     { provider: 'paddle', at: t + 60, ok: false, says: /the timestamp is 60 s old \(the tolerance is 5 s\)$/ },
-    // HubSpot's milliseconds too (its signature covers a URL verify is not given: the age alone is judged).
-    { provider: 'hubspot', at: t + 60, ok: false },
+    // HubSpot's milliseconds too, its signature judged over the URL the request line and Host give.
+    {
+      provider: 'hubspot',
+      at: t + 60,
+      ok: true,
+      says: /^signed as HubSpot signs over https:\/\/example\.com\/hooks, 60 s old when it arrived \(the tolerance is 300 s\)$/,
+    },
     { provider: 'stripe', at: t + 60, ok: true, says: /, 60 s old when it arrived \(the tolerance is 300 s\)$/ },
   ];
   for (const row of rows) {

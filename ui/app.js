@@ -539,7 +539,8 @@ async function explainRefused(id) {
     $('refused-why-text').textContent = [
       ...e.findings,
       '',
-      `again in a terminal: hookdrill verify --ui '${location.href}' --refused ${id} --secret …`,
+      // The token in the environment, not in argv: a command line is every local user's to read.
+      `again in a terminal: HOOKDRILL_UI_TOKEN='${token}' hookdrill verify --ui '${location.origin}/' --refused ${id} --secret-env YOUR_SECRET_VARIABLE`,
     ].join('\n');
   } catch (err) {
     $('refused-why-title').textContent = `${id}: ${err.message}`;

@@ -59,6 +59,8 @@ export interface RefusedCapture {
   arrivedAtMs: number;
   /** Refused on its headers alone: its body was never read (`body` is empty). */
   bodyUnread?: boolean;
+  /** The URL as it arrived (Host and path; no forwarded header trusted): for a diagnosis, never a verdict. */
+  url?: string;
 }
 
 export interface ReceiverEvent {
@@ -291,7 +293,14 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
         res,
         { status: 401, result: 'rejected', reason: err.message, code: err.code, bytes },
         { error: err.code, message: err.message },
-        () => ({ method: req.method ?? 'POST', path: req.url ?? '/', headers: keptHeaders(req), body: rawBody, arrivedAtMs: Date.now() }),
+        () => ({
+          method: req.method ?? 'POST',
+          path: req.url ?? '/',
+          headers: keptHeaders(req),
+          body: rawBody,
+          arrivedAtMs: Date.now(),
+          url: requestUrl(req),
+        }),
       );
     }
 

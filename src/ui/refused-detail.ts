@@ -24,11 +24,20 @@ export interface ExplainWith {
 export function explainRefused(c: RefusedCapture, id: string, w: ExplainWith): RefusedDetail {
   // Across a thread the body arrives as a Uint8Array.
   const body = Buffer.from(c.body);
-  const raw = toRawHttp(c.method, c.path, c.headers, body);
+  // Its Host as it arrived, so the raw request read again (verify --ui) knows where it was posted.
+  const raw = toRawHttp(c.method, c.path, c.url && URL.canParse(c.url) ? { host: new URL(c.url).host, ...c.headers } : c.headers, body);
   const url = w.publicUrl ?? (w.trustProxy ? requestUrl({ headers: c.headers, url: c.path }, { trustProxy: true }) : undefined);
   const explanation = explain(
-    { headers: c.headers, body, arrivedAtMs: c.arrivedAtMs, source: `refused request ${id}`, ...(url ? { url } : {}) },
-    { ...(w.provider ? { provider: w.provider } : {}), secrets: w.secrets },
+    {
+      headers: c.headers,
+      body,
+      arrivedAtMs: c.arrivedAtMs,
+      source: `refused request ${id}`,
+      // As it arrived at listen: what the diagnosis compares the URL listen verified over with.
+      ...(c.url ? { url: c.url } : {}),
+    },
+    // Listen's own URL, exactly: the verdict is the one listen reached.
+    { ...(w.provider ? { provider: w.provider } : {}), secrets: w.secrets, ...(url ? { url } : {}) },
   );
   return { id, at: c.arrivedAtMs, raw: raw.toString('base64'), explanation };
 }

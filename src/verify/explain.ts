@@ -39,6 +39,12 @@ export interface ExplainOptions {
   secrets: readonly string[];
   /** Judge as of this moment (Unix ms); default: the capture's arrival time where it has one, else now. */
   atMs?: number;
+  /**
+   * The URL a URL-bound signature (Square, HubSpot) is checked over, as the receiver derives it
+   * (its --public-url): then only it. Absent: the capture's own URL, either scheme, and as a proxy's
+   * X-Forwarded-* would rebuild it — the one that verifies is named.
+   */
+  url?: string;
 }
 
 /** A very wide window: whether the bytes match, apart from whether the moment does. */
@@ -196,14 +202,23 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
     throw new UsageError('give the signing secret: --secret (or HOOKDRILL_SECRET); give --secret twice to try two');
   const named = o.provider === undefined ? undefined : getProvider(o.provider);
   const carried = providerOfHeaders(req.headers);
-  const p = named ?? carried;
-  if (!p)
+  const p0 = named ?? carried;
+  if (!p0)
     throw new UsageError(
       `${req.source}: no provider's signature header (${allProviders()
         .map((x) => x.signatureHeader)
         .join(', ')}): give --provider`,
     );
-  for (const s of o.secrets) checkKeyMaterial(p, s, 'verify');
+  for (const s of o.secrets) checkKeyMaterial(p0, s, 'verify');
+  const urls = p0.urlBound ? urlsToTry(req, o.url) : [];
+  if (p0.urlBound && urls.length === 0)
+    throw new UsageError(
+      `${p0.title} signs the URL it posts to, and ${req.source} does not say it: give --public-url (the URL set at ${p0.title})`,
+    );
+  // Which URL the signature covers, where it covers one: the first that verifies (any time), else the first.
+  const url = urls.find((u) => tryVerify(atUrl(p0, u), req.body, req.headers, o.secrets, ANY_TIME) === undefined) ?? urls[0];
+  const p = url === undefined ? p0 : atUrl(p0, url);
+  const urlText = url === undefined ? '' : ` over ${url}`;
   const nowMs = o.atMs ?? req.arrivedAtMs ?? Date.now();
   const base = {
     command: 'verify' as const,
@@ -233,7 +248,10 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
       code: 'valid',
       secret: n,
       findings: [
-        `signed as ${p.title} signs${secretText(n)}${age !== undefined ? `, ${ago(age)} ${at} (${tolerance})` : ''}`,
+        `signed as ${p.title} signs${urlText}${secretText(n)}${age !== undefined ? `, ${ago(age)} ${at} (${tolerance})` : ''}`,
+        ...(url !== undefined && o.url === undefined && url !== urls[0]
+          ? [`over ${url}, not ${urls[0]} as the capture says it arrived: a receiver behind a proxy must verify over the public URL`]
+          : []),
         ...(many && n > 1 ? ['a receiver holding only the first secret refuses it: give it every live secret while one is rolled'] : []),
       ],
     };
@@ -297,9 +315,17 @@ export function explain(req: CapturedRequest, o: ExplainOptions): VerifyResult {
       { transformation: c.said, secret: n },
     );
   }
+  if (p0.urlBound && o.url !== undefined) {
+    // Told the URL, and it does not verify over it: does it over the capture's own?
+    const other = urlsToTry(req, undefined).find((u) => tryVerify(atUrl(p0, u), req.body, req.headers, o.secrets, ANY_TIME) === undefined);
+    if (other !== undefined)
+      return fail('no_match', [
+        `signed for ${other}, not for ${o.url}: ${p.title} signs the URL it posts to, so the receiver must verify over the URL set at ${p.title}`,
+      ]);
+  }
   return fail('no_match', [
-    `no signature in ${p.signatureHeader} matches this body for ${many ? `any of the ${o.secrets.length} secrets` : 'the secret'}, and none of ${CANDIDATES.length} usual changes to a body (line ends, whitespace, escapes, charset, key order) makes it match`,
-    `what is left: the secret is not the one that signed it (${p.name === 'stripe' ? 'each Stripe endpoint has its own whsec_, and test mode and live mode differ' : `is it this endpoint's ${p.title} secret, exactly?`}), or the body was changed in a way hookdrill does not know`,
+    `no signature in ${p.signatureHeader} matches this body${urlText} for ${many ? `any of the ${o.secrets.length} secrets` : 'the secret'}, and none of ${CANDIDATES.length} usual changes to a body (line ends, whitespace, escapes, charset, key order) makes it match`,
+    `what is left: the secret is not the one that signed it (${p.name === 'stripe' ? 'each Stripe endpoint has its own whsec_, and test mode and live mode differ' : `is it this endpoint's ${p.title} secret, exactly?`}), ${p.urlBound ? `it was signed for another URL than ${url} (another endpoint, or a proxy in between: give --public-url), ` : ''}or the body was changed in a way hookdrill does not know`,
   ]);
 }
 
@@ -309,4 +335,29 @@ function safe<T>(f: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A provider whose verify checks a URL-bound signature over this URL. */
+function atUrl(p: Provider, url: string): Provider {
+  return { ...p, verify: (body, headers, secrets, opts = {}) => p.verify(body, headers, secrets, { ...opts, url }) };
+}
+
+/**
+ * The URLs a URL-bound signature may cover: the one given alone; else the capture's own, with the
+ * other scheme (a raw capture does not say which), and as the right-most X-Forwarded-Proto/-Host
+ * a proxy in front would have set.
+ */
+function urlsToTry(req: CapturedRequest, given: string | undefined): string[] {
+  if (given !== undefined) return [given];
+  if (req.url === undefined || !URL.canParse(req.url)) return [];
+  const own = new URL(req.url);
+  const out = [own.href];
+  const flipped = new URL(own.href);
+  flipped.protocol = own.protocol === 'https:' ? 'http:' : 'https:';
+  out.push(flipped.href);
+  const last = (name: string) => req.headers[name]?.split(',').at(-1)?.trim() || undefined;
+  const proto = last('x-forwarded-proto');
+  const host = last('x-forwarded-host');
+  if (proto || host) out.push(`${proto ?? own.protocol.replace(':', '')}://${host ?? own.host}${own.pathname}${own.search}`);
+  return [...new Set(out)];
 }

@@ -57,9 +57,12 @@ export function parseRawHttp(bytes: Buffer, source: string): CapturedRequest {
   let body = bytes.subarray(end + sep);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(body, source);
   const declared = headers['content-length'];
+  const target = requestLine.trim().split(' ')[1] ?? '/';
   return {
     headers,
     body: Buffer.from(body),
+    // As the request line and Host say (absolute-form taken as it is); the scheme is a guess verify tries both ways.
+    ...(/^https?:\/\//i.test(target) ? { url: target } : headers.host ? { url: `https://${headers.host}${target}` } : {}),
     ...(declared !== undefined && /^\d+$/.test(declared) ? { declaredLength: Number(declared) } : {}),
     source,
   };
@@ -107,6 +110,7 @@ export function harEntry(file: string, entry?: number): CapturedRequest {
     headers: chosen.headers,
     body: chosen.body,
     ...(chosen.arrivedAtMs !== undefined ? { arrivedAtMs: chosen.arrivedAtMs } : {}),
+    ...(chosen.url !== undefined ? { url: chosen.url } : {}),
     source: chosen.where,
   };
 }

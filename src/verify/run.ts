@@ -6,6 +6,7 @@ import { getProvider } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { UsageError } from '../util/errors.js';
 import { openRegularFile } from '../util/regular-file.js';
+import { parseUrl } from '../util/options.js';
 import { stringOption, stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { explain } from './explain.js';
@@ -31,6 +32,10 @@ export interface VerifyRequestOptions {
   refused?: string;
   /** Judge as of this moment (ISO time or Unix seconds); default: when the capture says it arrived, else now. */
   at?: string;
+  /** Square, HubSpot: the URL the receiver verifies over (as listen's --public-url); default: the capture's own, tried both ways. */
+  publicUrl?: string;
+  /** The inspector's token, where the --ui URL carries none (HOOKDRILL_UI_TOKEN: argv is every local user's to read). */
+  uiToken?: string;
   /** Where `-` reads from (the CLI's stdin). */
   stdin?: Readable;
 }
@@ -85,8 +90,9 @@ async function fromInspector(o: VerifyRequestOptions): Promise<CapturedRequest> 
     throw new UsageError(
       `--ui ${JSON.stringify(page.protocol)}…: not an http(s) URL (give the inspector URL listen printed, with its token)`,
     );
-  const token = page.searchParams.get('token');
-  if (!token) throw new UsageError('--ui: the URL has no ?token= (give the inspector URL exactly as listen printed it)');
+  // The token from the environment first: in the URL it sits in argv, readable by every local user.
+  const token = o.uiToken || page.searchParams.get('token');
+  if (!token) throw new UsageError('--ui: no token: set HOOKDRILL_UI_TOKEN to the token listen printed (or give the URL with its ?token=)');
   const { res, body } = await askInspector(new URL(`/api/refused/${id}`, page), token, page.origin);
   if (!res.ok || typeof body.raw !== 'string')
     throw new UsageError(`--refused ${id}: ${body.error ?? `the inspector answered ${res.status}`}`);
@@ -169,5 +175,11 @@ export async function run(o: VerifyRequestOptions): Promise<VerifyResult> {
     });
     req = parseCapture(bytes, file, entry, file);
   }
-  return explain(req, { ...(o.provider !== undefined ? { provider: o.provider } : {}), secrets, ...(atMs !== undefined ? { atMs } : {}) });
+  const url = o.publicUrl === undefined ? undefined : parseUrl(stringOption(o.publicUrl, 'publicUrl'), '--public-url').href;
+  return explain(req, {
+    ...(o.provider !== undefined ? { provider: o.provider } : {}),
+    secrets,
+    ...(atMs !== undefined ? { atMs } : {}),
+    ...(url !== undefined ? { url } : {}),
+  });
 }

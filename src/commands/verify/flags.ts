@@ -13,6 +13,7 @@ export interface VerifyFlags extends SignerFlags {
   at?: string;
   ui?: string;
   refused?: string;
+  publicUrl?: string;
   json?: boolean;
 }
 
@@ -33,14 +34,22 @@ export const verify = defineCommand<VerifyFlags, VerifyRequestOptions>({
       .option('--inbox <file|url>', 'or: verify a row of this inbox (with --id and --provider)')
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <delivery-id>', 'with --inbox: the row')
-      .option('--ui <url>', 'or: a request listen --ui refused — the inspector URL listen printed (with its token), and --refused')
+      .option(
+        '--ui <url>',
+        "or: a request listen --ui refused — the inspector's URL, and --refused; its token from HOOKDRILL_UI_TOKEN (a ?token= in the URL is visible to every local user in the process list)",
+      )
+      .option(
+        '--public-url <url>',
+        "Square, HubSpot: the URL the receiver verifies over (default: the capture's own, tried with either scheme)",
+      )
       .option('--refused <id>', "with --ui: the refused request's id (r12, as the inspector lists it)")
       .option('--at <time>', 'judge as of this moment (ISO time or Unix seconds; default: when the capture says it arrived, else now)')
       .option('--json', 'print the verdict as JSON');
   },
   options: ({ args, flags, env }) => ({
     ...(args[0] !== undefined ? { file: args[0] as string } : {}),
-    ...pick(flags, ['entry', 'id', 'at', 'ui', 'refused']),
+    ...pick(flags, ['entry', 'id', 'at', 'ui', 'refused', 'publicUrl']),
+    ...(env.HOOKDRILL_UI_TOKEN ? { uiToken: env.HOOKDRILL_UI_TOKEN } : {}),
     ...inboxOptions(flags),
     ...signerOptions(flags, env),
   }),
