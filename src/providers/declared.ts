@@ -29,6 +29,7 @@ export interface DeclaredExtras {
   newDeliveryId?: Provider['newDeliveryId'];
   retryHeaders?: Provider['retryHeaders'];
   serialize?: Provider['serialize'];
+  contract?: Provider['contract'];
 }
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
@@ -103,6 +104,13 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     ...(extras.futureAccepted ? { futureAccepted: true as const } : {}),
     ...(urlBound ? { urlBound: true as const } : {}),
     rotation: many,
+    contract: {
+      // What a declaration says of its platform: one event a request, re-sent as its retries say.
+      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
+      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
+      endpointChecks: [],
+      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
+    },
     profiles: { [d.name]: profile },
     defaultProfile: d.name,
     verifier: {
@@ -247,6 +255,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   if (extras.newDeliveryId) provider.newDeliveryId = extras.newDeliveryId;
   if (extras.retryHeaders) provider.retryHeaders = extras.retryHeaders;
   if (extras.serialize) provider.serialize = extras.serialize;
+  if (extras.contract) provider.contract = extras.contract;
   return provider;
 
   function entries(v: string): string[] {

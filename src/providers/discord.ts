@@ -64,6 +64,28 @@ export const discord: Provider = {
   timestamped: false,
   keyPair: true,
   rotation: false,
+  contract: {
+    batching: { events: 'one', source: 'discord.com/developers/docs/interactions/receiving-and-responding: one interaction a request' },
+    resends: {
+      events: 'never',
+      source:
+        'discord.com/developers/docs/interactions/receiving-and-responding: an interaction not answered within 3 seconds fails; it is not sent again',
+    },
+    endpointChecks: [
+      {
+        name: 'PING',
+        signed: true,
+        answer: '{"type": 1} (PONG); and 401 to a PING signed with another key, which Discord sends as a probe',
+        source: 'discord.com/developers/docs/interactions/overview#setting-up-an-endpoint',
+      },
+    ],
+    answer: {
+      kind: 'body',
+      what: "an interaction response (discord-api-types' APIInteractionResponse: type 1, 4, 5, 6, 7, 8 or 9)",
+      deadlineMs: 3_000,
+      source: 'discord.com/developers/docs/interactions/receiving-and-responding#responding-to-an-interaction',
+    },
+  },
   profiles: { discord: profile },
   defaultProfile: 'discord',
   verifier: {

@@ -124,6 +124,26 @@ export const github: Provider = {
   otherSecret: otherStringSecret,
   timestamped: false,
   rotation: false,
+  contract: {
+    batching: { events: 'one', source: 'docs.github.com/webhooks/webhook-events-and-payloads: one event a delivery' },
+    resends: {
+      events: 'by-hand',
+      source:
+        'docs.github.com/webhooks/using-webhooks/handling-failed-webhook-deliveries: "GitHub does not automatically redeliver failed deliveries"',
+    },
+    endpointChecks: [
+      {
+        name: 'ping',
+        signed: true,
+        answer: 'any 2xx (an event like any other, sent when the hook is made)',
+        source: 'docs.github.com/webhooks/webhook-events-and-payloads#ping',
+      },
+    ],
+    answer: {
+      kind: 'status',
+      source: 'docs.github.com/webhooks/using-webhooks/best-practices-for-using-webhooks: respond within 10 seconds with a 2XX',
+    },
+  },
   profiles: { github: cloud, 'github-enterprise': enterprise },
   defaultProfile: 'github',
   verifier: {

@@ -69,6 +69,30 @@ export const hubspot: Provider = declaredProvider(
   {
     futureAccepted: true,
     profiles: { hubspot: profile },
+    contract: {
+      batching: {
+        events: 'list',
+        path: [],
+        max: 100,
+        id: ['eventId'],
+        type: ['subscriptionType'],
+        typical: 3,
+        source: 'developers.hubspot.com/docs/api/webhooks: "up to 100 events" a request, the body a JSON array',
+      },
+      resends: { events: 'on-failure', source: 'developers.hubspot.com/docs/api/webhooks#retries: up to 10 times over 24 hours' },
+      redelivery: {
+        path: ['attemptNumber'],
+        becomes: 'count',
+        first: 0,
+        source: 'developers.hubspot.com/docs/api/webhooks: attemptNumber, starting at 0, counts each retry',
+      },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'developers.hubspot.com/docs/api/webhooks: a 2xx within 5 seconds' },
+      normalises: {
+        what: 'the URL with %3A %2F %3F %40 %21 %24 %27 %28 %29 %2A %2C %3B decoded',
+        source: 'developers.hubspot.com/docs/apps/legacy-apps/authentication/validating-requests (v3)',
+      },
+    },
     defaultProfile: 'hubspot',
     verifier: {
       official: "@hubspot/api-client's Signature.isValid (v3)",

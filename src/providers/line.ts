@@ -65,6 +65,37 @@ export const line: Provider = declaredProvider(
   ),
   {
     profiles: { line: noRedelivery, 'line-redelivery': redelivery },
+    contract: {
+      batching: {
+        events: 'list',
+        path: ['events'],
+        max: 100,
+        id: ['webhookEventId'],
+        type: ['type'],
+        typical: 3,
+        source:
+          'developers.line.biz/en/reference/messaging-api/#request-body: "events" may hold several events (the most is not published: 100 chosen)',
+      },
+      resends: {
+        events: 'opt-in',
+        source: 'developers.line.biz/en/docs/messaging-api/receiving-messages/#webhook-redelivery: off unless the channel turns it on',
+      },
+      redelivery: {
+        path: ['deliveryContext', 'isRedelivery'],
+        becomes: 'true',
+        first: false,
+        source: "@line/bot-sdk's DeliveryContext: isRedelivery, true on a redelivered event",
+      },
+      endpointChecks: [
+        {
+          name: 'Verify',
+          signed: true,
+          answer: "a 200 to a body whose events list is empty (the console's Verify button)",
+          source: 'developers.line.biz/en/reference/messaging-api/#response: the Verify request holds no events and wants 200',
+        },
+      ],
+      answer: { kind: 'status', source: 'developers.line.biz/en/reference/messaging-api/#response: return 200' },
+    },
     defaultProfile: 'line',
     verifier: {
       official: "@line/bot-sdk's validateSignature",

@@ -63,6 +63,12 @@ const base = declaredProvider(
   ),
   {
     profiles: { linear: profile },
+    contract: {
+      batching: { events: 'one', source: 'linear.app/developers/webhooks: one entity change a request' },
+      resends: { events: 'on-failure', source: 'linear.app/developers/webhooks: retried after 1 minute, 1 hour and 6 hours' },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'linear.app/developers/webhooks: a 200 within 5 seconds' },
+    },
     defaultProfile: 'linear',
     verifier: {
       official: "@linear/sdk's LinearWebhookClient.verify",

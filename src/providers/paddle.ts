@@ -71,6 +71,12 @@ export const paddle: Provider = declaredProvider(
   {
     futureAccepted: true,
     profiles: { paddle: live, 'paddle-sandbox': sandbox },
+    contract: {
+      batching: { events: 'one', source: 'developer.paddle.com/webhooks/overview: one notification a request' },
+      resends: { events: 'on-failure', source: 'developer.paddle.com/webhooks/respond-to-webhooks: 60 retries over 3 days (live)' },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'developer.paddle.com/webhooks/respond-to-webhooks: a 200 within 5 seconds' },
+    },
     defaultProfile: 'paddle',
     verifier: {
       official: "@paddle/paddle-node-sdk's webhooks.unmarshal",

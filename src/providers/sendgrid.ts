@@ -75,6 +75,24 @@ export const sendgrid: Provider = {
   timestamped: false,
   keyPair: true,
   rotation: false,
+  contract: {
+    batching: {
+      events: 'list',
+      path: [],
+      max: 1_000,
+      id: ['sg_event_id'],
+      type: ['event'],
+      typical: 3,
+      source:
+        "docs.sendgrid.com/for-developers/tracking-events/event: events are batched, a JSON array a POST (the most a batch holds is not published: 1,000 chosen); @sendgrid/eventwebhook's test vectors hold two",
+    },
+    resends: {
+      events: 'on-failure',
+      source: 'docs.sendgrid.com/for-developers/tracking-events/getting-started-event-webhook: a non-2xx is retried for up to 24 hours',
+    },
+    endpointChecks: [],
+    answer: { kind: 'status', source: 'docs.sendgrid.com/for-developers/tracking-events/getting-started-event-webhook' },
+  },
   profiles: { sendgrid: profile },
   defaultProfile: 'sendgrid',
   verifier: {

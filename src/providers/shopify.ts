@@ -92,6 +92,12 @@ export const shopify: Provider = {
   otherSecret: otherStringSecret,
   timestamped: false,
   rotation: false,
+  contract: {
+    batching: { events: 'one', source: 'shopify.dev/docs/apps/build/webhooks: one topic payload a request' },
+    resends: { events: 'on-failure', source: 'shopify.dev/docs/apps/build/webhooks/ignore-duplicates: 8 retries over 4 hours' },
+    endpointChecks: [],
+    answer: { kind: 'status', source: 'shopify.dev/docs/apps/build/webhooks: a 200-series status within 5 seconds' },
+  },
   profiles: { shopify: shopifyProfile },
   defaultProfile: 'shopify',
   verifier: {

@@ -98,6 +98,33 @@ export const slack: Provider = {
   otherSecret: otherStringSecret,
   timestamped: true,
   rotation: false,
+  contract: {
+    batching: { events: 'one', source: 'api.slack.com/apis/events-api#callback-field: one event_callback a request' },
+    resends: {
+      events: 'on-failure',
+      never: ['slash commands', 'interactions'],
+      source:
+        'api.slack.com/apis/events-api#retries (3 retries: immediately, 1 min, 5 min); slash commands and interactivity are not retried (api.slack.com/interactivity/handling#acknowledgment_response)',
+    },
+    endpointChecks: [
+      {
+        name: 'url_verification',
+        signed: true,
+        answer: 'its challenge, as text or {"challenge"}',
+        source: 'api.slack.com/events/url_verification',
+      },
+      {
+        name: 'ssl_check',
+        signed: false,
+        answer: 'any 200 (to a slash command URL)',
+        source: 'api.slack.com/interactivity/slash-commands#ssl',
+      },
+    ],
+    answer: {
+      kind: 'status',
+      source: 'api.slack.com/apis/events-api#responding: an HTTP 2xx within three seconds (a command may answer with a message)',
+    },
+  },
   profiles: { slack: events },
   defaultProfile: 'slack',
   verifier: {

@@ -59,6 +59,12 @@ export const square: Provider = declaredProvider(
   ),
   {
     profiles: { square: production },
+    contract: {
+      batching: { events: 'one', source: 'developer.squareup.com/docs/webhooks/overview: one event notification a request' },
+      resends: { events: 'on-failure', source: 'developer.squareup.com/docs/webhooks/overview#retries: for up to 72 hours' },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'developer.squareup.com/docs/webhooks/overview: a 2xx within 10 seconds' },
+    },
     defaultProfile: 'square',
     verifier: {
       official: "square's WebhooksHelper.verifySignature",

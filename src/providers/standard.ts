@@ -108,6 +108,15 @@ function standardWebhooks(scheme: Scheme): Provider {
     },
     timestamped: true,
     rotation: true,
+    contract: {
+      batching: { events: 'one', source: 'standardwebhooks.com (spec.md): one message a request' },
+      resends: {
+        events: 'on-failure',
+        source: 'docs.svix.com/retries: retries on a schedule for about 28 hours (Standard Webhooks leaves the schedule to the sender)',
+      },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'standardwebhooks.com (spec.md): a 2xx is a successful delivery' },
+    },
     profiles: scheme.profiles,
     defaultProfile: scheme.defaultProfile,
     verifier: {

@@ -108,6 +108,15 @@ export const stripe: Provider = {
   otherSecret: otherStringSecret,
   timestamped: true,
   rotation: true,
+  contract: {
+    batching: { events: 'one', source: 'docs.stripe.com/webhooks: "an Event object" per POST' },
+    resends: {
+      events: 'on-failure',
+      source: 'docs.stripe.com/webhooks#retries: live mode retries for up to three days with an exponential back off',
+    },
+    endpointChecks: [],
+    answer: { kind: 'status', source: 'docs.stripe.com/webhooks: "return a successful status code (2xx) prior to any complex logic"' },
+  },
   profiles: { stripe: live, 'stripe-test': testMode },
   defaultProfile: 'stripe',
   verifier: {

@@ -1,3 +1,4 @@
+import type { DeliveryContract } from './contract.js';
 /** What every provider module exports: data (names, a timing profile) plus sign and verify. */
 
 import type { PROVIDER_NAMES } from './names.js';
@@ -186,6 +187,8 @@ export interface Provider {
   clockInBody?: true;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
+  /** How it delivers, each fact with its source: batches, re-sends, redelivery markers, endpoint checks, the answer it needs. */
+  contract: DeliveryContract;
   profiles: Readonly<Record<string, TimingProfile>>;
   defaultProfile: string;
   verifier: VerifierRules;

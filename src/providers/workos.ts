@@ -68,6 +68,15 @@ export const workos: Provider = declaredProvider(
   {
     futureAccepted: true,
     profiles: { workos: live, 'workos-staging': staging },
+    contract: {
+      batching: { events: 'one', source: 'workos.com/docs/events/data-syncing/webhooks: one event a request' },
+      resends: {
+        events: 'on-failure',
+        source: 'workos.com/docs/events/data-syncing/webhooks: retried with exponential back-off for up to 3 days',
+      },
+      endpointChecks: [],
+      answer: { kind: 'status', source: 'workos.com/docs/events/data-syncing/webhooks: a 200 OK' },
+    },
     defaultProfile: 'workos',
     verifier: {
       official: "@workos-inc/node's webhooks.constructEvent",

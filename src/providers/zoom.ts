@@ -67,6 +67,22 @@ const base = declaredProvider(
   ),
   {
     profiles: { zoom: profile },
+    contract: {
+      batching: { events: 'one', source: 'developers.zoom.us/docs/api/webhooks: one event a request' },
+      resends: {
+        events: 'on-failure',
+        source: 'developers.zoom.us/docs/api/webhooks/#webhook-retries: 3 retries, 5, 20 and 60 minutes apart',
+      },
+      endpointChecks: [
+        {
+          name: 'endpoint.url_validation',
+          signed: true,
+          answer: '{"plainToken", "encryptedToken": hex HMAC-SHA256 of plainToken with the secret token}, only once the request verifies',
+          source: 'developers.zoom.us/docs/api/webhooks/#validate-your-webhook-endpoint; zoom/webhook-sample verifies before it answers',
+        },
+      ],
+      answer: { kind: 'status', source: 'developers.zoom.us/docs/api/webhooks: a 200 or 204 within 3 seconds' },
+    },
     defaultProfile: 'zoom',
     verifier: {
       official: "@zoom/rivet's webhook verification",

@@ -14,6 +14,12 @@ export function renderProfiles(profiles: ProfilesResult): string {
     lines.push(`  timeout ${formatDuration(p.timeoutMs)}, ${retries}`);
     lines.push(chalk.dim(`  ${p.summary}`));
   }
+  if (result.contract) {
+    lines.push('', chalk.bold(`how ${result.contract.title} delivers`));
+    for (const f of result.contract.facts) lines.push(`  ${f.fact}`, chalk.dim(`    source: ${f.source}`));
+  }
   lines.push('', chalk.dim('use one with: hookdrill send --profile NAME; compress it with --time-scale 0.01'));
+  if (!result.contract)
+    lines.push(chalk.dim('how a provider delivers (batches, re-sends, endpoint checks, its answer): hookdrill profiles PROVIDER'));
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,132 @@
+/**
+ * A provider is its delivery contract, not only its signature: how it groups events in a body,
+ * what it re-sends and what it never does, what a redelivery changes, the endpoint checks it sends
+ * and the answer each needs, the answer a delivery needs. send, check, chaos, listen and profiles
+ * read these facts, so no command asks a provider's name — and every fact names its source, as
+ * the wire facts do (`hookdrill profiles PROVIDER` shows them).
+ */
+
+/** Where a fact comes from: the provider's docs, its SDK, a recorded delivery — or "chosen" where it publishes none. */
+export interface Sourced {
+  source: string;
+}
+
+/** One event a body (Stripe), or a list of them at a path of the body (LINE's `events`; SendGrid's and HubSpot's body is the list). */
+export type Batching =
+  | { events: 'one' }
+  | {
+      events: 'list';
+      /** Where the list is: [] for a body that is the list itself. */
+      path: readonly string[];
+      /** The most events the provider puts in one body. */
+      max: number;
+      /** Within one event: its id, what a receiver dedupes each event on. */
+      id: readonly string[];
+      /** Within one event: its type. */
+      type: readonly string[];
+      /** How many events `send` and check's batch case put in a body by default: a realistic batch, not the most. */
+      typical: number;
+    };
+
+/**
+ * Whether the provider sends a request again when it was not answered 2xx in time: on a schedule
+ * (its profile's retries), only where the account turns redelivery on, only by a person's hand,
+ * or never. `never` lists the kinds it never re-sends even so (Slack's slash commands).
+ */
+export interface Resends {
+  events: 'on-failure' | 'opt-in' | 'by-hand' | 'never';
+  never?: readonly string[];
+}
+
+/** What a redelivered event carries that the first attempt did not: a flag, or a count of attempts. */
+export interface RedeliveryMarker {
+  /** Within one event (a batch's each). */
+  path: readonly string[];
+  /** `true`: the field is true on a redelivery (LINE's isRedelivery); `count`: it counts attempts up (HubSpot's attemptNumber). */
+  becomes: 'true' | 'count';
+  /** The field's value on the first attempt. */
+  first: boolean | number;
+}
+
+/** A request the provider sends to check an endpoint, not to deliver an event. */
+export interface EndpointCheck {
+  /** As the provider names it: url_verification, endpoint.url_validation, PING, Verify. */
+  name: string;
+  /** Signed like any delivery: a receiver must verify it before answering, and refuse it forged. */
+  signed: boolean;
+  /** The answer it needs, in words. */
+  answer: string;
+}
+
+/** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
+export type DeliveryAnswer = { kind: 'status' } | { kind: 'body'; what: string; deadlineMs: number };
+
+export interface DeliveryContract {
+  batching: Batching & Sourced;
+  resends: Resends & Sourced;
+  redelivery?: RedeliveryMarker & Sourced;
+  endpointChecks: readonly (EndpointCheck & Sourced)[];
+  answer: DeliveryAnswer & Sourced;
+  /** How what is signed is normalised before signing, where it is (HubSpot v3 decodes parts of the URL). */
+  normalises?: { what: string } & Sourced;
+}
+
+/** The events of a body under a contract: the list, or the body itself as one event. */
+export function eventsOf(c: DeliveryContract, body: unknown): unknown[] {
+  if (c.batching.events === 'one') return [body];
+  let v = body;
+  for (const key of c.batching.path)
+    v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(v) ? v : [];
+}
+
+/** A value at a path inside an event, where it is text or a number. */
+export function fieldOf(event: unknown, path: readonly string[]): string | undefined {
+  let v = event;
+  for (const key of path) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+}
+
+/** Whether the provider may deliver the same request twice: the dedupe cases mean something only then. */
+export function mayResend(c: DeliveryContract): boolean {
+  return c.resends.events !== 'never';
+}
+
+/** The contract's facts as lines, each with its source: what `profiles PROVIDER` shows. */
+export function describeContract(c: DeliveryContract): { fact: string; source: string }[] {
+  const b = c.batching;
+  const out = [
+    {
+      fact:
+        b.events === 'one'
+          ? 'one event a request'
+          : `several events in one body: ${b.path.length ? `a list at ${b.path.join('.')}` : 'the body is a list'}, up to ${b.max}; each event's own id at ${b.id.join('.')}`,
+      source: b.source,
+    },
+    {
+      fact: {
+        'on-failure': 're-sends a request not answered 2xx in time, on its schedule',
+        'opt-in': 'redelivers only where the account turns redelivery on',
+        'by-hand': 'never re-sends by itself: a person redelivers by hand',
+        never: 'never sends a request twice',
+      }[c.resends.events].concat(c.resends.never?.length ? `; never re-sends ${c.resends.never.join(', ')}` : ''),
+      source: c.resends.source,
+    },
+  ];
+  if (c.redelivery)
+    out.push({
+      fact: `a redelivery says so: ${c.redelivery.path.join('.')} ${c.redelivery.becomes === 'true' ? 'is true' : 'counts the attempts'} (${String(c.redelivery.first)} on the first)`,
+      source: c.redelivery.source,
+    });
+  for (const e of c.endpointChecks)
+    out.push({ fact: `endpoint check ${e.name} (${e.signed ? 'signed' : 'unsigned'}): ${e.answer}`, source: e.source });
+  out.push({
+    fact:
+      c.answer.kind === 'status'
+        ? 'a delivery needs a 2xx, nothing more'
+        : `a delivery needs ${c.answer.what} within ${c.answer.deadlineMs / 1000} s`,
+    source: c.answer.source,
+  });
+  if (c.normalises) out.push({ fact: `signs ${c.normalises.what}`, source: c.normalises.source });
+  return out;
+}
