@@ -56,6 +56,8 @@ export interface EndpointCheck {
   signed: boolean;
   /** The answer it needs, in words. */
   answer: string;
+  /** What check sends as it, where the contract makes it: a batch body with no events (LINE's Verify). */
+  request?: 'empty-batch';
 }
 
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */

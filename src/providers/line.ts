@@ -90,6 +90,7 @@ export const line: Provider = declaredProvider(
         {
           name: 'Verify',
           signed: true,
+          request: 'empty-batch',
           answer: "a 200 to a body whose events list is empty (the console's Verify button)",
           source: 'developers.line.biz/en/reference/messaging-api/#response: the Verify request holds no events and wants 200',
         },

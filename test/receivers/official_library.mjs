@@ -9,7 +9,7 @@
  * where none is set the URL the request came to), discord-interactions' verifyKey (SECRET is the
  * application's public key; a PING is answered {"type": 1}, a bad signature 401, as Discord's
  * docs and the package's verifyKeyMiddleware do), @line/bot-sdk's validateSignature (keyed on each
- * event's webhookEventId; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
+ * event's webhookEventId, every event of a body; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
  * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId),
  * Zoom's check as @zoom/rivet applies it (JSON.stringify of the parsed body, no window; its verifier
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
@@ -139,7 +139,8 @@ async function verified(req, raw) {
       const { events } = JSON.parse(raw.toString('utf8'));
       // LINE's "Verify" button posts no events: answered 200, nothing stored.
       if (events.length === 0) return { pong: true, answer: {} };
-      return { id: events[0].webhookEventId };
+      // Each event of the body under its own id.
+      return { ids: events.map((e) => e.webhookEventId) };
     }
     case 'hubspot': {
       const ok = HubSpotSignature.isValid({
@@ -154,7 +155,7 @@ async function verified(req, raw) {
       if (!ok) throw new Error('signature mismatch');
       // Authentic but not JSON: kept by its hash, as HubSpot's helper does not parse.
       try {
-        return { id: JSON.parse(raw.toString('utf8'))[0].eventId };
+        return { ids: JSON.parse(raw.toString('utf8')).map((e) => String(e.eventId)) };
       } catch {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
@@ -186,7 +187,7 @@ async function verified(req, raw) {
       if (!ok) throw Object.assign(new Error('signature mismatch'), { status: 403 });
       // Authentic but not JSON: kept by its hash (the SDK does not parse).
       try {
-        return { id: JSON.parse(raw.toString('utf8'))[0].sg_event_id };
+        return { ids: JSON.parse(raw.toString('utf8')).map((e) => e.sg_event_id) };
       } catch {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
@@ -236,6 +237,6 @@ createServer(async (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: event.challenge }));
     return;
   }
-  store(String(event.id));
+  for (const id of event.ids ?? [event.id]) store(String(id));
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { received: true }));
 }).listen(Number(process.env.PORT), '127.0.0.1');

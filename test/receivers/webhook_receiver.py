@@ -29,7 +29,7 @@ milliseconds, only a timestamp more than 180 s old refused, as its SDK does), Di
 signature of timestamp + body checked with the application's public key, --secret, by PyNaCl as
 Discord's Python example does; no window on the timestamp, as discord-interactions has none; a bad
 signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of the body with the
-channel secret, keyed on the first event's webhookEventId), HubSpot (v3: method, URL, body and
+channel secret; each event of a body stored under its own webhookEventId, as SendGrid's under sg_event_id and HubSpot's under eventId), HubSpot (v3: method, URL, body and
 timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
 (v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
 keyed on event_ts, as Zoom sends no delivery id), Linear (the hex HMAC of the body, then the body's
@@ -57,6 +57,10 @@ Flaws, one at a time:
   latin1-text           decodes the body as Latin-1 and encodes it as UTF-8 before verifying (a charset default
                         gone wrong): every non-ASCII character becomes two or more others
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
+  first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
+  refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
+  challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  no-dedupe             stores every request, even one it holds (right only where the provider never re-sends: Discord)
   url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
   challenge-wrong-key   Zoom: answers endpoint.url_validation with the plainToken HMACed with another key
@@ -87,13 +91,13 @@ class Store:
             self.db = None
             self.seen = set(read_ids(path)) if remember else set()
 
-    def put(self, delivery_id, body):
-        """Stores the delivery durably unless it is held already; True when it was new."""
+    def put(self, delivery_id, body, always=False):
+        """Stores the delivery durably unless it is held already (always: even then); True when it was new."""
         with self.lock:
             if self.db is not None:
                 cur = self.db.execute('INSERT OR IGNORE INTO deliveries (id, body) VALUES (?, ?)', (delivery_id, body))
                 return cur.rowcount == 1
-            if delivery_id in self.seen:
+            if delivery_id in self.seen and not always:
                 return False
             with open(self.path, 'a') as f:
                 f.write(delivery_id + '\n')
@@ -328,6 +332,17 @@ def identify(provider, h, event):
     return h.get('webhook-id'), event.get('type')
 
 
+def batch_ids(provider, event):
+    """Every event id of a batch body (LINE's events, SendGrid's and HubSpot's list); None for one-event providers."""
+    if provider == 'line' and isinstance(event, dict):
+        return [e.get('webhookEventId') for e in event.get('events') or [] if isinstance(e, dict)]
+    if provider == 'sendgrid' and isinstance(event, list):
+        return [e.get('sg_event_id') for e in event if isinstance(e, dict)]
+    if provider == 'hubspot' and isinstance(event, list):
+        return [str(e.get('eventId') or '') for e in event if isinstance(e, dict)]
+    return None
+
+
 def secret_of(args):
     return args.secret.encode()
 
@@ -403,6 +418,17 @@ def serve(args):
             self.headers.path = self.path
             if args.provider == 'discord' and args.flaw == 'pong-first' and is_ping(body):
                 return self.answer(200, b'{"type": 1}', 'application/json')
+            if args.flaw == 'challenge-unverified':
+                try:
+                    early = json.loads(body)
+                except ValueError:
+                    early = {}
+                if isinstance(early, dict) and early.get('event') == 'endpoint.url_validation':
+                    token = (early.get('payload') or {}).get('plainToken') or ''
+                    encrypted = hmac.new(secret_of(args), token.encode(), hashlib.sha256).hexdigest()
+                    return self.answer(200, json.dumps({'plainToken': token, 'encryptedToken': encrypted}).encode(), 'application/json')
+                if isinstance(early, dict) and early.get('type') == 'url_verification':
+                    return self.answer(200, json.dumps({'challenge': early.get('challenge')}).encode(), 'application/json')
             why = verify(args, self.headers, signed)
             if why:
                 # Discord's endpoint check wants 401 for a bad signature; the others take any 4xx.
@@ -436,8 +462,19 @@ def serve(args):
             delivery_id, event_type = identify(args.provider, self.headers, event)
             if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
                 return self.answer(400, f'no handler for {event_type}'.encode())
+            batch = batch_ids(args.provider, event)
+            if args.flaw == 'refuse-empty' and batch == []:
+                return self.answer(400, b'no events')
+            if batch and args.flaw != 'first-event-only':
+                # Each event of a batch under its own id, all before the 200.
+                for each in batch[1:]:
+                    store.put(each, body)
             if not delivery_id:
                 delivery_id = hashlib.sha256(body).hexdigest()
+            if args.flaw == 'no-dedupe':
+                # Bounds replays by the signed timestamp alone (right where the provider never re-sends): every request stored.
+                store.put(delivery_id, body, always=True)
+                return self.answer(200, b'ok')
             if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
                 # An INSERT without ON CONFLICT: the database's own words reach the sender.
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')

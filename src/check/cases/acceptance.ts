@@ -11,6 +11,12 @@ import {
   NEEDS_VALID,
 } from './common.js';
 import type { CheckCase } from './common.js';
+import { mayResend } from '../../providers/contract.js';
+import type { Provider } from '../../providers/index.js';
+
+/** Dedupe means something only where the provider may send the same request twice. */
+const resentNever = (p: Provider) =>
+  mayResend(p.contract) ? undefined : `${p.title} never sends a request twice (${p.contract.resends.source}): nothing to dedupe`;
 import { IN_WORDS, answerItself, diagnoseRefusal } from '../diagnose.js';
 
 export const ACCEPTANCE: readonly CheckCase[] = [
@@ -42,6 +48,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
   },
   {
     name: 'duplicate',
+    skipFor: resentNever,
     summary: 'the same delivery again (re-signed, as the provider would) gets 2xx and is stored once',
     needs: NEEDS_VALID,
     async run(ctx) {
@@ -56,6 +63,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
   },
   {
     name: 'retry',
+    skipFor: resentNever,
     summary: "a retry of a delivery, re-signed 1 s later with the provider's retry headers, gets 2xx and is stored once",
     needs: [...NEEDS_VALID, { case: 'duplicate' }],
     async run(ctx) {
@@ -73,6 +81,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
   },
   {
     name: 'concurrent-duplicates',
+    skipFor: resentNever,
     summary: '10 copies at once (each re-signed, as retries are) all get 2xx, and it is stored once',
     needs: [...NEEDS_VALID, { case: 'duplicate' }],
     async run(ctx) {

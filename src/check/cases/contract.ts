@@ -1,0 +1,184 @@
+import { eventsOf, fieldOf } from '../../providers/contract.js';
+import type { Batching, DeliveryContract, Sourced } from '../../providers/contract.js';
+import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import type { PreparedEvent } from '../../fixtures/index.js';
+import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, sign, stranger } from './common.js';
+import type { CheckCase, CheckContext } from './common.js';
+
+/**
+ * The cases a provider's delivery contract asks for (providers/contract.ts), judged as the provider
+ * delivers: every event of a batch kept, the empty Verify answered, an endpoint check refused when
+ * it is forged — each for every provider whose contract has it, none by name.
+ */
+
+type ListBatching = Extract<Batching, { events: 'list' }> & Sourced;
+
+const listOf = (c: DeliveryContract): ListBatching | undefined => (c.batching.events === 'list' ? (c.batching as ListBatching) : undefined);
+
+/** A body holding these events, shaped as `shape` (the provider's envelope around its list). */
+function withEvents(shape: unknown, path: readonly string[], events: unknown[]): unknown {
+  if (path.length === 0) return events;
+  const out = structuredClone(shape) as Record<string, unknown>;
+  let at = out;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+  at[path[path.length - 1] as string] = events;
+  return out;
+}
+
+/** `n` fresh events of the fixture in one body, as the provider batches them; undefined when the fixture is no batch. */
+export function batchOf(ctx: CheckContext, n: number): { event: PreparedEvent; ids: string[] } | undefined {
+  const b = listOf(ctx.provider.contract);
+  if (!b) return undefined;
+  const made = Array.from({ length: n }, () => ctx.factory.make(Date.now()));
+  const bodies = made.map((e) => JSON.parse(e.rawBody.toString('utf8')) as unknown);
+  const events = bodies.flatMap((body) => eventsOf(ctx.provider.contract, body));
+  const ids = events.map((e) => fieldOf(e, b.id));
+  if (events.length !== n || ids.some((id) => id === undefined)) return undefined;
+  const rawBody = Buffer.from(JSON.stringify(withEvents(bodies[0], b.path, events)));
+  return { event: { ...(made[0] as PreparedEvent), rawBody }, ids: ids as string[] };
+}
+
+export const CONTRACT_CASES: readonly CheckCase[] = [
+  {
+    name: 'batch',
+    summary: 'several events in one body, as the provider batches them (LINE, SendGrid, HubSpot): each is stored under its own id',
+    skipFor: (p) => (listOf(p.contract) ? undefined : `${p.title} sends one event a request (${p.contract.batching.source})`),
+    needs: NEEDS_VALID,
+    async run(ctx) {
+      const b = listOf(ctx.provider.contract) as ListBatching;
+      const batch = batchOf(ctx, b.typical);
+      if (!batch) return { status: 'skipped', observed: "the default fixture is not one of the provider's batches" };
+      const res = await post(ctx, batch.event.rawBody, sign(ctx, batch.event));
+      const counts = await ctx.storedCounts(batch.ids);
+      if (counts === undefined)
+        return is2xx(res.status)
+          ? { status: 'skipped', observed: `${answer(res)}: whether each event was stored is the point (--inbox or --stored)` }
+          : {
+              status: 'fail',
+              observed: answer(res),
+              diagnosis: `your receiver refuses a body of ${batch.ids.length} events — ${ctx.provider.title} batches them (${b.source})`,
+            };
+      const kept = counts.filter((n) => n >= 1).length;
+      const observed = `${answer(res)} to ${batch.ids.length} events in one body; ${kept} of them stored`;
+      if (is2xx(res.status) && kept === batch.ids.length) return { status: 'pass', observed };
+      const where = b.path.length ? `${b.path.join('.')}[]` : 'the body (a list)';
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: !is2xx(res.status)
+          ? `your receiver refuses a body of ${batch.ids.length} events — ${ctx.provider.title} puts up to ${b.max} in one (${b.source}): verify the body, then store each event`
+          : counts[0] !== undefined && counts[0] >= 1 && kept === 1
+            ? `your receiver keeps only the first event of a batch and drops the other ${batch.ids.length - 1} — loop over ${where} and store each under its own ${b.id.join('.')}: the 2xx tells ${ctx.provider.title} all of them arrived, and they are never sent again`
+            : `your receiver answered 2xx but stored ${kept} of ${batch.ids.length} events — store each event of ${where} under its own ${b.id.join('.')} before answering`,
+      };
+    },
+  },
+  {
+    name: 'empty-batch',
+    summary: "a body with no events (LINE's Verify button) gets 2xx",
+    skipFor: (p) => (emptyCheckOf(p.contract) ? undefined : `${p.title} sends no body without events`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const b = listOf(ctx.provider.contract) as ListBatching;
+      const e = ctx.factory.make(Date.now());
+      const rawBody = Buffer.from(JSON.stringify(withEvents(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
+      const res = await post(ctx, rawBody, sign(ctx, { ...e, rawBody }));
+      if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
+      const check = emptyCheckOf(ctx.provider.contract);
+      return {
+        status: 'fail',
+        observed: `${answer(res)} to a signed body with an empty ${b.path.join('.') || 'list'}`,
+        diagnosis: `your receiver refuses ${ctx.provider.title}'s ${check?.name ?? 'endpoint check'}: a verified body with no events must get 200, or the console says the webhook URL does not work (${check?.source ?? b.source})`,
+      };
+    },
+  },
+  {
+    name: 'forged-check',
+    summary:
+      "the provider's endpoint check signed with another secret, and unsigned, is refused — and never answered with a MAC of data the caller chose",
+    skipFor: (p) =>
+      p.keyPair
+        ? `${p.title}'s forged PING is the probe-401 case`
+        : p.contract.endpointChecks.some((c) => c.signed) && (p.challengeAnswer || emptyCheckOf(p.contract))
+          ? undefined
+          : `${p.title} sends no signed endpoint check`,
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const check = ctx.provider.contract.endpointChecks.find((c) => c.signed);
+      const e = checkRequestOf(ctx);
+      if (!e || !check) return { status: 'skipped', observed: 'no endpoint-check fixture' };
+      const forged = await post(ctx, e.rawBody, sign(ctx, e, { secrets: [stranger(ctx)] }), { refusal: true });
+      const bare = await post(ctx, e.rawBody, { 'content-type': 'application/json' }, { refusal: true });
+      const observed = `${answer(forged)} signed with another secret, ${answer(bare)} unsigned`;
+      if (!is2xx(forged.status) && !is2xx(bare.status)) return { status: 'pass', observed };
+      // An answer that is a MAC of what the caller chose is a signing oracle (Zoom's encryptedToken).
+      const oracle = [forged, bare].some((r) => is2xx(r.status) && macOracle(ctx, e, r.bodySnippet));
+      if (oracle) {
+        const proof = await oracleProof(ctx, e);
+        return {
+          status: 'fail',
+          observed,
+          diagnosis: `your receiver answers ${check.name} before verifying it, with an HMAC of the token under your secret: anyone can have it sign their own data — ${proof}. Verify the request first, as ${ctx.provider.verifier.official} does (${check.source})`,
+        };
+      }
+      return {
+        status: 'warn',
+        observed,
+        diagnosis: `your receiver answers ${check.name} without verifying it (${ctx.provider.title} signs it: ${check.source}) — it gives nothing away here, but a check that skips verification is where a forged event gets in: verify every request before answering`,
+      };
+    },
+  },
+];
+
+/** The contract's endpoint check that is a batch body with no events (LINE's Verify). */
+function emptyCheckOf(c: DeliveryContract) {
+  return listOf(c) ? c.endpointChecks.find((e) => e.request === 'empty-batch') : undefined;
+}
+
+/** The endpoint check as the provider sends it: its challenge fixture (Slack, Zoom), or the empty batch (LINE). */
+function checkRequestOf(ctx: CheckContext): PreparedEvent | undefined {
+  const p = ctx.provider;
+  const b = listOf(p.contract);
+  if (b && emptyCheckOf(p.contract)) {
+    const e = ctx.factory.make(Date.now());
+    const rawBody = Buffer.from(JSON.stringify(withEvents(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
+    return { ...e, rawBody };
+  }
+  return challengeOf(ctx);
+}
+
+/** The provider's challenge request, from its shipped fixtures (Slack's url_verification, Zoom's url_validation). */
+function challengeOf(ctx: CheckContext): PreparedEvent | undefined {
+  const p = ctx.provider;
+  const shipped = listShippedFixtures(p.name).find((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(loadFixtureFile(f.path).body))));
+  return shipped ? compileFixture(p, loadFixtureFile(shipped.path, p.name), []).make(Date.now()) : undefined;
+}
+
+/** Whether an answer carries the HMAC of the check's token under the receiver's secret (what an oracle gives away). */
+function macOracle(ctx: CheckContext, e: PreparedEvent, body: string | undefined): boolean {
+  const expected = ctx.provider.challengeAnswer?.(e.rawBody, ctx.secrets) as Record<string, unknown> | undefined;
+  const token = expected?.encryptedToken;
+  return typeof token === 'string' && (body ?? '').includes(token);
+}
+
+/**
+ * The proof an oracle is one: an unsigned check whose token is the string the provider signs for a
+ * forged event (Zoom: v0:<ts>:<body>) is answered with that event's signature; posted with it, the
+ * forged event is taken.
+ */
+async function oracleProof(ctx: CheckContext, e: PreparedEvent): Promise<string> {
+  const nowMs = Math.floor(Date.now() / 1000) * 1000;
+  // Short: the token and its answer must fit in the answer check reads (200 bytes).
+  const forged = { ...e, rawBody: Buffer.from(JSON.stringify({ event: 'meeting.deleted', payload: { object: { id: 'x' } } })) };
+  const real = sign(ctx, forged, { nowMs });
+  const asked = JSON.parse(e.rawBody.toString('utf8')) as { payload?: { plainToken?: string } };
+  if (!asked.payload) return 'its answer is the HMAC of any token sent to it';
+  asked.payload.plainToken = `v0:${nowMs / 1000}:${forged.rawBody.toString('utf8')}`;
+  const res = await post(ctx, Buffer.from(JSON.stringify(asked)), { 'content-type': 'application/json' }, { refusal: true });
+  const token = /"encryptedToken"\s*:\s*"([0-9a-fA-F]{64})"/.exec(res.bodySnippet ?? '')?.[1];
+  const header = ctx.provider.signatureHeader.toLowerCase();
+  if (!token || !real[header]?.includes(token)) return 'its answer is the HMAC of any token sent to it';
+  // The oracle's answer is the forged event's signature, byte for byte: post it as the sender would.
+  const taken = await post(ctx, forged.rawBody, real, { refusal: true });
+  return `asked, unsigned, for the token "v0:<ts>:<a forged meeting.deleted>", it answered that event's ${ctx.provider.signatureHeader}, and the forged event posted with it got ${answer(taken)}`;
+}
