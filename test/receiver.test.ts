@@ -256,7 +256,13 @@ test("every provider: what send signs, the receiver verifies and stores under th
           : SECRET;
     const path = join(tempDir(), `${provider.name}.db`);
     const inbox = openSqliteInbox(path);
-    const server = createReceiverServer({ provider, secrets: [publicKeyOf(secret, provider.name)], inbox });
+    // A URL-bound provider's receiver is told the URL it is posted to (send posts to it, no proxy between).
+    const server = createReceiverServer({
+      provider,
+      secrets: [publicKeyOf(secret, provider.name)],
+      inbox,
+      ...(provider.urlBound ? { trustProxy: true } : {}),
+    });
     const { port } = await listen(server, 0, '127.0.0.1');
     const { run } = await import('../src/delivery/send.js');
     // Closed whatever send does: a server left open keeps the test file from ever ending.

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { join } from 'node:path';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { getProvider } from '../src/providers/index.js';
+import { run as check } from '../src/check/run.js';
+import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { spawnHookdrill } from './helpers/spawned.js';
+import { tempDir } from './helpers/tmp.js';
+
+const KEYS = tempDir();
+// hookdrill's own SendGrid key, the same for this process and the listen it starts.
+process.env.HOOKDRILL_KEYS_DIR = KEYS;
 import { pythonLibMissing } from './helpers/python.js';
 
 /**
@@ -63,3 +73,76 @@ test('Discord never sends an interaction twice: a receiver that bounds replays b
     assert.match(c?.observed ?? '', /Discord never sends a request twice/, name);
   }
 });
+
+for (const provider of ['line', 'sendgrid', 'hubspot'] as const) {
+  test(`listen --provider ${provider} stores each event of a batch under its own id; a body repeating some and adding one stores the new one; check's batch case passes against it`, async () => {
+    const dir = tempDir();
+    const inbox = join(dir, 'inbox.db');
+    const secret = provider === 'sendgrid' ? [] : ['--secret', SECRET[provider] as string];
+    const more = provider === 'hubspot' ? ['--public-url', 'https://hooks.example.com/'] : [];
+    const p = spawnHookdrill(
+      ['listen', '--json', '--port', '0', '--provider', provider, ...secret, '--inbox', inbox, '--no-worker', ...more],
+      {
+        HOOKDRILL_KEYS_DIR: KEYS,
+      },
+    );
+    try {
+      const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
+      const listenUrl = String(ready.url);
+      const prov = getProvider(provider);
+      const signer = provider === 'sendgrid' ? (prov.ownKey?.() ?? '') : (SECRET[provider] as string);
+      const events = [0, 1, 2, 3].map((i) => eventOf(provider, `evt-${i}-${Date.now()}`));
+      const post = async (list: unknown[]) => {
+        const body = Buffer.from(JSON.stringify(provider === 'line' ? { destination: 'U1', events: list } : list));
+        const headers = prov.sign(body, [signer], {
+          nowMs: Date.now(),
+          deliveryId: 'x',
+          eventType: 'x',
+          url: 'https://hooks.example.com/',
+        });
+        const res = await fetch(listenUrl, { method: 'POST', body, headers });
+        return { status: res.status, body: (await res.json()) as { stored?: number; duplicates?: number } };
+      };
+      const first = await post(events.slice(0, 3));
+      assert.equal(first.status, 200);
+      assert.deepEqual([first.body.stored, first.body.duplicates], [3, 0]);
+      const again = await post(events.slice(1, 4));
+      assert.deepEqual(
+        [again.body.stored, again.body.duplicates],
+        [1, 2],
+        'the new event of a body holding two redelivered ones is stored',
+      );
+      const db = openSqliteInbox(inbox, { readonly: true, create: false });
+      try {
+        for (const e of events) assert.ok(await db.get({ source: provider, deliveryId: idOf(provider, e) }), `${idOf(provider, e)} stored`);
+      } finally {
+        await db.close();
+      }
+      // check's batch case, judged against listen itself by its inbox.
+      const r = await check({
+        url: listenUrl,
+        provider,
+        secrets: [signer],
+        inbox,
+        only: 'valid,batch',
+        ...(provider === 'hubspot' ? { publicUrl: 'https://hooks.example.com/' } : {}),
+      });
+      assert.deepEqual(named(r, 'fail'), [], explain(r));
+      assert.equal(r.cases.find((c) => c.name === 'batch')?.status, 'pass', explain(r));
+    } finally {
+      p.child.kill('SIGTERM');
+      await p.exit;
+    }
+  });
+}
+
+function eventOf(provider: string, id: string): Record<string, unknown> {
+  if (provider === 'line')
+    return { type: 'follow', webhookEventId: id, timestamp: Date.now(), mode: 'active', deliveryContext: { isRedelivery: false } };
+  if (provider === 'sendgrid') return { email: 'a@example.com', event: 'delivered', sg_event_id: id, timestamp: 1 };
+  return { eventId: Number(id.replace(/\D/g, '').slice(0, 12)), subscriptionType: 'contact.creation', objectId: 1 };
+}
+
+function idOf(provider: string, e: Record<string, unknown>): string {
+  return String(provider === 'line' ? e.webhookEventId : provider === 'sendgrid' ? e.sg_event_id : e.eventId);
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * A provider is its delivery contract, not only its signature: how it groups events in a body,
  * what it re-sends and what it never does, what a redelivery changes, the endpoint checks it sends
@@ -130,5 +131,58 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
     source: c.answer.source,
   });
   if (c.normalises) out.push({ fact: `signs ${c.normalises.what}`, source: c.normalises.source });
+  return out;
+}
+
+/** One event of a batch, as its own delivery: its id, its type, and the provider's envelope around it alone. */
+export interface BatchPart {
+  deliveryId: string;
+  eventType: string | undefined;
+  body: Buffer;
+}
+
+/**
+ * A batch body split into its events, each in the provider's envelope on its own (LINE's
+ * {destination, events: [e]}, SendGrid's and HubSpot's [e]): what listen stores, a row an event.
+ * Undefined for a provider that sends one event a request, or a body that is not such a batch;
+ * an empty list for a batch of no events (LINE's Verify).
+ */
+export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | undefined {
+  const b = c.batching;
+  if (b.events === 'one') return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const container = b.path.length
+    ? (b.path.slice(0, -1).reduce<unknown>((v, k) => (isRecord(v) ? v[k] : undefined), body) as unknown)
+    : undefined;
+  const last = b.path[b.path.length - 1];
+  const list = b.path.length === 0 ? body : isRecord(container) && last !== undefined ? container[last] : undefined;
+  if (!Array.isArray(list)) return undefined;
+  return list.map((event) => {
+    const alone = b.path.length === 0 ? [event] : withList(body, b.path, [event]);
+    const text = JSON.stringify(alone);
+    return {
+      // An event without its id is keyed by its own bytes: its redeliveries still dedupe.
+      deliveryId: fieldOf(event, b.id) ?? `sha256:${createHash('sha256').update(JSON.stringify(event)).digest('hex')}`,
+      eventType: fieldOf(event, b.type),
+      body: Buffer.from(text),
+    };
+  });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A copy of the body with the list at `path` replaced. */
+function withList(body: unknown, path: readonly string[], list: unknown[]): unknown {
+  const out = structuredClone(body) as Record<string, unknown>;
+  let at = out;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+  at[path[path.length - 1] as string] = list;
   return out;
 }

@@ -8,6 +8,8 @@ import { RECEIVER_DEFAULTS } from './defaults.js';
 import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
 import { checkKeysMaterial } from '../providers/key-material.js';
+import { splitBatch } from '../providers/contract.js';
+import type { BatchPart } from '../providers/contract.js';
 import { UsageError } from '../util/errors.js';
 
 export interface ReceiverOptions {
@@ -313,6 +315,13 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
         : provider.challengeAnswer(rawBody, [verifyingSecret(provider, rawBody, req, options.secrets, verifyOptionsOf(req))]);
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 
+    // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the
+    // body answered only once all are durable. A body that repeats some and adds others stores the
+    // new ones; one of no events (LINE's Verify) is an endpoint check, answered and not stored.
+    const parts = splitBatch(provider.contract, rawBody);
+    if (parts?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
+    if (parts && parts.length > 1) return storeBatch(parts, rawBody, req, res);
+
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
     // so the sender's retries of the same bytes still dedupe.
     const deliveryId = provider.deliveryId(req.headers, rawBody) ?? `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
@@ -337,7 +346,45 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     }
     answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, { ok: true, deliveryId, duplicate: !inserted });
   }
+
+  async function storeBatch(parts: BatchPart[], rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const bytes = rawBody.length;
+    const headers = keptHeaders(req);
+    const receivedAt = Date.now();
+    const base = { deliveryId: `${(parts[0] as BatchPart).deliveryId} and ${parts.length - 1} more`, bytes };
+    let fresh: number;
+    try {
+      const results = await withinDeadline(
+        Promise.all(
+          parts.map((p, i) =>
+            inbox.put({
+              source: provider.name,
+              deliveryId: p.deliveryId,
+              eventType: p.eventType,
+              body: p.body,
+              // Its body is the event alone, not what was signed: forwards are signed anew.
+              headers: { ...headers, [BATCH_HEADER]: `${i + 1}/${parts.length}` },
+              receivedAt,
+            }),
+          ),
+        ),
+        storeDeadlineMs,
+      );
+      fresh = results.filter((r) => r.inserted).length;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      return answer(res, { status: 503, result: 'store_failed', reason, ...base }, { error: 'store_failed' });
+    }
+    answer(
+      res,
+      { status: 200, result: fresh > 0 ? 'stored' : 'duplicate', ...base },
+      { ok: true, events: parts.length, stored: fresh, duplicates: parts.length - fresh },
+    );
+  }
 }
+
+/** Marks a row split from a batch body (i/n): its body is one event, not the bytes the provider signed. */
+export const BATCH_HEADER = 'x-hookdrill-batch';
 
 /**
  * The store's answer, or a failure once the deadline passes. The write is not cancelled: if it

@@ -209,6 +209,11 @@ export async function start(o: ListenOptions): Promise<Listening> {
     );
   }
   if (o.forwardSecret !== undefined) checkKeyMaterial(provider, o.forwardSecret, 'sign');
+  if (o.forwardOriginalHeaders && provider.contract.batching.events === 'list')
+    // Each event of a batch is a row of its own, its body the event alone: no received signature covers it.
+    throw new UsageError(
+      `--forward-original-headers: ${provider.title} puts several events in one body and listen stores each on its own, so no received signature covers a row: leave it out (forwards are signed anew)`,
+    );
   if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
     throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
   if (o.forwardTo && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {
