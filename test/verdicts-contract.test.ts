@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { getProvider } from '../src/providers/index.js';
@@ -146,3 +148,51 @@ function eventOf(provider: string, id: string): Record<string, unknown> {
 function idOf(provider: string, e: Record<string, unknown>): string {
   return String(provider === 'line' ? e.webhookEventId : provider === 'sendgrid' ? e.sg_event_id : e.eventId);
 }
+
+for (const provider of ['line', 'hubspot'] as const) {
+  test(`${provider} marks a redelivery in its body: a receiver that drops redeliveries fails redelivered, a right one passes`, async () => {
+    const right = await checkReceiver(provider, python(provider), { only: 'valid,duplicate,retry,redelivered' });
+    assert.deepEqual(named(right, 'fail'), [], explain(right));
+    assert.equal(right.cases.find((c) => c.name === 'redelivered')?.status, 'pass', explain(right));
+    const wrong = await checkReceiver(provider, python(provider, 'drops-redeliveries'), { only: 'valid,redelivered' });
+    assert.deepEqual(named(wrong, 'fail'), ['redelivered'], explain(wrong));
+    assert.match(wrong.cases.find((c) => c.name === 'redelivered')?.diagnosis ?? '', /answers a redelivery 2xx and drops it/);
+  });
+}
+
+test("HubSpot's retry counts attemptNumber up: a receiver that dedupes on the body's hash stores the retry again and fails retry", async () => {
+  const r = await checkReceiver('hubspot', python('hubspot', 'dedupe-by-body-hash'), { only: 'valid,duplicate,retry' });
+  assert.ok(named(r, 'fail').includes('retry'), explain(r));
+});
+
+test('send marks a retry as the provider does: LINE sets isRedelivery, HubSpot counts attemptNumber', async () => {
+  const seen: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push(Buffer.concat(chunks));
+      res.writeHead(seen.length < 3 ? 500 : 200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { run } = await import('../src/delivery/send.js');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    for (const provider of ['line', 'hubspot']) {
+      seen.length = 0;
+      await run({ url, provider, secrets: [SECRET[provider] as string], retryDelays: '10ms,10ms' });
+      const markers = seen.map((b) => {
+        const body = JSON.parse(b.toString()) as { events?: { deliveryContext?: { isRedelivery?: boolean } }[] } & {
+          attemptNumber?: number;
+        }[];
+        return provider === 'line'
+          ? body.events?.[0]?.deliveryContext?.isRedelivery
+          : (body as { attemptNumber?: number }[])[0]?.attemptNumber;
+      });
+      assert.deepEqual(markers, provider === 'line' ? [false, true, true] : [0, 1, 2], provider);
+    }
+  } finally {
+    server.close();
+  }
+});

@@ -1,3 +1,4 @@
+import { markRedelivery } from '../providers/contract.js';
 import type { Dispatcher } from 'undici';
 import type { PreparedEvent } from '../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
@@ -126,12 +127,14 @@ export async function deliver(
     // A retry is the same event, as old as the real schedule makes it: its `created` as far before
     // this attempt as the uncompressed waits would have put it (the same bytes when not compressed).
     // Where the body holds the send time itself (Linear's webhookTimestamp), a retry carries its own.
-    const rawBody =
+    const bodyOfAttempt =
       n > firstAttempt && provider.clockInBody && event.aged && event.madeAtMs !== undefined && !event.fixedHeaders
         ? event.aged(event.madeAtMs - Date.now())
         : waitedMs > 0 && timing.timeScale < 1 && event.aged && !event.fixedHeaders
           ? event.aged(waitedMs / timing.timeScale - waitedMs)
           : event.rawBody;
+    // A redelivery says so where the provider marks it (LINE's isRedelivery, HubSpot's attemptNumber).
+    const rawBody = n > 1 && !event.fixedHeaders ? markRedelivery(provider.contract, bodyOfAttempt, n - 1) : bodyOfAttempt;
     const headers = event.fixedHeaders
       ? { ...event.fixedHeaders }
       : provider.sign(rawBody, ctx.secrets, {

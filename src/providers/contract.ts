@@ -186,3 +186,31 @@ function withList(body: unknown, path: readonly string[], list: unknown[]): unkn
   at[path[path.length - 1] as string] = list;
   return out;
 }
+
+/**
+ * The body of a redelivery, as the provider writes it: each event's marker set (LINE's
+ * deliveryContext.isRedelivery true, HubSpot's attemptNumber the retry's count). The same bytes
+ * where the contract has no marker, or the body is not JSON.
+ */
+export function markRedelivery(c: DeliveryContract, body: Buffer, retry: number): Buffer {
+  const m = c.redelivery;
+  if (!m || retry < 1) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  const events = eventsOf(c, parsed);
+  if (events.length === 0) return body;
+  for (const event of events) {
+    if (!isRecord(event)) continue;
+    let at: Record<string, unknown> = event;
+    for (const key of m.path.slice(0, -1)) {
+      if (!isRecord(at[key])) at[key] = {};
+      at = at[key] as Record<string, unknown>;
+    }
+    at[m.path[m.path.length - 1] as string] = m.becomes === 'true' ? true : retry;
+  }
+  return Buffer.from(JSON.stringify(parsed));
+}

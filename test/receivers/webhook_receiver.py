@@ -60,6 +60,8 @@ Flaws, one at a time:
   first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
   refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
   challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  drops-redeliveries    LINE, HubSpot: answers a redelivered event (isRedelivery, attemptNumber > 0) 200 without storing it
+  dedupe-by-body-hash   keys each delivery on a hash of its body, not its id (HubSpot's retries differ in attemptNumber)
   no-dedupe             stores every request, even one it holds (right only where the provider never re-sends: Discord)
   url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
@@ -332,6 +334,18 @@ def identify(provider, h, event):
     return h.get('webhook-id'), event.get('type')
 
 
+SEEN_BODIES = set()
+
+
+def is_redelivery(provider, event):
+    """LINE's deliveryContext.isRedelivery, HubSpot's attemptNumber above 0."""
+    if provider == 'line' and isinstance(event, dict):
+        return any((e.get('deliveryContext') or {}).get('isRedelivery') for e in event.get('events') or [] if isinstance(e, dict))
+    if provider == 'hubspot' and isinstance(event, list):
+        return any((e.get('attemptNumber') or 0) > 0 for e in event if isinstance(e, dict))
+    return False
+
+
 def batch_ids(provider, event):
     """Every event id of a batch body (LINE's events, SendGrid's and HubSpot's list); None for one-event providers."""
     if provider == 'line' and isinstance(event, dict):
@@ -462,6 +476,16 @@ def serve(args):
             delivery_id, event_type = identify(args.provider, self.headers, event)
             if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
                 return self.answer(400, f'no handler for {event_type}'.encode())
+            if args.flaw == 'drops-redeliveries' and is_redelivery(args.provider, event):
+                # "Already handled the first time": but the first attempt may never have arrived.
+                return self.answer(200, b'ok')
+            if args.flaw == 'dedupe-by-body-hash':
+                # Stored under the event's id, but a repeat is recognised by its bytes alone.
+                digest = hashlib.sha256(body).hexdigest()
+                if digest not in SEEN_BODIES:
+                    SEEN_BODIES.add(digest)
+                    store.put(delivery_id or digest, body, always=True)
+                return self.answer(200, b'ok')
             batch = batch_ids(args.provider, event)
             if args.flaw == 'refuse-empty' and batch == []:
                 return self.answer(400, b'no events')

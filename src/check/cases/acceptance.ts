@@ -11,7 +11,7 @@ import {
   NEEDS_VALID,
 } from './common.js';
 import type { CheckCase } from './common.js';
-import { mayResend } from '../../providers/contract.js';
+import { markRedelivery, mayResend } from '../../providers/contract.js';
 import type { Provider } from '../../providers/index.js';
 
 /** Dedupe means something only where the provider may send the same request twice. */
@@ -72,7 +72,9 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       // at least a second newer, and whatever the provider adds to retries.
       const firstAt = Date.now() - 1_000;
       const first = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: firstAt }));
-      const retry = await post(ctx, e.rawBody, sign(ctx, e, { nowMs: firstAt + 1_000, retry: 1 }));
+      // Marked as the provider marks a redelivery in its body (HubSpot's attemptNumber): other bytes, the same event.
+      const again = { ...e, rawBody: markRedelivery(ctx.provider.contract, e.rawBody, 1) };
+      const retry = await post(ctx, again.rawBody, sign(ctx, again, { nowMs: firstAt + 1_000, retry: 1 }));
       const n = await storedCount(ctx, e.deliveryId);
       const ok = is2xx(first.status) && is2xx(retry.status) && (n === undefined || n === 1);
       const observed = `${answer(first)}, then ${answer(retry)} to the retry${storedText(n)}`;

@@ -1,8 +1,8 @@
-import { eventsOf, fieldOf } from '../../providers/contract.js';
+import { eventsOf, fieldOf, markRedelivery } from '../../providers/contract.js';
 import type { Batching, DeliveryContract, Sourced } from '../../providers/contract.js';
 import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
-import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, sign, stranger } from './common.js';
+import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, sign, storedCount, storedText, stranger } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
 /**
@@ -70,6 +70,31 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
           : counts[0] !== undefined && counts[0] >= 1 && kept === 1
             ? `your receiver keeps only the first event of a batch and drops the other ${batch.ids.length - 1} — loop over ${where} and store each under its own ${b.id.join('.')}: the 2xx tells ${ctx.provider.title} all of them arrived, and they are never sent again`
             : `your receiver answered 2xx but stored ${kept} of ${batch.ids.length} events — store each event of ${where} under its own ${b.id.join('.')} before answering`,
+      };
+    },
+  },
+  {
+    name: 'redelivered',
+    summary:
+      "an event whose first attempt never arrived, come as a redelivery (LINE's isRedelivery true, HubSpot's attemptNumber 1), gets 2xx and is stored",
+    skipFor: (p) => (p.contract.redelivery ? undefined : `${p.title} marks no redelivery in its body`),
+    needs: NEEDS_VALID,
+    async run(ctx) {
+      const m = ctx.provider.contract.redelivery as NonNullable<DeliveryContract['redelivery']>;
+      const e = ctx.factory.make(Date.now());
+      const again = { ...e, rawBody: markRedelivery(ctx.provider.contract, e.rawBody, 1) };
+      const res = await post(ctx, again.rawBody, sign(ctx, again, { retry: 1 }));
+      const n = await storedCount(ctx, e.deliveryId);
+      const observed = `${answer(res)} to a redelivery (${m.path.join('.')} ${m.becomes === 'true' ? 'true' : '1'})${storedText(n)}`;
+      if (n === undefined && is2xx(res.status))
+        return { status: 'skipped', observed: `${observed}: whether it was stored is the point (--inbox or --stored)` };
+      if (is2xx(res.status) && n === 1) return { status: 'pass', observed };
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: is2xx(res.status)
+          ? `your receiver answers a redelivery 2xx and drops it — ${ctx.provider.title} redelivers an event whose first attempt failed or never arrived (${m.source}): dedupe on ${listOf(ctx.provider.contract)?.id.join('.') ?? 'the event id'}, never on ${m.path.join('.')}`
+          : `your receiver refuses a redelivery — ${ctx.provider.title} sends one when the first attempt failed or never arrived (${m.source}): treat it as any delivery, deduped on the event's id`,
       };
     },
   },
