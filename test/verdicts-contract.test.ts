@@ -196,3 +196,30 @@ test('send marks a retry as the provider does: LINE sets isRedelivery, HubSpot c
     server.close();
   }
 });
+
+test('Discord wants an interaction response: a receiver answering 200 "ok" fails answer; a deferred one passes, as listen --provider discord answers', {
+  skip: pythonLibMissing('discord'),
+}, async () => {
+  const right = await checkReceiver('discord', python('discord'), { only: 'valid,answer' });
+  assert.deepEqual(named(right, 'fail'), [], explain(right));
+  assert.equal(right.cases.find((c) => c.name === 'answer')?.status, 'pass', explain(right));
+  const wrong = await checkReceiver('discord', python('discord', 'answer-ok'), { only: 'valid,answer' });
+  assert.deepEqual(named(wrong, 'fail'), ['answer'], explain(wrong));
+  assert.match(wrong.cases.find((c) => c.name === 'answer')?.diagnosis ?? '', /This interaction failed/);
+  // listen in front of a bot: the deferred form, never {"ok":true}.
+  const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'discord', '--inbox', join(tempDir(), 'd.db'), '--no-worker']);
+  try {
+    const ready = await p.waitFor((l) => l.event === 'ready', 15_000);
+    const r = await check({
+      url: String(ready.url),
+      provider: 'discord',
+      secrets: [getProvider('discord').ownKey?.() ?? ''],
+      only: 'valid,answer',
+    });
+    assert.deepEqual(named(r, 'fail'), [], explain(r));
+    assert.equal(r.cases.find((c) => c.name === 'answer')?.status, 'pass', explain(r));
+  } finally {
+    p.child.kill('SIGTERM');
+    await p.exit;
+  }
+});

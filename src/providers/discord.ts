@@ -56,6 +56,19 @@ function typeName(body: JsonValue | undefined): string | undefined {
   return INTERACTION_TYPES[body.type] ?? `type_${body.type}`;
 }
 
+/**
+ * The interaction responses each interaction type takes (discord-api-types' InteractionType and
+ * InteractionResponseType; Discord's "Responding to an Interaction"): a command 4 or 5 (or 9, a
+ * modal; 10, premium), a component 4, 5, 6, 7 or 9, autocomplete 8 only, a modal submit 4, 5, 6 or 7.
+ */
+const RESPONSES: Record<number, number[]> = {
+  1: [1],
+  2: [4, 5, 9, 10],
+  3: [4, 5, 6, 7, 9, 10],
+  4: [8],
+  5: [4, 5, 6, 7, 10],
+};
+
 export const discord: Provider = {
   name: 'discord',
   title: 'Discord',
@@ -150,6 +163,29 @@ export const discord: Provider = {
   deliveryId(_headers, rawBody) {
     const body = parseJson(rawBody);
     return isObject(body) && typeof body.id === 'string' ? body.id : undefined;
+  },
+
+  judgeAnswer(rawBody, answer) {
+    const request = parseJson(rawBody);
+    const kind = isObject(request) && typeof request.type === 'number' ? request.type : undefined;
+    let got: JsonValue;
+    try {
+      got = JSON.parse(answer) as JsonValue;
+    } catch {
+      return `${JSON.stringify(answer.slice(0, 40))} is not an interaction response (JSON with a "type")`;
+    }
+    const type = isObject(got) ? got.type : undefined;
+    const allowed = RESPONSES[kind ?? 0] ?? [];
+    if (typeof type !== 'number' || !allowed.includes(type))
+      return `an interaction of type ${kind} takes a response of type ${allowed.join(', ')}; it got ${typeof type === 'number' ? `type ${type}` : 'no "type"'}`;
+    return undefined;
+  },
+
+  deferredAnswer(rawBody) {
+    const request = parseJson(rawBody);
+    const kind = isObject(request) && typeof request.type === 'number' ? request.type : 0;
+    // Autocomplete has no deferred form: an empty list of choices is its quickest right answer.
+    return kind === 4 ? { type: 8, data: { choices: [] } } : { type: kind === 3 ? 6 : 5 };
   },
 
   eventTypeOf(_headers, rawBody) {

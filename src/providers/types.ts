@@ -242,6 +242,17 @@ export interface Provider {
    * only bodies of the kind its default fixture is.
    */
   subscriptionKind?(body: JsonValue): string;
+  /**
+   * Where a delivery needs a body back (contract.answer.kind 'body': Discord's interaction
+   * response): what is wrong with this answer to this request, or undefined when the provider
+   * takes it. check judges every valid delivery's answer with it.
+   */
+  judgeAnswer?(rawBody: Buffer, answer: string): string | undefined;
+  /**
+   * With judgeAnswer: the answer a receiver that stores and works later gives at once (Discord's
+   * deferred response): what listen answers a stored delivery with, never {"ok": true}.
+   */
+  deferredAnswer?(rawBody: Buffer): unknown;
   /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */
   otherSecret(secret: string): string;
   /**

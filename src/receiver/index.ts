@@ -344,7 +344,10 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
       const reason = err instanceof Error ? err.message : String(err);
       return answer(res, { status: 503, result: 'store_failed', reason, ...base }, { error: 'store_failed' });
     }
-    answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, { ok: true, deliveryId, duplicate: !inserted });
+    // A provider that needs a body back gets its deferred form (Discord: "thinking…", the work
+    // done later through its API), never {"ok": true}, which it takes for a failed interaction.
+    const reply = provider.deferredAnswer?.(rawBody) ?? { ok: true, deliveryId, duplicate: !inserted };
+    answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, reply);
   }
 
   async function storeBatch(parts: BatchPart[], rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -60,6 +60,7 @@ Flaws, one at a time:
   first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
   refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
   challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  answer-ok             Discord: answers an interaction 200 "ok", not an interaction response
   drops-redeliveries    LINE, HubSpot: answers a redelivered event (isRedelivery, attemptNumber > 0) 200 without storing it
   dedupe-by-body-hash   keys each delivery on a hash of its body, not its id (HubSpot's retries differ in attemptNumber)
   no-dedupe             stores every request, even one it holds (right only where the provider never re-sends: Discord)
@@ -337,6 +338,12 @@ def identify(provider, h, event):
 SEEN_BODIES = set()
 
 
+def deferred_interaction(event):
+    """Discord's deferred answer for an interaction's type: autocomplete has none, an empty list of choices instead."""
+    kind = event.get('type')
+    return {'type': 8, 'data': {'choices': []}} if kind == 4 else {'type': 6 if kind == 3 else 5}
+
+
 def is_redelivery(provider, event):
     """LINE's deliveryContext.isRedelivery, HubSpot's attemptNumber above 0."""
     if provider == 'line' and isinstance(event, dict):
@@ -498,7 +505,15 @@ def serve(args):
             if args.flaw == 'no-dedupe':
                 # Bounds replays by the signed timestamp alone (right where the provider never re-sends): every request stored.
                 store.put(delivery_id, body, always=True)
+                if args.provider == 'discord':
+                    return self.answer(200, json.dumps(deferred_interaction(event)).encode(), 'application/json')
                 return self.answer(200, b'ok')
+            if args.provider == 'discord':
+                # An interaction wants an interaction response: deferred ("thinking…"), the work done after.
+                store.put(delivery_id, body)
+                if args.flaw == 'answer-ok':
+                    return self.answer(200, b'ok')
+                return self.answer(200, json.dumps(deferred_interaction(event)).encode(), 'application/json')
             if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
                 # An INSERT without ON CONFLICT: the database's own words reach the sender.
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')

@@ -200,6 +200,8 @@ export async function post(
     pieces?: readonly Buffer[];
     /** A request that must be refused: waited on for refusalTimeoutMs, not the provider's timeout. */
     refusal?: boolean;
+    /** The answer's body read up to 4 KiB, not 200 bytes: it is judged (Discord's interaction response). */
+    readAnswer?: boolean;
   } = {},
 ): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
@@ -213,6 +215,7 @@ export async function post(
     dispatcher: ctx.dispatcher,
     ...(o.pieces ? { pieces: o.pieces } : {}),
     ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
+    ...(o.readAnswer ? { wire: true } : {}),
   });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would

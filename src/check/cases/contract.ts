@@ -99,6 +99,33 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
     },
   },
   {
+    name: 'answer',
+    summary:
+      "where the provider needs a body back (Discord's interaction response), a valid delivery gets one the provider takes, within its deadline",
+    skipFor: (p) => (p.judgeAnswer ? undefined : `${p.title} needs a 2xx, nothing more (${p.contract.answer.source})`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const need = ctx.provider.contract.answer;
+      const e = ctx.factory.make(Date.now());
+      const res = await post(ctx, e.rawBody, sign(ctx, e), { readAnswer: true });
+      if (!is2xx(res.status)) return { status: 'skipped', observed: `${answer(res)}: the valid case judges a refusal` };
+      const body = (res.bodySnippet ?? '').trim();
+      if (body.length >= 4096) return { status: 'skipped', observed: `${answer(res)}: an answer over 4 KiB is not judged` };
+      const problem = ctx.provider.judgeAnswer?.(e.rawBody, body);
+      const late = need.kind === 'body' && res.latencyMs > need.deadlineMs;
+      const observed = `${answer(res)} ${JSON.stringify(body.slice(0, 60))} in ${Math.round(res.latencyMs)}ms`;
+      if (!problem && !late) return { status: 'pass', observed };
+      const what = need.kind === 'body' ? need.what : 'an answer';
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: problem
+          ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${what} (${need.source}), and shows "This interaction failed" otherwise: answer with a deferred response ({"type": 5}) and do the work after`
+          : `your receiver answers after ${Math.round(res.latencyMs)}ms — ${ctx.provider.title} needs ${what} within ${need.kind === 'body' ? need.deadlineMs / 1000 : '?'} s: answer with a deferred response first`,
+      };
+    },
+  },
+  {
     name: 'empty-batch',
     summary: "a body with no events (LINE's Verify button) gets 2xx",
     skipFor: (p) => (emptyCheckOf(p.contract) ? undefined : `${p.title} sends no body without events`),
