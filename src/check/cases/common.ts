@@ -452,6 +452,33 @@ export const LARGE_BODY_BYTES = 4 * 1024 * 1024;
 
 export const sigHeader = (ctx: CheckContext) => ctx.provider.signatureHeader.toLowerCase();
 
+/** The legacy signature header the provider still sends beside the verified one (GitHub's X-Hub-Signature), lower-cased, if any. */
+export const legacyHeader = (ctx: CheckContext) => ctx.provider.verifier.legacySignature?.header.toLowerCase();
+
+/**
+ * The headers with every signature the provider sends removed: the verified one and, where the
+ * provider still sends a legacy one beside it, that one too — an unsigned request carries neither,
+ * and a receiver that verifies only the legacy one rightly refuses it.
+ */
+export function withoutSignatures(ctx: CheckContext, headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  delete out[sigHeader(ctx)];
+  const legacy = legacyHeader(ctx);
+  if (legacy) delete out[legacy];
+  return out;
+}
+
+/** The headers with every signature the provider sends (the verified one, and any legacy one) passed through `edit`. */
+export function withSignaturesEdited(
+  ctx: CheckContext,
+  headers: Record<string, string>,
+  edit: (value: string, header: string) => string,
+): Record<string, string> {
+  const out = { ...headers };
+  for (const h of [sigHeader(ctx), legacyHeader(ctx)]) if (h !== undefined && out[h] !== undefined) out[h] = edit(out[h] ?? '', h);
+  return out;
+}
+
 /** The provider's shipped form-encoded fixtures (Slack's slash command and interactions). */
 export function formFixtures(ctx: CheckContext): EventFactory[] {
   return (

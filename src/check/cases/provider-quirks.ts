@@ -8,6 +8,7 @@ import {
   formFixtures,
   is2xx,
   LARGE_BODY_BYTES,
+  legacyHeader,
   mib,
   MULTIBYTE_BODY_BYTES,
   mustAccept,
@@ -72,6 +73,31 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
         status: 'fail',
         observed: r.text,
         diagnosis: `your receiver refuses a valid delivery whose ${p.signatureHeader} also holds ${what}: ignore every scheme but the one you verify, as ${p.verifier.official} does`,
+      };
+    },
+  },
+  {
+    name: 'legacy-signature',
+    summary:
+      "where the provider still sends a legacy signature beside the one to verify (GitHub's X-Hub-Signature, SHA-1): a valid delivery without it gets 2xx; refused, the receiver verifies the legacy one (a warning)",
+    skipFor: (p) => (p.verifier.legacySignature ? undefined : `${p.title} sends one signature header`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const legacy = ctx.provider.verifier.legacySignature;
+      const header = legacyHeader(ctx);
+      if (!legacy || !header) return { status: 'skipped', observed: `${ctx.provider.title} sends one signature header` };
+      const e = ctx.factory.make(Date.now());
+      const headers = sign(ctx, e);
+      delete headers[header];
+      const res = await post(ctx, e.rawBody, headers);
+      const observed = `${answer(res)} to a valid delivery without ${legacy.header}`;
+      if (is2xx(res.status)) return { status: 'pass', observed: `${observed}: it verifies ${ctx.provider.signatureHeader}` };
+      // The provider still sends the legacy header on every delivery, so nothing is lost today:
+      // a warning to move, never a verdict that the receiver loses deliveries.
+      return {
+        status: 'warn',
+        observed,
+        diagnosis: `your receiver verifies ${legacy.header} (${legacy.scheme}), not ${ctx.provider.signatureHeader}: it works while ${ctx.provider.title} sends both, but ${legacy.advice} — verify ${ctx.provider.signatureHeader}`,
       };
     },
   },
