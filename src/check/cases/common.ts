@@ -8,6 +8,7 @@ import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js'
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson, windowSec } from '../../providers/util.js';
 import type { Interrupt } from '../../util/wait.js';
+import type { SentDelivery } from '../stored-key.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -26,6 +27,8 @@ export interface CaseOutcome {
   unanswered?: boolean;
   /** The valid case: its delivery's id (a --stored command that never prints it prints something else). */
   deliveryId?: string;
+  /** The valid case: the delivery as it went out, so what a --stored command printed instead can be found in it. */
+  sent?: SentDelivery;
 }
 
 /**
@@ -116,6 +119,15 @@ export function sign(
   event: PreparedEvent,
   opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
 ): Record<string, string> {
+  return lower(signedAsSent(ctx, event, opts));
+}
+
+/** The headers a signing writes, named as the provider names them ("X-GitHub-Delivery"): for findings that name a header. */
+export function signedAsSent(
+  ctx: CheckContext,
+  event: PreparedEvent,
+  opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
+): Record<string, string> {
   const headers = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
     nowMs: opts.nowMs ?? Date.now(),
     deliveryId: event.deliveryId,
@@ -126,7 +138,7 @@ export function sign(
   // A retry carries what the provider adds to retries (Slack: X-Slack-Retry-Num and -Reason).
   if (opts.retry && ctx.provider.retryHeaders)
     Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout', event.rawBody) ?? {});
-  return lower(headers);
+  return { ...headers };
 }
 
 /**
