@@ -4,6 +4,7 @@ import {
   duplicateDiagnosis,
   is2xx,
   lower,
+  notStoredDiagnosis,
   post,
   sign,
   signedAsSent,
@@ -29,6 +30,18 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       const deliveryId = e.deliveryId;
       if (ok) return { status: 'pass', observed, accepted: true, deliveryId };
       const sent = { headers, body: e.rawBody, deliveryId };
+      if (is2xx(res.status) && n === 0) {
+        const why = await notStoredDiagnosis(ctx, deliveryId);
+        return {
+          status: 'fail',
+          observed: why.late ? `${observed} when it answered; stored after` : observed,
+          diagnosis: why.diagnosis,
+          accepted: true,
+          deliveryId,
+          // Stored after the answer, under the delivery id: nothing for the stored-key probe to find.
+          ...(why.late ? {} : { sent }),
+        };
+      }
       if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n), accepted: true, deliveryId, sent };
       // Refused: every other case would be refused too, so this is where the cause is looked for.
       const itself = answerItself(ctx, res);

@@ -7,6 +7,7 @@ import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson, windowSec } from '../../providers/util.js';
+import { sleep } from '../../util/wait.js';
 import type { Interrupt } from '../../util/wait.js';
 import type { SentDelivery } from '../stored-key.js';
 
@@ -287,6 +288,38 @@ export function rejection(
       return { status: 'fail', observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`, diagnosis };
     },
   };
+}
+
+/** How long after a 2xx the store is looked at again, when nothing was there at the 2xx: a few seconds in all. */
+const LATE_LOOKS_MS = [100, 200, 400, 800, 1_500];
+
+/**
+ * A delivery answered 2xx but not in the store: is it there shortly after? A receiver that answers
+ * first and stores in the background (Go's `go save()`) shows its row a few ms to a second later —
+ * its defect is the order, not a lost store or another key. True when the row appeared.
+ */
+export async function storedLater(ctx: CheckContext, id: string): Promise<boolean> {
+  for (const ms of LATE_LOOKS_MS) {
+    if (ctx.interrupt?.aborted) return false;
+    await sleep(ms);
+    if (((await storedCount(ctx, id)) ?? 0) > 0) return true;
+  }
+  return false;
+}
+
+/** The finding for a delivery that was stored only after its 2xx. */
+export function answeredBeforeStoring(ctx: CheckContext, what = 'the delivery'): string {
+  const t = ctx.provider.title;
+  return `your receiver answered 2xx before storing ${what}: nothing was stored when the 2xx came, and it appeared shortly after — a crash or deploy between the two loses a delivery ${t} was told was taken and will not send again: store it (or queue it durably), then answer`;
+}
+
+/**
+ * Why a delivery answered 2xx is not in the store: stored after the answer (looked for again
+ * shortly after), or not at all (or under another id).
+ */
+export async function notStoredDiagnosis(ctx: CheckContext, id: string, what?: string): Promise<{ diagnosis: string; late: boolean }> {
+  if (await storedLater(ctx, id)) return { diagnosis: answeredBeforeStoring(ctx, what), late: true };
+  return { diagnosis: storedWrongly(0, what), late: false };
 }
 
 /** Why a delivery answered 2xx is mishandled all the same: not stored (n is 0), or stored more than once. */
