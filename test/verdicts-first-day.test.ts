@@ -4,7 +4,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { freePort } from './helpers/ports.js';
+import { live } from './helpers/live.js';
+import { tempDir } from './helpers/tmp.js';
+
+/** The file of ids the Python receiver's command stores into. */
+const storeOf = (command: string) => /--store (\S+)/.exec(command)?.[1] as string;
+const held = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
 
 test('a GitHub receiver that verifies only the legacy X-Hub-Signature (SHA-1), which GitHub still sends, passes check with a warning to move to SHA-256', async () => {
   const r = await checkReceiver('github', python('github', 'sha1-only'));
@@ -51,3 +61,55 @@ test('a receiver that answers 200 and stores the delivery after it is told so, n
     assert.doesNotMatch(c.diagnosis ?? '', /does not store/, explain(r));
   }
 });
+
+for (const [sig, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  test(`chaos against a right receiver stopped by ${sig} mid-run: exit ${code}, said to be interrupted, nothing it did not finish counted lost or never acknowledged, the JUnit marks it skipped`, async () => {
+    // Slow enough (20 ms an answer, two at a time) that a round's sending is under way when the signal comes.
+    const r = python('stripe', '', '--answer-after 0.02');
+    const file = storeOf(r.command);
+    const junit = join(tempDir(), 'chaos.xml');
+    const port = await freePort();
+    const p = live(
+      [
+        'chaos',
+        '--receiver',
+        r.command,
+        '--url',
+        `http://127.0.0.1:${port}/`,
+        '--provider',
+        'stripe',
+        '--stored',
+        r.stored,
+        '--events',
+        '40',
+        '--concurrency',
+        '2',
+        '--rounds',
+        '10000',
+        '--junit',
+        junit,
+      ],
+      SECRET.stripe as string,
+    );
+    const deadline = Date.now() + 30_000;
+    while (held(file) < 45) {
+      assert.ok(Date.now() < deadline, `chaos never got going: ${p.err()}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    p.child.kill(sig);
+    assert.equal(await p.exit, code, p.out() + p.err());
+    const out = p.out();
+    assert.match(out, /interrupted/);
+    // A right receiver is blamed for nothing: no loss, no refusal, no "it refused what it already had".
+    assert.doesNotMatch(out, /[1-9]\d* (lost|never acknowledged)|refused what it already had/, out);
+    assert.doesNotMatch(out, /^FAIL /m, out);
+    assert.match(out, /not judged/, out);
+    const xml = readFileSync(junit, 'utf8');
+    assert.doesNotMatch(xml, /<failure/, xml);
+    assert.match(xml, /<skipped message="not judged: interrupted/, xml);
+    assert.doesNotMatch(execFileSync('ps', ['-eo', 'args']).toString(), new RegExp(file));
+  });
+}
