@@ -11,6 +11,7 @@ import { SECRET, checkReceiver, explain, named, python } from './helpers/verdict
 import { freePort } from './helpers/ports.js';
 import { live } from './helpers/live.js';
 import { tempDir } from './helpers/tmp.js';
+import { run as chaos } from '../src/chaos/run.js';
 
 /** The file of ids the Python receiver's command stores into. */
 const storeOf = (command: string) => /--store (\S+)/.exec(command)?.[1] as string;
@@ -113,3 +114,24 @@ for (const [sig, code] of [
     assert.doesNotMatch(execFileSync('ps', ['-eo', 'args']).toString(), new RegExp(file));
   });
 }
+
+test("chaos with its defaults catches a receiver that answers 200 and stores ~2 ms later (Go's `go save()`): several kills, a loss named", async () => {
+  // No --rounds, no --events: what a new user runs first, and what the demo's closing hint gives.
+  const r = python('stripe', 'ack-first');
+  const port = await freePort();
+  const result = await chaos({
+    receiver: r.command,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'stripe',
+    secrets: [SECRET.stripe as string],
+    stored: r.stored,
+  });
+  // One kill is one chance, which a store 2 ms after the 200 escapes about one run in ten.
+  assert.ok(result.totals.kills > 1, `${result.totals.kills} kills`);
+  assert.equal(result.ok, false, JSON.stringify(result.totals));
+  assert.ok(result.totals.lost.length > 0, JSON.stringify(result.rounds.map((x) => x.lost.length)));
+  assert.ok(
+    result.problems.some((p) => /acknowledged deliver(y was|ies were) lost/.test(p)),
+    result.problems.join('\n'),
+  );
+});
