@@ -27,7 +27,7 @@ export interface StoredKey {
 /** Every string and number in a JSON value, each with its path. */
 function leaves(v: unknown, path: string[], out: { path: string; value: string }[]): void {
   if (typeof v === 'string' || typeof v === 'number') out.push({ path: path.join('.'), value: String(v) });
-  else if (Array.isArray(v)) v.forEach((x, i) => leaves(x, [...path, String(i)], out));
+  else if (Array.isArray(v)) for (const [i, x] of v.entries()) leaves(x, [...path, String(i)], out);
   else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) leaves(x, [...path, k], out);
 }
 
