@@ -12,6 +12,8 @@ export interface SentDelivery {
   headers: Readonly<Record<string, string>>;
   body: Buffer;
   deliveryId: string;
+  /** Its event type ("invoice.paid", "push"): a column of types printed is no key, and not matched. */
+  eventType?: string;
 }
 
 export interface StoredKey {
@@ -61,7 +63,8 @@ export function findStoredKey(
 ): StoredKey | undefined {
   const printed = new Set(lines.filter((l) => l.length >= 4));
   const all = fields(provider, sent);
-  const hit = all.find((f) => f.value !== sent.deliveryId && printed.has(f.value));
+  const type = sent.eventType?.split('.')[0];
+  const hit = all.find((f) => f.value !== sent.deliveryId && printed.has(f.value) && f.value !== sent.eventType && f.value !== type);
   if (!hit) return undefined;
   const idAt = all.find((f) => f.header && f.value === sent.deliveryId);
   const shared = fields(provider, another).some((f) => f.where === hit.where && f.value === hit.value);

@@ -29,7 +29,7 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 0 ? ', nothing stored' : n === 1 ? ', stored' : `, stored ${n} times`}`;
       const deliveryId = e.deliveryId;
       if (ok) return { status: 'pass', observed, accepted: true, deliveryId };
-      const sent = { headers, body: e.rawBody, deliveryId };
+      const sent = { headers, body: e.rawBody, deliveryId, eventType: e.eventType };
       if (is2xx(res.status) && n === 0) {
         const why = await notStoredDiagnosis(ctx, deliveryId);
         return {
