@@ -133,3 +133,26 @@ test('a delivery stored twice fails the run; processed twice fails unless a seco
   const refusedCopy = account({ ...base, duplicates: [{ round: 1, id: 'a', answer: '500' }] });
   assert.match(refusedCopy.problems[0] ?? '', /^1 of 1 copies of acknowledged deliveries, re-sent after the restart/);
 });
+
+test('interrupted: the round cut short and deliveries still due a retry are not judged — neither lost nor refused; a loss in a finished round stands', () => {
+  const r = account({
+    deliveries: [
+      d('a', 1, ['200']),
+      d('b', 1, ['200']), // finished round, acknowledged, not stored: a real loss
+      d('c', 1, ['refused']), // finished round, still due a retry the interrupt never let come
+      d('x', 2, ['200']), // the round cut short: acknowledged, not stored
+      d('y', 2, ['interrupted']),
+    ],
+    kills: [kill(1, 2), kill(2, 1)],
+    stored: new Set(['a', 'c']),
+    duplicates: [{ round: 1, id: 'a', answer: 'interrupted' }],
+    interrupted: { rounds: new Set([2]), deliveries: new Set(['c', 'y']) },
+    target,
+  });
+  assert.deepEqual(r.totals.lost, ['b']);
+  assert.deepEqual(r.totals.refused, []);
+  assert.deepEqual(r.totals.duplicatesRefused, []);
+  assert.deepEqual(r.totals.unjudged, ['c', 'x', 'y']);
+  assert.equal(r.rounds[1]?.interrupted, true);
+  assert.deepEqual(r.problems, ['1 acknowledged delivery was lost']);
+});

@@ -389,6 +389,8 @@ test('rows a killed worker still leases are waited for, not called "never proces
       inbox,
       processed: `node ${PRINT_DONE} ${inbox}`,
       events: 6,
+      // One round, as it was written for: six rows, one kill mid-forward (the default is 3 rounds).
+      rounds: 1,
       killAfter: 6,
       settle: '100ms',
       onSettleWait: (w) => waits.push(w.leased),

@@ -194,6 +194,7 @@ const chaosResult = (h: string): ChaosResult => ({
   allowReprocess: false,
   receiverStarts: 2,
   interrupted: false,
+  roundsPlanned: 2,
   problems: [h, `the receiver said ${h}`],
   rounds: [round(h, 1), round(h, 2)],
   totals: { ...round(h, 0), kills: 2, maxKillSentMs: 3 },

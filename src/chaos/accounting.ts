@@ -72,10 +72,17 @@ export interface ChaosRound {
   reprocessedAfterLease?: string[];
   /** With --processed: acknowledged but never processed, even after settling. */
   notProcessed?: string[];
+  /** The run was interrupted while this round's deliveries were being sent: nothing in it is judged. */
+  interrupted?: true;
+  /**
+   * Interrupted: deliveries the run did not finish with (sent in the interrupted round, or still due
+   * a retry after a restart that never came), counted neither lost nor never acknowledged.
+   */
+  unjudged?: string[];
 }
 
 /** A round's counts summed over the run (ids concatenated), plus how many rounds killed and the slowest kill. */
-export type ChaosTotals = Omit<ChaosRound, 'round' | 'killed' | 'killSentMs' | 'killLandedMs' | 'escalated'> & {
+export type ChaosTotals = Omit<ChaosRound, 'round' | 'killed' | 'killSentMs' | 'killLandedMs' | 'escalated' | 'interrupted'> & {
   kills: number;
   /** The longest ack→signal time of any round, in ms. */
   maxKillSentMs?: number;
@@ -99,6 +106,11 @@ export interface AccountInput {
   allowReprocess?: boolean;
   /** For the hint when nothing was acknowledged. */
   target: { https: boolean; timeoutMs: number };
+  /**
+   * The run was interrupted: the rounds it cut short (nothing in them is judged), and the
+   * deliveries it did not finish with elsewhere (still due a retry) — neither lost nor refused.
+   */
+  interrupted?: { rounds: ReadonlySet<number>; deliveries: ReadonlySet<string> };
 }
 
 export interface Account {
@@ -112,28 +124,35 @@ export function account(input: AccountInput): Account {
   const { deliveries, stored, processed } = input;
   const times = input.storedTimes ?? new Map<string, number>();
   const claims = input.claims;
+  const cut = input.interrupted;
+  // An interrupted run judges only what it finished: a round it cut short, a delivery still due a
+  // retry, a copy whose send was interrupted are none of them the receiver's doing.
+  const unjudged = (d: TrackedDelivery) => cut !== undefined && (cut.rounds.has(d.round) || cut.deliveries.has(d.id));
   const rounds: ChaosRound[] = input.kills.map((k) => {
-    const copies = (input.duplicates ?? []).filter((d) => d.round === k.round);
-    const mine = deliveries.filter((d) => d.round === k.round);
+    const copies = (input.duplicates ?? []).filter((d) => d.round === k.round && !(cut && d.answer === 'interrupted'));
+    const all = deliveries.filter((d) => d.round === k.round);
+    const mine = all.filter((d) => !unjudged(d));
     const acked = mine.filter((d) => d.acked).map((d) => d.id);
     const refused = mine.filter((d) => !d.acked).map((d) => d.id);
     const out: ChaosRound = {
       round: k.round,
-      sent: mine.length,
-      acknowledged: acked.length,
+      sent: all.length,
+      acknowledged: all.filter((d) => d.acked).length,
       killed: k.killed,
       ...(k.killSentMs !== undefined ? { killSentMs: k.killSentMs } : {}),
       ...(k.killLandedMs !== undefined ? { killLandedMs: k.killLandedMs } : {}),
-      acknowledgedAfterRestart: acked.length - k.acknowledgedBeforeKill,
+      acknowledgedAfterRestart: all.filter((d) => d.acked).length - k.acknowledgedBeforeKill,
       ...(k.escalated !== undefined ? { escalated: k.escalated } : {}),
-      answers: countAnswers(mine.flatMap((d) => d.answers)),
-      stored: mine.filter((d) => stored.has(d.id)).length,
+      answers: countAnswers(all.flatMap((d) => d.answers)),
+      stored: all.filter((d) => stored.has(d.id)).length,
       storedTwice: mine.map((d) => d.id).filter((id) => (times.get(id) ?? 0) > 1),
       duplicatesSent: copies.length,
       duplicatesRefused: copies.filter((c) => !/^2\d\d$/.test(c.answer)).map((c) => c.id),
       lost: acked.filter((id) => !stored.has(id)),
       refused,
       unacknowledgedStored: refused.filter((id) => stored.has(id)).length,
+      ...(cut?.rounds.has(k.round) ? { interrupted: true as const } : {}),
+      ...(cut ? { unjudged: all.filter(unjudged).map((d) => d.id) } : {}),
     };
     if (processed) {
       out.processed = mine.filter((d) => processed.has(d.id)).length;
@@ -172,10 +191,13 @@ export function account(input: AccountInput): Account {
           notProcessed: rounds.flatMap((r) => r.notProcessed ?? []),
         }
       : {}),
+    ...(cut ? { unjudged: rounds.flatMap((r) => r.unjudged ?? []) } : {}),
   };
 
   const problems: string[] = [];
-  if (totals.acknowledged === 0) {
+  // Cut short, "nothing was tested" is the interrupt's doing, not the receiver's: only what the
+  // finished part of the run found is said.
+  if (totals.acknowledged === 0 && !cut) {
     problems.push(`the receiver acknowledged nothing, so nothing was tested: ${cause(deliveries, input.target)}`);
   } else if (totals.refused.length > 0) {
     // A delivery never acknowledged is one the sender gives up on: lost from the sender's side.
@@ -199,7 +221,7 @@ export function account(input: AccountInput): Account {
       );
     }
   }
-  if (totals.acknowledged > 0 && totals.kills === 0) {
+  if (!cut && totals.acknowledged > 0 && totals.kills === 0) {
     // Every round ended before its K-th acknowledgement, so the kill never came right after one:
     // the very thing chaos exists to test was not tested.
     problems.push(

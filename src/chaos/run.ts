@@ -94,6 +94,8 @@ export interface ChaosResult {
   settleWaitMs?: number;
   /** Stopped early by an interrupt: the rounds done are reported, and the run does not pass. */
   interrupted: boolean;
+  /** The rounds asked for (--rounds): more than `rounds` holds where the run was interrupted. */
+  roundsPlanned: number;
   /** Why the run failed, one line each (lost, refused, never processed, nothing acknowledged). */
   problems: string[];
   rounds: ChaosRound[];
@@ -170,6 +172,8 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     for (const [i, t] of picked.entries()) copies.push({ round, id: t.id, answer: answers[i] as string });
   };
   const kills: RoundKill[] = [];
+  /** Rounds whose sending the interrupt cut short: nothing in them is judged. */
+  const cutRounds = new Set<number>();
   let settleWaitMs: number | undefined;
   let rows: Map<string, RowState> | undefined;
 
@@ -232,6 +236,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
           },
         });
         lastPhaseMs = performance.now() - phaseStarted;
+        if (interrupted()) cutRounds.add(round);
         await randomKill;
         const killedInRound = killed;
         killNow(); // fewer than K acks: end the round with the kill all the same
@@ -299,7 +304,11 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     // killed worker's lease ran out); only the inbox can show that.
     const twice = processed ? ids.filter((id) => (processed?.get(id) ?? 0) > 1) : [];
     const claims = probe.kind === 'inbox' && twice.length > 0 ? await claimCounts(probe.target, probe.source, twice) : undefined;
+    // Interrupted: a delivery not acknowledged that was still due a retry (after a restart that
+    // never came) was not given up on by the sender, so it is not judged either.
+    const stillDue = (t: ChaosDelivery) => !t.acked && t.nextAttempt <= timing.retryDelaysMs.length + 1;
     const verdict = account({
+      ...(interrupted() ? { interrupted: { rounds: cutRounds, deliveries: new Set(tracked.filter(stillDue).map((t) => t.id)) } } : {}),
       deliveries: tracked,
       kills,
       stored,
@@ -312,13 +321,18 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       target: { https: url.protocol === 'https:', timeoutMs: timing.timeoutMs },
     });
     for (const r of verdict.rounds) o.onRound?.(r);
+    const unjudged = verdict.totals.unjudged?.length ?? 0;
     const problems = interrupted()
-      ? [`interrupted after ${kills.length} of ${rounds} rounds: the rounds done are reported, the run is not a pass`, ...verdict.problems]
+      ? [
+          `interrupted in round ${kills.length} of ${rounds}: the ${unjudged} deliveries it had not finished with (sent in a round it cut short, or still due a retry) are not judged, neither lost nor refused; an interrupted run is no verdict`,
+          ...verdict.problems,
+        ]
       : verdict.problems;
     return {
       command: 'chaos',
       ok: problems.length === 0,
       interrupted: interrupted(),
+      roundsPlanned: rounds,
       problems,
       provider: provider.name,
       url: displayUrl(url),

@@ -19,6 +19,8 @@ import type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './cases/i
 import { Interrupt } from '../util/wait.js';
 import { CheckPreflightError, preflight } from './preflight.js';
 import { runIdsCommand } from '../harness/store-probe.js';
+import { findStoredKey, storedKeyDiagnosis } from './stored-key.js';
+import { signedAsSent } from './cases/common.js';
 import { displayUrl, parseBytesFlag, parseUrl } from '../util/options.js';
 import { providers } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
@@ -121,7 +123,7 @@ function checkRunId(given: string | undefined): string {
 }
 
 /** A case's report with what only check itself reads: whether valid's delivery got 2xx, and its id. */
-type Report = CaseReport & Pick<CaseOutcome, 'accepted' | 'deliveryId' | 'unanswered'>;
+type Report = CaseReport & Pick<CaseOutcome, 'accepted' | 'deliveryId' | 'unanswered' | 'sent'>;
 
 /** A case that was not run: what it waited on, in words, and which case (or the interrupt) that was. */
 function notJudged(c: CheckCase, why: string, root: string): CaseReport {
@@ -217,12 +219,25 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
    * just took, is printing another column (or the receiver keys on its own id): judging duplicates
    * with it would call every one "stored 0 times". Said once, instead of judged with.
    */
-  async function probeStoredCommand(valid: Report, ctx: CheckContext): Promise<void> {
-    if (valid.status !== 'fail' || valid.accepted !== true || !o.stored) return;
+  async function probeStoredCommand(valid: Report, ctx: CheckContext): Promise<Report | undefined> {
+    if (valid.status !== 'fail' || valid.accepted !== true || !o.stored) return undefined;
     const lines = await runIdsCommand(o.stored, '--stored', {}).catch(() => undefined);
-    if (!lines || lines.length === 0) return; // nothing held: the valid case's own finding
+    if (!lines || lines.length === 0) return undefined; // nothing held: the valid case's own finding
     const id = valid.deliveryId;
-    if (id !== undefined && lines.some((l) => l === id || provider.otherIds?.(id).includes(l))) return;
+    if (id !== undefined && lines.some((l) => l === id || provider.otherIds?.(id).includes(l))) return undefined;
+    // A value of the delivery itself (a header, a body field) printed in its place: the receiver keys
+    // its store on that, a defect of the receiver's (exit 1), not a --stored command gone wrong.
+    if (valid.sent) {
+      const e = ctx.factory.make(Date.now());
+      const another = { headers: signedAsSent(ctx, e), body: e.rawBody, deliveryId: e.deliveryId };
+      const key = findStoredKey(provider, valid.sent, another, lines);
+      if (key)
+        return {
+          ...valid,
+          observed: `${valid.observed} under its delivery id; stored under ${key.where}`,
+          diagnosis: maskSecrets(storedKeyDiagnosis(provider, key), secrets),
+        };
+    }
     const example = lines[lines.length - 1] ?? '';
     throw new CheckPreflightError(
       maskSecrets(
@@ -302,10 +317,11 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
                 ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
                 ms: Math.round(performance.now() - t),
               };
-          if (c.name === 'valid' && !interrupt.aborted && probe?.kind === 'command') await probeStoredCommand(report, ctx);
+          if (c.name === 'valid' && !interrupt.aborted && probe?.kind === 'command')
+            report = (await probeStoredCommand(report, ctx)) ?? report;
         }
         byName.set(c.name, report);
-        const { accepted: _a, deliveryId: _d, unanswered: _u, ...shown } = report;
+        const { accepted: _a, deliveryId: _d, unanswered: _u, sent: _s, ...shown } = report;
         reports.push(shown);
         o.onCase?.(shown);
       }

@@ -154,6 +154,14 @@ export const github: Provider = {
     // "Payloads are capped at 25 MB" (GitHub's webhook docs): larger events are not delivered at all.
     maxBodyBytes: 25_000_000,
     editSignatures: (value, edit) => edit(value),
+    // GitHub's "Webhook events and payloads": X-Hub-Signature "is provided for compatibility with
+    // existing integrations. We recommend that you use the more secure X-Hub-Signature-256 instead."
+    legacySignature: {
+      header: 'X-Hub-Signature',
+      scheme: 'HMAC-SHA1',
+      advice:
+        'GitHub sends it only for compatibility with existing integrations and recommends the more secure X-Hub-Signature-256 instead',
+    },
     // The event name lives only in X-GitHub-Event; GitHub adds new ones, which a receiver must 2xx.
     unknownType: { eventName: 'hookdrill_unknown_event' },
   },

@@ -143,6 +143,13 @@ export interface VerifierRules {
   firstSignatureOnly?(value: string): string;
   /** The signature header with every signature in it passed through `edit` (rotation: several). */
   editSignatures(value: string, edit: (signature: string) => string): string;
+  /**
+   * A legacy signature the provider still sends beside the one verified (GitHub's X-Hub-Signature,
+   * HMAC-SHA1). A request that is unsigned or badly signed lacks or breaks it too — a receiver that
+   * verifies only it refuses such a request as the provider would want — and a receiver that
+   * verifies only it is warned to move, in the provider's own words (`advice`).
+   */
+  legacySignature?: { header: string; scheme: string; advice: string };
   /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */
   unknownType: { path: readonly string[]; value: string | number } | { eventName: string };
 }

@@ -26,6 +26,7 @@ export function renderChaos(result: ChaosResult): string {
     t.lost.length ? chalk.red(`${t.lost.length} lost`) : '0 lost',
   ];
   if (t.refused.length) parts.push(chalk.red(`${t.refused.length} never acknowledged`));
+  if (t.unjudged?.length) parts.push(chalk.yellow(`${t.unjudged.length} not judged (interrupted)`));
   if (t.storedTwice.length) parts.push(chalk.red(`${t.storedTwice.length} stored twice`));
   if (t.duplicatesSent)
     parts.push(
@@ -37,7 +38,9 @@ export function renderChaos(result: ChaosResult): string {
     if (t.reprocessedAfterLease?.length) parts.push(`${t.reprocessedAfterLease.length} again after a lease ran out`);
   }
   parts.push(formatDuration(r.elapsedMs));
-  lines.push(`${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${parts.join(' · ')}`);
+  // Interrupted is no verdict: neither PASS nor FAIL.
+  const mark = r.interrupted ? chalk.yellow('INTERRUPTED') : r.ok ? chalk.green('PASS') : chalk.red('FAIL');
+  lines.push(`${mark} ${parts.join(' · ')}`);
   // A process kill leaves the page cache to the kernel: an unsynced write survives it. Never a bare PASS.
   if (r.durability === 'process-kill' && r.ok)
     lines.push(
@@ -67,6 +70,10 @@ function idList(lines: string[], title: string, ids: readonly string[]): void {
 const SHOWN_IDS = 20;
 
 function roundLine(round: ChaosRound, r: ChaosResult): string {
+  if (round.interrupted)
+    return chalk.yellow(
+      `round ${round.round}: interrupted while its deliveries were being sent — not judged (${round.sent} sent · ${round.acknowledged} acknowledged · ${round.stored} stored)`,
+    );
   const kill = !round.killed
     ? chalk.yellow(`killed at the end (fewer than ${r.killAfter} acks)`)
     : round.killSentMs !== undefined
@@ -101,12 +108,32 @@ export function renderChaosJunit(result: ChaosResult): string {
     ...(r.allowReprocess ? [] : (x.processedTwice ?? []).map((id) => `processed twice ${id}`)),
   ];
   const failures = r.rounds.filter((x) => bad(x).length > 0).length;
+  // Interrupted: a round cut short, or one whose deliveries were still due a retry, was not judged.
+  const skip = (x: ChaosRound) =>
+    x.interrupted
+      ? 'not judged: interrupted while its deliveries were being sent'
+      : x.unjudged?.length && bad(x).length === 0
+        ? `not judged: interrupted before ${x.unjudged.length} of its deliveries were retried`
+        : undefined;
+  const classname = `hookdrill.chaos.${xml(r.provider)}`;
   const cases = r.rounds.map((x) => {
-    const open = `    <testcase classname="hookdrill.chaos.${xml(r.provider)}" name="round ${x.round}: no acknowledged delivery lost">`;
+    const open = `    <testcase classname="${classname}" name="round ${x.round}: no acknowledged delivery lost">`;
+    const skipped = skip(x);
+    if (skipped) return `${open}\n      <skipped message="${xml(skipped)}"/>\n    </testcase>`;
     const found = bad(x);
     if (found.length === 0) return `${open}</testcase>`;
     const message = `${x.lost.length} lost, ${x.refused.length} never acknowledged, ${x.notProcessed?.length ?? 0} not processed`;
     return `${open}\n      <failure message="${xml(message)}">${xml(found.join('\n'))}</failure>\n    </testcase>`;
   });
-  return junitReport('hookdrill chaos', cases, { failures, seconds: r.elapsedMs / 1000 });
+  // The rounds asked for that never ran: one case, skipped, so CI sees the run was cut short.
+  const notRun = r.interrupted ? r.roundsPlanned - r.rounds.length : 0;
+  if (notRun > 0) {
+    const first = r.rounds.length + 1;
+    const name = notRun === 1 ? `round ${first}` : `rounds ${first}–${first + notRun - 1}`;
+    cases.push(
+      `    <testcase classname="${classname}" name="${name}: no acknowledged delivery lost">\n      <skipped message="not judged: interrupted before they ran"/>\n    </testcase>`,
+    );
+  }
+  const skipped = r.rounds.filter((x) => skip(x) !== undefined).length + (notRun > 0 ? 1 : 0);
+  return junitReport('hookdrill chaos', cases, { failures, skipped, seconds: r.elapsedMs / 1000 });
 }

@@ -72,6 +72,14 @@ Flaws, one at a time:
   refuse-400            Discord: answers a bad signature 400, not the 401 Discord's endpoint check wants
   decode-chunks         reads the body 8 KiB at a time and decodes each chunk to text before joining them
                         (`body += chunk`): a character split between two chunks is corrupted
+  sha1-only             GitHub: verifies only the legacy X-Hub-Signature (HMAC-SHA1), which GitHub still sends
+                        beside X-Hub-Signature-256: it works, but on the hash GitHub advises against
+  hook-id-key           GitHub: keys its store on X-GitHub-Hook-ID (the hook's id, the same on every delivery)
+                        instead of X-GitHub-Delivery: distinct deliveries of one hook are stored as one
+  ack-first             answers 200, then stores in a thread ~2 ms later (Go's `go save()`, "don't block the
+                        sender"): a crash in between loses a delivery the sender was told was taken;
+                        --store-after S stores S seconds after the 200 instead (a slow insert of a large row)
+  no-body-cap           reads a body of any size (no cap of its own, as behind a proxy that holds the cap)
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -172,6 +180,9 @@ def verify(args, h, body):
             return 'stale'
         expected = mac(secret, f'{t}.'.encode() + body)
         return None if any(hmac.compare_digest(expected, s) for s in sigs) else 'no match'
+    if args.provider == 'github' and flaw == 'sha1-only':
+        expected = 'sha1=' + hmac.new(secret, body, hashlib.sha1).hexdigest()
+        return None if hmac.compare_digest(expected, h.get('X-Hub-Signature') or '') else 'no match'
     if args.provider == 'github':
         expected = 'sha256=' + mac(secret, body)
         return None if hmac.compare_digest(expected, h.get('X-Hub-Signature-256') or '') else 'no match'
@@ -293,8 +304,10 @@ def verify(args, h, body):
     return 'unknown provider'
 
 
-def identify(provider, h, event):
+def identify(provider, h, event, flaw=''):
     """(delivery id, event type) as each provider carries them."""
+    if provider == 'github' and flaw == 'hook-id-key':
+        return h.get('X-GitHub-Hook-ID'), h.get('X-GitHub-Event')
     if provider == 'stripe':
         return event.get('id'), event.get('type')
     if provider == 'github':
@@ -401,7 +414,7 @@ def serve(args):
             if args.flaw == 'limit-64k' and length > 64 * 1024:
                 self.close_connection = True
                 return self.answer(413, b'too large')
-            if length > 32 * 1024 * 1024:  # above the largest event any provider sends (GitHub: 25 MB)
+            if length > 32 * 1024 * 1024 and args.flaw != 'no-body-cap':  # above the largest event any provider sends (GitHub: 25 MB)
                 self.close_connection = True
                 return self.answer(413, b'too large')
             if args.flaw == 'decode-chunks':
@@ -480,7 +493,7 @@ def serve(args):
                 return self.answer(200, b'{"type": 1}', 'application/json')
             if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
                 return self.answer(200, b'ok')
-            delivery_id, event_type = identify(args.provider, self.headers, event)
+            delivery_id, event_type = identify(args.provider, self.headers, event, args.flaw)
             if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
                 return self.answer(400, f'no handler for {event_type}'.encode())
             if args.flaw == 'drops-redeliveries' and is_redelivery(args.provider, event):
@@ -502,6 +515,16 @@ def serve(args):
                     store.put(each, body)
             if not delivery_id:
                 delivery_id = hashlib.sha256(body).hexdigest()
+            if args.flaw == 'ack-first':
+                # The 200 first, the store after it, off the request's thread.
+                self.answer(200, b'ok')
+                self.wfile.flush()
+
+                def later():
+                    time.sleep(args.store_after)
+                    store.put(delivery_id, body)
+                threading.Thread(target=later, daemon=True).start()
+                return
             if args.flaw == 'no-dedupe':
                 # Bounds replays by the signed timestamp alone (right where the provider never re-sends): every request stored.
                 store.put(delivery_id, body, always=True)
@@ -542,6 +565,7 @@ def main():
     p.add_argument('--dump', default='')
     p.add_argument('--column', default='id', choices=['id', 'hash'])
     p.add_argument('--answer-after', type=float, default=0)
+    p.add_argument('--store-after', type=float, default=0.002)
     args = p.parse_args()
     if args.command == 'ids':
         for i in read_ids(args.store):

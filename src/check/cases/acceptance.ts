@@ -3,8 +3,11 @@ import {
   copySignedSecondsApart,
   duplicateDiagnosis,
   is2xx,
+  lower,
+  notStoredDiagnosis,
   post,
   sign,
+  signedAsSent,
   storedCount,
   storedText,
   storedWrongly,
@@ -25,13 +28,27 @@ export const ACCEPTANCE: readonly CheckCase[] = [
     summary: "a valid delivery gets 2xx within the provider's timeout, and is stored",
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
-      const res = await post(ctx, e.rawBody, sign(ctx, e));
+      const headers = signedAsSent(ctx, e);
+      const res = await post(ctx, e.rawBody, lower(headers));
       const n = await storedCount(ctx, e.deliveryId);
       const ok = is2xx(res.status) && (n === undefined || n === 1);
       const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 0 ? ', nothing stored' : n === 1 ? ', stored' : `, stored ${n} times`}`;
       const deliveryId = e.deliveryId;
       if (ok) return { status: 'pass', observed, accepted: true, deliveryId };
-      if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n), accepted: true, deliveryId };
+      const sent = { headers, body: e.rawBody, deliveryId, eventType: e.eventType };
+      if (is2xx(res.status) && n === 0) {
+        const why = await notStoredDiagnosis(ctx, deliveryId);
+        return {
+          status: 'fail',
+          observed: why.late ? `${observed} when it answered; stored after` : observed,
+          diagnosis: why.diagnosis,
+          accepted: true,
+          deliveryId,
+          // Stored after the answer, under the delivery id: nothing for the stored-key probe to find.
+          ...(why.late ? {} : { sent }),
+        };
+      }
+      if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n), accepted: true, deliveryId, sent };
       // Refused: every other case would be refused too, so this is where the cause is looked for.
       const itself = answerItself(ctx, res);
       if (itself !== undefined)

@@ -7,7 +7,9 @@ import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson, windowSec } from '../../providers/util.js';
+import { sleep } from '../../util/wait.js';
 import type { Interrupt } from '../../util/wait.js';
+import type { SentDelivery } from '../stored-key.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -26,6 +28,8 @@ export interface CaseOutcome {
   unanswered?: boolean;
   /** The valid case: its delivery's id (a --stored command that never prints it prints something else). */
   deliveryId?: string;
+  /** The valid case: the delivery as it went out, so what a --stored command printed instead can be found in it. */
+  sent?: SentDelivery;
 }
 
 /**
@@ -116,6 +120,15 @@ export function sign(
   event: PreparedEvent,
   opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
 ): Record<string, string> {
+  return lower(signedAsSent(ctx, event, opts));
+}
+
+/** The headers a signing writes, named as the provider names them ("X-GitHub-Delivery"): for findings that name a header. */
+export function signedAsSent(
+  ctx: CheckContext,
+  event: PreparedEvent,
+  opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
+): Record<string, string> {
   const headers = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
     nowMs: opts.nowMs ?? Date.now(),
     deliveryId: event.deliveryId,
@@ -126,7 +139,7 @@ export function sign(
   // A retry carries what the provider adds to retries (Slack: X-Slack-Retry-Num and -Reason).
   if (opts.retry && ctx.provider.retryHeaders)
     Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout', event.rawBody) ?? {});
-  return lower(headers);
+  return { ...headers };
 }
 
 /**
@@ -278,6 +291,38 @@ export function rejection(
       return { status: 'fail', observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`, diagnosis };
     },
   };
+}
+
+/** How long after a 2xx the store is looked at again, when nothing was there at the 2xx: a few seconds in all. */
+const LATE_LOOKS_MS = [100, 200, 400, 800, 1_500];
+
+/**
+ * A delivery answered 2xx but not in the store: is it there shortly after? A receiver that answers
+ * first and stores in the background (Go's `go save()`) shows its row a few ms to a second later —
+ * its defect is the order, not a lost store or another key. True when the row appeared.
+ */
+export async function storedLater(ctx: CheckContext, id: string): Promise<boolean> {
+  for (const ms of LATE_LOOKS_MS) {
+    if (ctx.interrupt?.aborted) return false;
+    await sleep(ms);
+    if (((await storedCount(ctx, id)) ?? 0) > 0) return true;
+  }
+  return false;
+}
+
+/** The finding for a delivery that was stored only after its 2xx. */
+export function answeredBeforeStoring(ctx: CheckContext, what = 'the delivery'): string {
+  const t = ctx.provider.title;
+  return `your receiver answered 2xx before storing ${what}: nothing was stored when the 2xx came, and it appeared shortly after — a crash or deploy between the two loses a delivery ${t} was told was taken and will not send again: store it (or queue it durably), then answer`;
+}
+
+/**
+ * Why a delivery answered 2xx is not in the store: stored after the answer (looked for again
+ * shortly after), or not at all (or under another id).
+ */
+export async function notStoredDiagnosis(ctx: CheckContext, id: string, what?: string): Promise<{ diagnosis: string; late: boolean }> {
+  if (await storedLater(ctx, id)) return { diagnosis: answeredBeforeStoring(ctx, what), late: true };
+  return { diagnosis: storedWrongly(0, what), late: false };
 }
 
 /** Why a delivery answered 2xx is mishandled all the same: not stored (n is 0), or stored more than once. */
@@ -454,6 +499,33 @@ const PIECE_BYTES = 4 * 1024;
 export const LARGE_BODY_BYTES = 4 * 1024 * 1024;
 
 export const sigHeader = (ctx: CheckContext) => ctx.provider.signatureHeader.toLowerCase();
+
+/** The legacy signature header the provider still sends beside the verified one (GitHub's X-Hub-Signature), lower-cased, if any. */
+export const legacyHeader = (ctx: CheckContext) => ctx.provider.verifier.legacySignature?.header.toLowerCase();
+
+/**
+ * The headers with every signature the provider sends removed: the verified one and, where the
+ * provider still sends a legacy one beside it, that one too — an unsigned request carries neither,
+ * and a receiver that verifies only the legacy one rightly refuses it.
+ */
+export function withoutSignatures(ctx: CheckContext, headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  delete out[sigHeader(ctx)];
+  const legacy = legacyHeader(ctx);
+  if (legacy) delete out[legacy];
+  return out;
+}
+
+/** The headers with every signature the provider sends (the verified one, and any legacy one) passed through `edit`. */
+export function withSignaturesEdited(
+  ctx: CheckContext,
+  headers: Record<string, string>,
+  edit: (value: string, header: string) => string,
+): Record<string, string> {
+  const out = { ...headers };
+  for (const h of [sigHeader(ctx), legacyHeader(ctx)]) if (h !== undefined && out[h] !== undefined) out[h] = edit(out[h] ?? '', h);
+  return out;
+}
 
 /** The provider's shipped form-encoded fixtures (Slack's slash command and interactions). */
 export function formFixtures(ctx: CheckContext): EventFactory[] {

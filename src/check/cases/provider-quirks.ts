@@ -8,9 +8,11 @@ import {
   formFixtures,
   is2xx,
   LARGE_BODY_BYTES,
+  legacyHeader,
   mib,
   MULTIBYTE_BODY_BYTES,
   mustAccept,
+  notStoredDiagnosis,
   padded,
   post,
   sigHeader,
@@ -76,6 +78,31 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     },
   },
   {
+    name: 'legacy-signature',
+    summary:
+      "where the provider still sends a legacy signature beside the one to verify (GitHub's X-Hub-Signature, SHA-1): a valid delivery without it gets 2xx; refused, the receiver verifies the legacy one (a warning)",
+    skipFor: (p) => (p.verifier.legacySignature ? undefined : `${p.title} sends one signature header`),
+    needs: NEEDS_ANSWERED,
+    async run(ctx) {
+      const legacy = ctx.provider.verifier.legacySignature;
+      const header = legacyHeader(ctx);
+      if (!legacy || !header) return { status: 'skipped', observed: `${ctx.provider.title} sends one signature header` };
+      const e = ctx.factory.make(Date.now());
+      const headers = sign(ctx, e);
+      delete headers[header];
+      const res = await post(ctx, e.rawBody, headers);
+      const observed = `${answer(res)} to a valid delivery without ${legacy.header}`;
+      if (is2xx(res.status)) return { status: 'pass', observed: `${observed}: it verifies ${ctx.provider.signatureHeader}` };
+      // The provider still sends the legacy header on every delivery, so nothing is lost today:
+      // a warning to move, never a verdict that the receiver loses deliveries.
+      return {
+        status: 'warn',
+        observed,
+        diagnosis: `your receiver verifies ${legacy.header} (${legacy.scheme}), not ${ctx.provider.signatureHeader}: it works while ${ctx.provider.title} sends both, but ${legacy.advice} — verify ${ctx.provider.signatureHeader}`,
+      };
+    },
+  },
+  {
     name: 'large-body',
     summary: `a valid ${mib(LARGE_BODY_BYTES)} delivery (and one just under the provider's documented maximum, where it has one: GitHub 25 MB) gets 2xx and is stored`,
     needs: NEEDS_VALID,
@@ -83,18 +110,23 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       const p = ctx.provider;
       const sizes = [LARGE_BODY_BYTES, ...(p.verifier.maxBodyBytes ? [p.verifier.maxBodyBytes - 100_000] : [])];
       const results: string[] = [];
-      let refused: { bytes: number; answered2xx: boolean } | undefined;
+      let refused: { bytes: number; answered2xx: boolean; n: number | undefined; id: string } | undefined;
       for (const size of sizes) {
         const base = ctx.factory.make(Date.now());
         const body = padded(p, base, size);
         const e = { ...base, rawBody: body };
         const r = await mustAccept(ctx, e, sign(ctx, e), body);
         results.push(`${r.text} to ${mib(body.length)}`);
-        if (!r.ok && refused === undefined) refused = { bytes: body.length, answered2xx: is2xx(r.res.status) };
+        if (!r.ok && refused === undefined) refused = { bytes: body.length, answered2xx: is2xx(r.res.status), n: r.n, id: e.deliveryId };
       }
       const observed = results.join('; ');
       if (refused === undefined) return { status: 'pass', observed };
-      if (refused.answered2xx) return { status: 'fail', observed, diagnosis: storedWrongly(0, `a valid ${mib(refused.bytes)} delivery`) };
+      if (refused.answered2xx && refused.n !== 0)
+        return { status: 'fail', observed, diagnosis: storedWrongly(refused.n, `a valid ${mib(refused.bytes)} delivery`) };
+      if (refused.answered2xx) {
+        const why = await notStoredDiagnosis(ctx, refused.id, `a valid ${mib(refused.bytes)} delivery`);
+        return { status: 'fail', observed: why.late ? `${observed} (stored after the 2xx)` : observed, diagnosis: why.diagnosis };
+      }
       const most = p.verifier.maxBodyBytes
         ? `${p.title} sends up to ${mib(p.verifier.maxBodyBytes)}`
         : `${p.title}'s events can be this large`;
@@ -118,6 +150,10 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       const { res, n, ok, text } = await mustAccept(ctx, e, sign(ctx, e), body, pieces);
       const observed = `${text} to ${Math.round(body.length / 1024)} KiB in ${pieces.length} pieces`;
       if (ok) return { status: 'pass', observed };
+      if (is2xx(res.status) && n === 0) {
+        const why = await notStoredDiagnosis(ctx, e.deliveryId, 'a large multi-byte delivery');
+        return { status: 'fail', observed: why.late ? `${observed} (stored after the 2xx)` : observed, diagnosis: why.diagnosis };
+      }
       if (is2xx(res.status)) return { status: 'fail', observed, diagnosis: storedWrongly(n, 'a large multi-byte delivery') };
       // Split reads are one cause; the text itself is another: the same kind of text with no
       // character across any 1 KiB boundary (nor any piece's end) tells them apart — a receiver

@@ -14,6 +14,8 @@ import {
   stranger,
   NEEDS_SIGNATURE,
   windowWords,
+  withSignaturesEdited,
+  withoutSignatures,
 } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
@@ -57,27 +59,25 @@ export const REJECTION: readonly CheckCase[] = [
   rejection(
     'missing-signature',
     'no signature header: 4xx, nothing stored',
-    (ctx, e) => {
-      const headers = sign(ctx, e);
-      delete headers[sigHeader(ctx)];
-      return { body: e.rawBody, headers };
-    },
-    (ctx) => `your receiver accepts a request with no ${ctx.provider.signatureHeader} at all: anyone can post to it`,
+    (ctx, e) => ({ body: e.rawBody, headers: withoutSignatures(ctx, sign(ctx, e)) }),
+    (ctx) => `your receiver accepts a request with no ${signatureWords(ctx)} at all: anyone can post to it`,
   ),
   rejection(
     'malformed-signature',
     'a signature header that does not parse: 4xx, nothing stored',
-    (ctx, e) => ({ body: e.rawBody, headers: { ...sign(ctx, e), [sigHeader(ctx)]: 'hookdrill:not-a-signature' } }),
-    (ctx) => `your receiver accepts a ${ctx.provider.signatureHeader} that holds no signature`,
+    (ctx, e) => ({ body: e.rawBody, headers: withSignaturesEdited(ctx, sign(ctx, e), () => 'hookdrill:not-a-signature') }),
+    (ctx) => `your receiver accepts ${signatureWords(ctx, 'a ')} that holds no signature`,
   ),
   rejection(
     'wrong-length-signature',
     'the right signature(s), each two characters short: 4xx, nothing stored',
     (ctx, e) => {
-      const headers = sign(ctx, e);
       // Every signature in the header, not only the last: with two secrets (rotation) the receiver
-      // must not find the untouched one and rightly accept.
-      headers[sigHeader(ctx)] = ctx.provider.verifier.editSignatures(headers[sigHeader(ctx)] ?? '', (sig) => sig.slice(0, -2));
+      // must not find the untouched one and rightly accept. A legacy header (GitHub's SHA-1) is cut
+      // short too: left whole, a receiver that verifies it would rightly accept.
+      const headers = withSignaturesEdited(ctx, sign(ctx, e), (value, h) =>
+        h === sigHeader(ctx) ? ctx.provider.verifier.editSignatures(value, (sig) => sig.slice(0, -2)) : value.slice(0, -2),
+      );
       return { body: e.rawBody, headers };
     },
     () =>
@@ -136,4 +136,10 @@ function reserialized(ctx: CheckContext, raw: Buffer): Buffer {
   const value = JSON.parse(text) as unknown;
   const pretty = JSON.stringify(value, null, 2);
   return Buffer.from(likeBody(ctx.provider, raw, pretty === text ? JSON.stringify(value) : pretty));
+}
+
+/** The signature header by name, and the legacy one beside it where the provider still sends one: "X-Hub-Signature-256 (nor X-Hub-Signature)". */
+function signatureWords(ctx: CheckContext, article = ''): string {
+  const legacy = ctx.provider.verifier.legacySignature;
+  return `${article}${ctx.provider.signatureHeader}${legacy ? ` ${article ? 'or' : 'nor'} ${legacy.header}` : ''}`;
 }

@@ -136,5 +136,8 @@ export const chaos = defineCommand<ChaosFlags, ChaosOptions>({
     }).finally(() => stop.dispose());
     if (flags.junit) io.writeAtomically(flags.junit, renderChaosJunit(result));
     io.printResult(result, flags.json, renderChaos);
+    // Interrupted: no verdict either way, so the signal's own code (130, 143), as check exits.
+    const received = stop.received();
+    if (received && result.interrupted) process.exitCode = io.SIGNAL_EXIT[received];
   },
 });
