@@ -183,6 +183,7 @@ const round = (h: string, n: number) => ({
 const chaosResult = (h: string): ChaosResult => ({
   command: 'chaos',
   ok: false,
+  notes: [h],
   provider: 'stripe',
   url: h,
   receiver: h,

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { getProvider } from '../src/providers/index.js';
 import { run as check } from '../src/check/run.js';
+import { run as chaos } from '../src/chaos/run.js';
+import { freePort } from './helpers/ports.js';
 import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
@@ -222,4 +224,30 @@ test('Discord wants an interaction response: a receiver answering 200 "ok" fails
     p.child.kill('SIGTERM');
     await p.exit;
   }
+});
+
+test("chaos follows the contract: Discord never re-sends an interaction, so what a kill cut off is said to be lost on Discord's side, not re-sent to give the receiver a second chance", {
+  skip: pythonLibMissing('discord'),
+}, async () => {
+  // Slow answers (200 ms): when the kill comes right after the first 200, others are in flight.
+  const r = python('discord', '', '--answer-after 0.2');
+  const port = await freePort();
+  const result = await chaos({
+    receiver: r.command,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'discord',
+    secrets: [SECRET.discord as string],
+    stored: r.stored,
+    rounds: 1,
+    events: 8,
+  });
+  assert.equal(result.totals.duplicatesSent, 0, 'no copies of acknowledged interactions: Discord sends none');
+  assert.deepEqual(result.problems, [], result.problems.join('\n'));
+  assert.equal(result.ok, true);
+  assert.ok(
+    result.notes.some((n) =>
+      /in flight at a kill and never answered: Discord never sends a request again .* a fact of the provider, not a finding/.test(n),
+    ),
+    JSON.stringify(result.notes),
+  );
 });

@@ -111,6 +111,11 @@ export interface AccountInput {
    * deliveries it did not finish with elsewhere (still due a retry) — neither lost nor refused.
    */
   interrupted?: { rounds: ReadonlySet<number>; deliveries: ReadonlySet<string> };
+  /**
+   * The provider never sends a request twice (its contract: Discord's interactions): what was in
+   * flight at a kill is what the provider itself loses — a fact about it, not a finding.
+   */
+  neverResent?: { title: string; source: string };
 }
 
 export interface Account {
@@ -118,6 +123,8 @@ export interface Account {
   totals: ChaosTotals;
   /** Why the run failed, one line each; empty when it passed. */
   problems: string[];
+  /** Facts of the provider the run met, not findings against the receiver (what a provider that never re-sends loses at a kill). */
+  notes: string[];
 }
 
 export function account(input: AccountInput): Account {
@@ -195,6 +202,18 @@ export function account(input: AccountInput): Account {
   };
 
   const problems: string[] = [];
+  const notes: string[] = [];
+  // Where the provider never sends a request twice, one cut off by a kill (no answer: in flight) is
+  // lost on the provider's side whatever the receiver does; one the receiver answered non-2xx is its own.
+  const inFlight = (d: TrackedDelivery) => !/^\d{3}$/.test(d.answers.at(-1) ?? '');
+  const providerLost = input.neverResent ? totals.refused.filter((id) => deliveries.some((d) => d.id === id && inFlight(d))) : [];
+  if (input.neverResent && providerLost.length > 0) {
+    notes.push(
+      `${count(providerLost.length, 'delivery was', 'deliveries were')} in flight at a kill and never answered: ${input.neverResent.title} never sends a request again (${input.neverResent.source}), so it loses these itself — a fact of the provider, not a finding against the receiver`,
+    );
+    totals.refused = totals.refused.filter((id) => !providerLost.includes(id));
+    for (const r of rounds) r.refused = r.refused.filter((id) => !providerLost.includes(id));
+  }
   // Cut short, "nothing was tested" is the interrupt's doing, not the receiver's: only what the
   // finished part of the run found is said.
   if (totals.acknowledged === 0 && !cut) {
@@ -243,7 +262,7 @@ export function account(input: AccountInput): Account {
       `${totals.processedTwice?.length} deliveries were processed more than once${claims ? ' with no lease expiry to explain it' : ''}: the receiver's work is not deduplicated across a restart (if the handler is idempotent by design, pass --allow-reprocess)`,
     );
   if ((totals.notProcessed ?? []).length > 0) problems.push(notProcessedProblem(totals.notProcessed ?? [], input.rows));
-  return { rounds, totals, problems };
+  return { rounds, totals, problems, notes };
 }
 
 export function countAnswers(answers: readonly string[]): Record<string, number> {

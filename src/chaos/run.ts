@@ -1,3 +1,4 @@
+import { mayResend } from '../providers/contract.js';
 import { resolveTarget } from '../inbox/open.js';
 import { UsageError } from '../util/errors.js';
 import { compileFixture, resolveFixtures } from '../fixtures/index.js';
@@ -98,6 +99,8 @@ export interface ChaosResult {
   roundsPlanned: number;
   /** Why the run failed, one line each (lost, refused, never processed, nothing acknowledged). */
   problems: string[];
+  /** Facts of the provider the run met, not findings (a provider that never re-sends loses what was in flight at a kill). */
+  notes: string[];
   rounds: ChaosRound[];
   totals: ChaosTotals;
   elapsedMs: number;
@@ -127,7 +130,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     .replace(/^SIG/, '');
   if (signalName !== 'KILL' && signalName !== 'TERM') throw new UsageError(`--signal ${o.killSignal}: expected KILL or TERM`);
   const signal: KillSignal = signalName === 'KILL' ? 'SIGKILL' : 'SIGTERM';
-  const duplicates = parseIntFlag(o.duplicates, '--duplicates', 0, 10_000, d.duplicates);
+  const duplicates = mayResend(provider.contract) ? parseIntFlag(o.duplicates, '--duplicates', 0, 10_000, d.duplicates) : 0;
   if (o.powerCut !== undefined && o.inbox && /^(postgres(ql)?|rediss?):\/\//.test(o.inbox))
     throw new UsageError("--power-cut cuts the power of a local disk: the store behind --inbox is a server's, not the receiver's");
   const readyTimeoutMs = o.readyTimeout !== undefined ? parseDuration(o.readyTimeout, '--ready-timeout') : d.readyTimeoutMs;
@@ -138,8 +141,11 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   // refusing cannot stretch a chaos run over the provider's whole schedule (Stripe's is 3 days).
   // A provider that never retries (GitHub: redelivery is manual) gets one redelivery right after
   // the restart, as a person would press Redeliver: what the kill cut off is still put to the test.
+  // A provider that never sends a request twice (Discord's interactions, its contract) gets none:
+  // re-sending what it never re-sends would let a receiver that loses work score "0 lost".
+  const never = !mayResend(provider.contract);
   const retries = scaled.retryDelaysMs.slice(0, MAX_RETRIES);
-  const timing: Timing = { ...scaled, retryDelaysMs: retries.length > 0 ? retries : [0] };
+  const timing: Timing = { ...scaled, retryDelaysMs: retries.length > 0 ? retries : never ? [] : [0] };
   const fixtures = resolveFixtures(stringsOption(o.fixtures, 'fixtures') ?? [], provider.name);
   const factories = fixtures.map((f) => compileFixture(provider, f, []));
   const random = o.random ?? Math.random;
@@ -319,6 +325,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       ...(processed ? { processed } : {}),
       ...(rows ? { rows } : {}),
       target: { https: url.protocol === 'https:', timeoutMs: timing.timeoutMs },
+      ...(never ? { neverResent: { title: provider.title, source: provider.contract.resends.source } } : {}),
     });
     for (const r of verdict.rounds) o.onRound?.(r);
     const unjudged = verdict.totals.unjudged?.length ?? 0;
@@ -334,6 +341,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
       interrupted: interrupted(),
       roundsPlanned: rounds,
       problems,
+      notes: verdict.notes,
       provider: provider.name,
       url: displayUrl(url),
       receiver: mask(o.receiver),

@@ -56,6 +56,8 @@ export function renderChaos(result: ChaosResult): string {
   idList(lines, 'stored twice', t.storedTwice);
   idList(lines, 'duplicates refused', t.duplicatesRefused);
   for (const p of r.problems) lines.push(chalk.red(p));
+  // Facts of the provider, not findings: said plainly, not in red.
+  for (const n of r.notes ?? []) lines.push(chalk.dim(n));
   return `${lines.join('\n')}\n`;
 }
 
