@@ -8,7 +8,7 @@ import { getProvider } from '../src/providers/index.js';
 import { run as check } from '../src/check/run.js';
 import { run as chaos } from '../src/chaos/run.js';
 import { freePort } from './helpers/ports.js';
-import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { SECRET, checkReceiver, explain, named, official as official_, python } from './helpers/verdicts.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -250,4 +250,17 @@ test("chaos follows the contract: Discord never re-sends an interaction, so what
     ),
     JSON.stringify(result.notes),
   );
+});
+
+test('HubSpot signs its URL with %3A %2F %3F … decoded (its v3 docs): a receiver that decodes passes valid on such a URL, one that hashes the URL as it arrived fails', async () => {
+  const publicUrl = 'https://hooks.example.com/hub%3Aspot/hooks?portal=%2F1%2C2';
+  const right = await checkReceiver('hubspot', python('hubspot', '', `--public-url '${publicUrl}'`), { only: 'valid', publicUrl });
+  assert.deepEqual(named(right, 'fail'), [], explain(right));
+  const official = await checkReceiver('hubspot', official_('hubspot', { PUBLIC_URL: publicUrl }), { only: 'valid', publicUrl });
+  assert.deepEqual(named(official, 'fail'), [], explain(official));
+  const wrong = await checkReceiver('hubspot', python('hubspot', 'no-url-decode', `--public-url '${publicUrl}'`), {
+    only: 'valid',
+    publicUrl,
+  });
+  assert.deepEqual(named(wrong, 'fail'), ['valid'], explain(wrong));
 });

@@ -30,6 +30,8 @@ export interface DeclaredExtras {
   retryHeaders?: Provider['retryHeaders'];
   serialize?: Provider['serialize'];
   contract?: Provider['contract'];
+  /** The URL as the provider signs it, where it normalises it first (HubSpot v3 decodes some escapes). */
+  signedUrl?: (url: string) => string;
 }
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
@@ -44,6 +46,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
   const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
   const title = d.title ?? d.name;
+  const urlOf = (url: string) => extras.signedUrl?.(url) ?? url;
   const urlBound = sig.content.includes('{url}');
   // A signature is its digest's length in its encoding, nothing else: "garbage" is malformed, not a mismatch.
   const bytes = { sha1: 20, sha256: 32, sha512: 64 }[sig.algorithm];
@@ -151,7 +154,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
 
     sign(rawBody, secrets, ctx) {
       const ts = String(ms ? Math.floor(ctx.nowMs) : Math.floor(ctx.nowMs / 1000));
-      const parts = { id: ctx.deliveryId, timestamp: ts, url: ctx.url ?? '' };
+      const parts = { id: ctx.deliveryId, timestamp: ts, url: urlOf(ctx.url ?? '') };
       const macs = secrets.map((s) => mac(s, rawBody, parts));
       const signature = many
         ? fill(value, {
@@ -205,7 +208,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       if (urlBound) {
         if (opts.url === undefined)
           throw new SignatureError('no_match', `${sig.header} covers the URL posted to, and no URL was given to verify it with`);
-        parts.url = opts.url;
+        parts.url = urlOf(opts.url);
       }
       for (const secret of secrets) {
         const expected = mac(secret, rawBody, parts);

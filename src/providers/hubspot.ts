@@ -68,6 +68,9 @@ export const hubspot: Provider = declaredProvider(
   ),
   {
     futureAccepted: true,
+    // HubSpot's v3 docs: these escapes are decoded in the URL before it is signed (and so before it is checked).
+    signedUrl: (url) =>
+      url.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
     profiles: { hubspot: profile },
     contract: {
       batching: {

@@ -149,7 +149,11 @@ async function verified(req, raw) {
         clientSecret: secret,
         requestBody: raw.toString('utf8'),
         method: req.method,
-        url: process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`,
+        // Decoded as HubSpot's v3 docs say before it is hashed (the SDK hashes what it is given).
+        url: (process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`).replace(
+          /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi,
+          (_m, hex) => String.fromCharCode(Number.parseInt(hex, 16)),
+        ),
         timestamp: Number(h('x-hubspot-request-timestamp')),
       });
       if (!ok) throw new Error('signature mismatch');

@@ -60,6 +60,7 @@ Flaws, one at a time:
   first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
   refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
   challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  no-url-decode         HubSpot: hashes the URL as it arrived, not with %3A %2F %3F … decoded as HubSpot's v3 docs say
   answer-ok             Discord: answers an interaction 200 "ok", not an interaction response
   drops-redeliveries    LINE, HubSpot: answers a redelivered event (isRedelivery, attemptNumber > 0) 200 without storing it
   dedupe-by-body-hash   keys each delivery on a hash of its body, not its id (HubSpot's retries differ in attemptNumber)
@@ -255,7 +256,11 @@ def verify(args, h, body):
             return 'no timestamp'
         if check_time and time.time() * 1000 - int(ts) > 300_000:
             return 'stale'
-        signed = b'POST' + notification_url(args, h, flaw).encode() + body + ts.encode()
+        url = notification_url(args, h, flaw)
+        if flaw != 'no-url-decode':
+            # As HubSpot's v3 docs say: these escapes decoded in the URL before it is hashed.
+            url = re.sub(r'%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)', lambda m: bytes.fromhex(m.group(1)).decode(), url, flags=re.I)
+        signed = b'POST' + url.encode() + body + ts.encode()
         return None if hmac.compare_digest(mac(secret, signed, 'base64'), h.get('X-HubSpot-Signature-v3') or '') else 'no match'
     if args.provider == 'zoom':
         # Zoom's documented check: v0= + the hex HMAC of "v0:<ts>:<body>" with the secret token.
