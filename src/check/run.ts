@@ -29,7 +29,7 @@ export interface CheckOptions {
   url?: string;
   /**
    * The URL the provider posts to, where the receiver sits behind a proxy that forwards to `url`:
-   * URL-bound schemes (Square, Twilio, HubSpot) sign it, and every request carries
+   * URL-bound schemes (Square, HubSpot) sign it, and every request carries
    * X-Forwarded-Proto and -Host as the proxy would add them.
    */
   publicUrl?: string;

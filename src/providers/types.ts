@@ -39,7 +39,7 @@ export interface SignContext {
    */
   facts?: WireFacts | undefined;
   /**
-   * The URL the provider was told to post to (URL-bound schemes sign it: Square, Twilio,
+   * The URL the provider was told to post to (URL-bound schemes sign it: Square,
    * HubSpot): the one delivered to, or `--public-url` where the receiver sits behind a proxy.
    */
   url?: string | undefined;
@@ -163,7 +163,7 @@ export interface Provider {
   /** verify lets a timestamp from the future pass, as the official verifier does (Paddle's window is one-sided). */
   futureAccepted?: true;
   /**
-   * The signature covers the URL posted to (Square, Twilio, HubSpot): sign needs `ctx.url` and
+   * The signature covers the URL posted to (Square, HubSpot): sign needs `ctx.url` and
    * verify `opts.url`, and a receiver behind a proxy must verify over its public URL.
    */
   urlBound?: true;
