@@ -46,7 +46,7 @@ export function renderChaos(result: ChaosResult): string {
       ),
     );
   if (r.durability === 'power-cut') lines.push(chalk.dim('each kill was a power cut: only what reached the disk survived'));
-  idList(lines, 'lost (acknowledged, then not stored)', t.lost);
+  idList(lines, 'lost (acknowledged, then not stored)', t.lost, LOST_FIX);
   idList(lines, 'never acknowledged (the sender gives up)', t.refused);
   idList(lines, 'acknowledged but never processed', t.notProcessed ?? []);
   idList(lines, 'processed twice', t.processedTwice ?? []);
@@ -56,12 +56,20 @@ export function renderChaos(result: ChaosResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Ids one per line, the first 20 and then how many more (--json has them all). */
-function idList(lines: string[], title: string, ids: readonly string[]): void {
+/**
+ * What a developer changes when acknowledged deliveries are lost, as check gives a fix under each
+ * failed case (the other lists' problems below say their fix already). No provider's fact in it.
+ */
+const LOST_FIX =
+  'your receiver answers 2xx before the delivery is durably stored: commit it (the transaction done, the write synced) first, then answer; do the work after, from the store';
+
+/** Ids one per line, the first 20 and then how many more (--json has them all), and the fix where one is given. */
+function idList(lines: string[], title: string, ids: readonly string[], fix?: string): void {
   if (ids.length === 0) return;
   lines.push(chalk.red(`${title}: ${ids.length}`));
   for (const id of ids.slice(0, SHOWN_IDS)) lines.push(`  ${id}`);
   if (ids.length > SHOWN_IDS) lines.push(`  … and ${ids.length - SHOWN_IDS} more (--json lists them all)`);
+  if (fix) lines.push(`  ${chalk.red('→')} ${fix}`);
 }
 
 const SHOWN_IDS = 20;
