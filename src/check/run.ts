@@ -253,6 +253,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       runId,
       interrupt,
       tls: resolveTls(o),
+      ...(o.receiver ? { receiver: o.receiver } : {}),
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.

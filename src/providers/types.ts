@@ -121,6 +121,11 @@ export interface VerifierRules {
   /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
   parsesJson: boolean;
   /**
+   * Where the official code that parses the body is not `official` itself (Discord's verifyKey
+   * only verifies; its verifyKeyMiddleware parses): named in messages about parsing.
+   */
+  parsedBy?: string;
+  /**
    * The official verifier signs the body as parsed and written again (WorkOS's constructEvent
    * takes `req.body` and HMACs `JSON.stringify` of it): re-serialising is its documented way, so
    * check does not judge it.

@@ -4,6 +4,7 @@ import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
 import { formatDuration } from '../util/duration.js';
 import { scaleNote } from './timing.js';
+import { getProvider } from '../providers/index.js';
 
 /** Ids, the receiver's command and the problems (which quote what the receiver said) came from outside: escaped first. */
 export function renderChaos(result: ChaosResult): string {
@@ -84,8 +85,20 @@ function roundLine(round: ChaosRound, r: ChaosResult): string {
   const lost = round.lost.length ? chalk.red(`${round.lost.length} lost`) : '0 lost';
   const refused = round.refused.length ? ` · ${chalk.red(`${round.refused.length} never acknowledged`)}` : '';
   const processed = round.processed !== undefined ? ` · ${round.processed} processed` : '';
-  const later = round.acknowledgedAfterRestart ? ` (${round.acknowledgedAfterRestart} on a retry after the restart)` : '';
+  const later = round.acknowledgedAfterRestart
+    ? ` (${round.acknowledgedAfterRestart} on ${retries(r) ? 'a retry after the restart' : 'a redelivery after the restart, as a person would press Redeliver'})`
+    : '';
   return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged${later} · ${kill}${term} · ${round.stored} stored · ${lost}${refused}${processed}`;
+}
+
+/**
+ * Whether the provider retries on its own, from its profile: chaos redelivers once after a restart
+ * for one that does not (GitHub's redelivery is manual, Discord never sends again), and must not
+ * call that the provider's retry.
+ */
+function retries(r: ChaosResult): boolean {
+  const p = getProvider(r.provider);
+  return (p.profiles[r.timing.profile] ?? p.profiles[p.defaultProfile])?.retryDelaysMs.length !== 0;
 }
 
 /** The line the CLI prints (stderr) while chaos waits for rows a killed worker still holds. */
