@@ -14,11 +14,11 @@ import { tempDir } from './helpers/tmp.js';
 const findings = (r: Awaited<ReturnType<typeof checkReceiver>>) =>
   r.cases.map((c) => `${c.name}: ${c.observed} ${c.diagnosis ?? ''}`).join('\n');
 
-test('Discord: a receiver refusing unknown interaction types is told Discord does not send them again — no retries, no disabled hook', async () => {
+test('Discord: a receiver refusing unknown interaction types is told Discord does not retry them — no retries, no disabled hook', async () => {
   const r = await checkReceiver('discord', python('discord', 'refuse-unknown-types'), { only: ['valid', 'other-types'] });
   const other = r.cases.find((c) => c.name === 'other-types');
   assert.equal(other?.status, 'fail', explain(r));
-  assert.match(other?.diagnosis ?? '', /Discord does not send it again/);
+  assert.match(other?.diagnosis ?? '', /Discord does not retry it/);
   assert.doesNotMatch(findings(r), /retries|retried|for days|disable/);
 });
 

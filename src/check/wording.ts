@@ -13,10 +13,10 @@ export function retrySpan(p: Provider): string | undefined {
   return delays.length > 0 ? formatDuration(delays.reduce((a, b) => a + b, 0)) : undefined;
 }
 
-/** What the provider does with a delivery that failed: "Stripe retries it for 2d20h15m", or "Discord does not send it again". */
+/** What the provider does with a delivery that failed: "Stripe retries it for 2d20h", or "Discord does not retry it". */
 export function afterFailure(p: Provider): string {
   const span = retrySpan(p);
-  return span ? `${p.title} retries it for ${span}` : `${p.title} does not send it again: it is lost`;
+  return span ? `${p.title} retries it for ${span}` : `${p.title} does not retry it`;
 }
 
 /** After its timeout: "then it retries" or "then it gives up", as the profile says. */
