@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stripVTControlCharacters } from 'node:util';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { BIN, hookdrill } from './helpers/cli.js';
+import { freePort } from './helpers/ports.js';
+import { stripeRow } from './helpers/rows.js';
+import { tempDir } from './helpers/tmp.js';
+import { SECRET, checkReceiver, explain, python } from './helpers/verdicts.js';
+
+/** A new user's first day with check and inspect (issue 53, 13): what they read must be right and readable. */
+
+const run = promisify(execFile);
+
+/** hookdrill at a real terminal `cols` wide (util-linux's script gives it a pseudo-terminal). */
+async function atTerminal(args: string[], cols: number): Promise<string> {
+  const line = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const { stdout } = await run('script', ['-qec', `stty cols ${cols} rows 40; ${line}`, '/dev/null'], {
+    env: { ...process.env, TERM: 'xterm-256color', NO_COLOR: '1', CI: 'true' },
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+  return stripVTControlCharacters(stdout).replace(/\r/g, '');
+}
+
+/** check's CLI against the Python receiver with a flaw, on a free port. */
+async function checkCli(flaw: string, extra: string[], cols?: number): Promise<string> {
+  const r = python('stripe', flaw);
+  const port = await freePort();
+  const args = [
+    'check',
+    '--receiver',
+    r.command,
+    '--url',
+    `http://127.0.0.1:${port}/`,
+    '--provider',
+    'stripe',
+    '--secret',
+    SECRET.stripe as string,
+    '--stored',
+    r.stored,
+    ...extra,
+  ];
+  if (cols !== undefined) return atTerminal(args, cols);
+  const out = await hookdrill(args, {}, [], undefined, 180_000);
+  return out.stdout;
+}
+
+test("other-types labels its unknown-type probe with the type it sends, not the default fixture's name", async () => {
+  const r = await checkReceiver('stripe', python('stripe', 'refuse-unknown-types'), { only: ['valid', 'multibyte-body', 'other-types'] });
+  const c = r.cases.find((x) => x.name === 'other-types');
+  assert.equal(c?.status, 'fail', explain(r));
+  assert.match(c?.observed ?? '', /hookdrill\.unknown_event_type \(400/);
+  assert.doesNotMatch(c?.observed ?? '', /invoice\.paid \(400/);
+});
+
+test('the summary gives a diagnosis up to its first clause, never cut inside a quote', async () => {
+  const { firstClause } = await import('../src/render/check.js');
+  assert.equal(
+    firstClause('your receiver answers the PING with 200 "ok", not {"type": 1}: answer it'),
+    'your receiver answers the PING with 200 "ok", not {"type": 1}',
+  );
+  assert.equal(firstClause('a `key: value` header — then more'), 'a `key: value` header');
+});
+
+test('the cases not judged name the failed case they depend on, not every failure', async () => {
+  // Two flaws: stale timestamps accepted (future-timestamp depends on stale-timestamp), and a 64 KiB body limit.
+  const out = await checkCli('accepts-stale,limit-64k', ['--only', 'valid,wrong-secret,stale-timestamp,future-timestamp,large-body']);
+  assert.match(out, /✗ stale-timestamp/);
+  assert.match(out, /✗ large-body/);
+  assert.match(out, /the 1 not judged depend on a failed case: fix stale-timestamp, then run check again/);
+});
+
+test('--only valid: one line for the cases not asked for, not a SKIP line each', async () => {
+  const out = await checkCli('', ['--only', 'valid']);
+  assert.match(out, /^PASS valid/m);
+  assert.doesNotMatch(out, /^SKIP /m);
+  assert.match(out, /^\d+ cases not asked for \(--only\)$/m);
+});
+
+test('check at a 60-column terminal breaks its lines at spaces, indented under them, never mid-word', async () => {
+  const out = await checkCli('join-lines', ['--only', 'valid'], 60);
+  const lines = out.split('\n');
+  // Every line fits, but one holding a command to copy (the terminal wraps it, and copies it back whole).
+  const long = lines.filter((l) => [...l].length > 59 && !/\bhookdrill [a-z]+ -/.test(l));
+  assert.deepEqual(long, []);
+  const words = out.replace(/\s+/g, ' ');
+  assert.match(words, /its line ends are removed or changed before it verifies/);
+});
+
+test('inspect --exclude-check: the header counts leave out the rows check sent, as the groups under it do', async () => {
+  const file = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(file);
+  await inbox.put(stripeRow('evt_real'));
+  for (const id of ['evt_c1', 'evt_c2', 'evt_c3']) await inbox.put(stripeRow(id, { headers: { 'x-hookdrill-check': 'chk-1' } }));
+  await inbox.close();
+  const all = await hookdrill(['inspect', '--inbox', file]);
+  assert.match(all.stdout, /total 4/);
+  const real = await hookdrill(['inspect', '--inbox', file, '--exclude-check']);
+  assert.equal(real.code, 0, real.stderr);
+  assert.match(real.stdout, /pending 1 · working 0 · done 0 · dead 0 · total 1/);
+});
+
+test('demo at a 60-column terminal breaks its lines at spaces, never mid-word', async () => {
+  const out = await atTerminal(['demo'], 60);
+  assert.match(out, /Inline work vs queue-first/);
+  assert.deepEqual(
+    out.split('\n').filter((l) => [...l].length > 59),
+    [],
+  );
+  assert.match(out.replace(/\s+/g, ' '), /acknowledged, then lost with the process/);
+});
