@@ -112,3 +112,56 @@ test('demo at a 60-column terminal breaks its lines at spaces, never mid-word', 
   );
   assert.match(out.replace(/\s+/g, ' '), /acknowledged, then lost with the process/);
 });
+
+test('Ctrl-C while the --stored probe runs (sqlite3 gets the signal too): exit 130, the finished cases reported and in the JUnit, the rest not judged, no one blamed', async () => {
+  const { spawn } = await import('node:child_process');
+  const { existsSync, readFileSync } = await import('node:fs');
+  const r = python('stripe');
+  const dir = tempDir();
+  const calls = join(dir, 'calls');
+  const marker = join(dir, 'probing');
+  const junit = join(dir, 'check.xml');
+  // The third look at the store hangs, as a slow query does, until Ctrl-C.
+  const stored = `n=$(cat ${calls} 2>/dev/null || echo 0); echo $((n+1)) > ${calls}; if [ "$n" -eq 2 ]; then touch ${marker}; sleep 30; fi; ${r.stored}`;
+  const port = await freePort();
+  // A process group of its own, as a shell gives a job: Ctrl-C reaches hookdrill and every child.
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'check',
+      '--receiver',
+      r.command,
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET.stripe as string,
+      '--stored',
+      stored,
+      '--junit',
+      junit,
+    ],
+    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true' } },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  while (!existsSync(marker)) {
+    const done = await Promise.race([exit.then(() => true), new Promise((res) => setTimeout(() => res(false), 50))]);
+    assert.equal(done, false, `check ended before the probe: ${out}${err}`);
+  }
+  process.kill(-(child.pid as number), 'SIGINT');
+  assert.equal(await exit, 130, out + err);
+  assert.doesNotMatch(err, /--stored command failed/);
+  assert.match(out, /^PASS valid/m);
+  assert.match(out, /^SKIP \S+ +not judged: interrupted while it ran/m);
+  assert.match(out, /^interrupted: FAIL \d+ passed, 0 failed/m);
+  const xml = readFileSync(junit, 'utf8');
+  assert.match(xml, /name="valid" time=/);
+  assert.match(xml, /<skipped message="not judged: interrupted/);
+  assert.doesNotMatch(xml, /<error/);
+});

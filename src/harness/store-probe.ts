@@ -51,7 +51,7 @@ const BUSY_RETRIES_MS = [100, 200, 400, 800];
 /** Ids as printed, one per line, repeats kept (a processed id printed twice was processed twice). */
 export async function runIdsCommand(command: string, flag: string, env: Record<string, string>): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
-    const ran = await runOnce(command, env);
+    const ran = await runOnce(command, flag, env);
     if (ran.ok)
       return ran.stdout
         .split('\n')
@@ -71,13 +71,34 @@ export async function runIdsCommand(command: string, flag: string, env: Record<s
   }
 }
 
+/**
+ * The probe was stopped by a signal from outside (Ctrl-C reaches the whole process group, the
+ * probe's sqlite3 with it; a CI timeout's SIGTERM): an interrupt, not a fault of the command — no
+ * one is blamed and nothing it was to judge is judged.
+ */
+export class ProbeInterrupted extends UsageError {
+  override readonly name: string = 'ProbeInterrupted';
+  constructor(
+    readonly flag: string,
+    readonly signal: NodeJS.Signals,
+  ) {
+    // A UsageError still, for the commands that do not yet tell an interrupt apart (one line).
+    super(`${flag} command interrupted (${signal})`);
+  }
+}
+
+const INTERRUPTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 function runOnce(
   command: string,
+  flag: string,
   env: Record<string, string>,
 ): Promise<{ ok: true; stdout: string } | { ok: false; why: string; stderr: string }> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     exec(command, { env: { ...process.env, ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
-      if (err) resolve({ ok: false, why: String(err.code ?? err.signal ?? err.message), stderr: String(errOut) });
+      // `killed`: exec's own timeout sent the signal, which is the command's fault (it hung).
+      if (err?.signal && INTERRUPTS.includes(err.signal) && !err.killed) reject(new ProbeInterrupted(flag, err.signal));
+      else if (err) resolve({ ok: false, why: String(err.code ?? err.signal ?? err.message), stderr: String(errOut) });
       else resolve({ ok: true, stdout: String(out) });
     });
   });
