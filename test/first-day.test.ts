@@ -165,3 +165,40 @@ test('Ctrl-C while the --stored probe runs (sqlite3 gets the signal too): exit 1
   assert.match(xml, /<skipped message="not judged: interrupted/);
   assert.doesNotMatch(xml, /<error/);
 });
+
+test("send with a mistyped secret: the 401 ends the delivery at once with what to check, not Stripe's three-day schedule; --retry-refused keeps the schedule", async () => {
+  const { startServer, reply } = await import('./helpers/server.js');
+  const target = await startServer((_req, res) => reply(res, 401, 'No signatures found matching the expected signature'));
+  try {
+    // Stripe's own profile, unscaled: its first retry would be a minute away.
+    const r = await hookdrill(
+      ['send', 'stripe/invoice.paid', '--url', target.url, '--secret', 'whsec_mistyped'],
+      {},
+      [],
+      undefined,
+      30_000,
+    );
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(target.requests.length, 1);
+    assert.match(r.stdout, /refused \(401\): not retried/);
+    assert.match(r.stdout, /↳ 401 is the receiver refusing the request: check --secret/);
+    const once = await hookdrill(['send', 'stripe/invoice.paid', '--url', target.url, '--secret', 'whsec_mistyped', '--no-retry']);
+    assert.equal(once.code, 1);
+    assert.match(once.stdout, /↳ 401 is the receiver refusing the request: check --secret/, 'the hint without a retry line');
+    const kept = await hookdrill([
+      'send',
+      'stripe/invoice.paid',
+      '--url',
+      target.url,
+      '--secret',
+      'whsec_mistyped',
+      '--retry-refused',
+      '--retry-delays',
+      '10ms,10ms',
+    ]);
+    assert.equal(kept.code, 1);
+    assert.equal(target.requests.length, 1 + 1 + 3, '--retry-refused: the schedule, three attempts');
+  } finally {
+    await target.close();
+  }
+});

@@ -129,8 +129,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .finally(() => stop.dispose());
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
     // At a terminal, wrapped at a space to its width: the terminal would break words at its edge.
-    if (flags.json) io.printResult(result, true, renderCheckEnd);
-    else process.stdout.write(forTerminal(safeOutput(renderCheckEnd(result))));
+    io.printResult(result, flags.json, (r) => forTerminal(renderCheckEnd(r)));
     // Ctrl-C may reach the --stored probe before hookdrill's own handler: its signal is the run's.
     const signal = stop.received() ?? result.interruptedBy;
     if (signal) process.exitCode = io.SIGNAL_EXIT[signal as keyof typeof io.SIGNAL_EXIT] ?? 130;
