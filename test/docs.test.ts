@@ -99,6 +99,8 @@ test('--public-url names the providers that sign the URL, from their own descrip
   const bound = Object.values(providers)
     .filter((p) => p.urlBound)
     .map((p) => p.title);
+  const { URL_BOUND_TITLES } = await import('../src/cli/flags/public-url.js');
+  assert.deepEqual([...URL_BOUND_TITLES].sort(), [...bound].sort(), "public-url.ts's list is the providers' own (urlBound)");
   for (const command of ['send', 'check', 'listen']) {
     // The option's help, up to the next option's line.
     const help = (await hookdrill([command, '--help'])).stdout;

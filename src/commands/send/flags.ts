@@ -76,7 +76,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...timingOptions(flags),
     ...pick(flags, ['publicUrl', 'count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
     shuffle: flags.shuffle === true,
-    retryRefused: flags.retryRefused === true,
+    ...(flags.retryRefused ? { retryRefused: true } : {}),
     headers: flags.header ?? [],
     sets: flags.set ?? [],
   }),
