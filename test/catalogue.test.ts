@@ -199,6 +199,10 @@ test("Stripe: each body says what its event says â€” statuses, failures, flags â
   assert.equal(object('invoice.payment_failed').status, 'open');
   assert.equal(object('checkout.session.completed').status, 'complete');
   assert.equal(object('checkout.session.completed').payment_status, 'paid');
+  // Its money, null in the types (a setup-mode session has none), set: a receiver reads it.
+  assert.equal(object('checkout.session.completed').currency, 'usd');
+  assert.equal(typeof object('checkout.session.completed').amount_total, 'number');
+  assert.equal(typeof object('checkout.session.completed').amount_subtotal, 'number');
   // Every event: a succeeded, failed or deleted object whose status can say so, says so.
   const wrong: string[] = [];
   for (const ev of c.events.filter((e) => e.body.object === 'event')) {

@@ -124,6 +124,63 @@ test('--signal TERM on a receiver that ignores it: escalates to SIGKILL and says
   assert.ok(!alive(`simple.js ignore-term ${file}`));
 });
 
+test('a chaos FAIL with lost deliveries says the fix under their ids, as check does under a failed case', async () => {
+  const { renderChaos } = await import('../src/render/chaos.js');
+  const { result } = await chaosOnSimple('ack-first', { events: 5, rounds: 1, settle: '700ms' });
+  assert.ok(result.totals.lost.length > 0);
+  assert.match(
+    renderChaos(result),
+    /lost \(acknowledged, then not stored\): \d+\n( {2}\S+\n)+ {2}→ your receiver answers 2xx before the delivery is durably stored: commit it/,
+  );
+});
+
+test('a --stored sqlite3 that meets "database is locked" is asked again, not the whole run thrown away; still locked, the error says how to give sqlite3 a busy timeout', async () => {
+  const file = emptyStore();
+  const calls = join(tempDir(), 'calls');
+  // Locked on every other call, as sqlite3 without a busy timeout is while the receiver writes.
+  const flaky = `n=$(cat ${calls} 2>/dev/null || echo 0); echo $((n+1)) > ${calls}; if [ $((n % 2)) -eq 0 ]; then echo 'Error: in prepare, database is locked (5)' >&2; exit 1; fi; cat ${file}`;
+  const port = await freePort();
+  const r = await hookdrill(
+    [
+      'chaos',
+      '--receiver',
+      `node ${SIMPLE} store-first ${file}`,
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--provider',
+      'stripe',
+      '--secret',
+      SECRET,
+      '--stored',
+      flaky,
+      '--events',
+      '5',
+      '--rounds',
+      '2',
+      '--settle',
+      '700ms',
+    ],
+    {},
+    [],
+    undefined,
+    120_000,
+  );
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /PASS/);
+  const { runIdsCommand } = await import('../src/harness/store-probe.js');
+  const always = join(tempDir(), 'always');
+  await assert.rejects(runIdsCommand(`echo x >> ${always}; echo 'Error: database is locked' >&2; exit 5`, '--stored', {}), (e: Error) =>
+    /^--stored command failed \(5\): Error: database is locked; still locked after 5 tries: .*sqlite3 -cmd '\.timeout 2000'/.test(
+      e.message,
+    ),
+  );
+  assert.equal(readFileSync(always, 'utf8').split('\n').filter(Boolean).length, 5);
+  // A command failing for any other reason is not asked again.
+  const once = join(tempDir(), 'once');
+  await assert.rejects(runIdsCommand(`echo x >> ${once}; exit 3`, '--stored', {}), /--stored command failed \(3\)/);
+  assert.equal(readFileSync(once, 'utf8'), 'x\n');
+});
+
 test('chaos CLI: exit 1 with the lost ids for ack-first, --json and --junit; bad input exit 2', async () => {
   const dir = tempDir();
   const file = join(dir, 'stored.txt');

@@ -78,3 +78,34 @@ test('figures the docs state that the program knows: the catalogue counts of fix
   const bytes = readdirSync(join(ROOT, 'ui')).reduce((n, f) => n + readFileSync(join(ROOT, 'ui', f)).length, 0);
   assert.equal(kb, Math.round(bytes / 1000), `ui/ is ${bytes} bytes: say ${Math.round(bytes / 1000)} KB in ui.md`);
 });
+
+test("the defaults listen.md's prose states are --help's, rewritten by npm run docs (it said --backoff-base 1s and 8 attempts when they were 5s and 14)", async () => {
+  const { COMMANDS } = await import('../src/cli/registry.js');
+  const { helpDefault } = await import('../src/cli/docs.js');
+  const listen = COMMANDS.find((c) => c.name === 'listen');
+  assert.ok(listen);
+  const page = readFileSync(join(ROOT, 'docs/commands/listen.md'), 'utf8');
+  for (const flag of ['--backoff-base', '--backoff-max', '--max-attempts']) {
+    const stated = new RegExp(`<!-- default ${flag} -->([^<]*)<!-- /default -->`).exec(page)?.[1];
+    assert.equal(stated, helpDefault(listen, flag), `${flag}: listen.md states ${stated}`);
+    assert.ok(stated);
+  }
+  assert.doesNotMatch(page, /`--backoff-base 1s`|`--max-attempts` \(8\)/);
+});
+
+test('--public-url names the providers that sign the URL, from their own descriptions (no Twilio: hookdrill does not speak it)', async () => {
+  const { providers } = await import('../src/providers/index.js');
+  const { hookdrill } = await import('./helpers/cli.js');
+  const bound = Object.values(providers)
+    .filter((p) => p.urlBound)
+    .map((p) => p.title);
+  const { URL_BOUND_TITLES } = await import('../src/cli/flags/public-url.js');
+  assert.deepEqual([...URL_BOUND_TITLES].sort(), [...bound].sort(), "public-url.ts's list is the providers' own (urlBound)");
+  for (const command of ['send', 'check', 'listen']) {
+    // The option's help, up to the next option's line.
+    const help = (await hookdrill([command, '--help'])).stdout;
+    const line = (/ {2}--public-url <url>([\s\S]*?)\n {2}-/.exec(help)?.[1] ?? '').replace(/\s+/g, ' ');
+    assert.doesNotMatch(line, /Twilio/, `${command} --help`);
+    for (const title of bound) assert.match(line, new RegExp(title), `${command} --help names ${title}`);
+  }
+});

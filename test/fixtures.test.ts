@@ -111,3 +111,36 @@ test('every send is a new event: GitHub numeric and node ids and timestamps, Sho
   assert.equal(o.admin_graphql_api_id, `gid://shopify/Order/${o.id}`);
   assert.equal(o.created_at, '2026-12-03T01:30:00-05:00', "in the shop's offset, as Shopify writes it");
 });
+
+test('fixtures show and fixtures list need no signing key and write none: every Discord and SendGrid event is shown', async () => {
+  const { readdirSync } = await import('node:fs');
+  const { hookdrill } = await import('./helpers/cli.js');
+  const { run, show } = await import('../src/fixtures/list.js');
+  const keys = mkdtempSync(join(tmpdir(), 'hookdrill-keys-'));
+  const home = mkdtempSync(join(tmpdir(), 'hookdrill-home-'));
+  const before = process.env.HOOKDRILL_KEYS_DIR;
+  process.env.HOOKDRILL_KEYS_DIR = keys;
+  try {
+    for (const provider of ['discord', 'sendgrid']) {
+      const listed = await run({ provider });
+      assert.ok(listed.fixtures.length > 0, provider);
+      for (const f of listed.fixtures) {
+        const shown = show({ name: f.name });
+        const signature = Object.entries(shown.headers).find(([k]) => /signature/i.test(k))?.[1];
+        assert.equal(signature, '<signed on each attempt with your secret>', f.name);
+      }
+    }
+  } finally {
+    if (before === undefined) delete process.env.HOOKDRILL_KEYS_DIR;
+    else process.env.HOOKDRILL_KEYS_DIR = before;
+  }
+  const env = { HOOKDRILL_KEYS_DIR: keys, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+  const shown = await hookdrill(['fixtures', 'show', 'discord/ping'], env);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /X-Signature-Ed25519/);
+  assert.ok(shown.stdout.endsWith('\n'));
+  const listed = await hookdrill(['fixtures', 'discord'], env);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(readdirSync(keys), [], 'no key made by showing or listing');
+  assert.deepEqual(readdirSync(home), [], 'nothing written into the home directory');
+});

@@ -39,7 +39,7 @@ async function project(type: 'commonjs' | 'module', extra: string[] = []): Promi
   return dir;
 }
 
-test('the packed tarball: require() from a CommonJS project works on Node 20, and it ships docs but no source maps', async () => {
+test('the packed tarball: require() from a CommonJS project works on Node 20, and it ships docs but no source maps or screenshots', async () => {
   const dir = await project('commonjs');
   const shipped = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? shipped(join(d, e.name)) : [join(d, e.name)]));
@@ -52,6 +52,12 @@ test('the packed tarball: require() from a CommonJS project works on Node 20, an
   assert.ok(
     files.some((f) => f.endsWith('docs/commands/inspect.md')),
     "the README's links to docs/ resolve in the tarball",
+  );
+  // The screenshots are for the repository's pages (800 KB): a consumer's node_modules has no use for them.
+  assert.deepEqual(
+    files.filter((f) => f.includes('docs/images/')),
+    [],
+    'no docs/images in the tarball',
   );
   writeFileSync(
     join(dir, 'index.js'),

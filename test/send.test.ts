@@ -487,9 +487,10 @@ test('send with a wrong secret: the first refusal says, as it happens, that it i
     ]);
     assert.equal(r.code, 1, r.stderr);
     // (It answers 400, as Stripe's own example receiver does to a signature it cannot verify.)
-    assert.match(r.stderr, /attempt 1 got 400; attempt 2 in 20ms/);
+    // A refusal ends the delivery there (--retry-refused keeps the schedule), the hint under it.
+    assert.match(r.stdout, /400 .*refused \(400\): not retried/);
     assert.match(
-      r.stderr,
+      r.stdout,
       /↳ 400 is the receiver refusing the request — most often a signature it could not verify: check --secret is the endpoint's signing secret, and --provider the sender it verifies/,
     );
   } finally {

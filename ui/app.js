@@ -116,7 +116,7 @@ function checkNote(g) {
  * to click stays where it is. A group that is gone (requeued) stays a while if its cell says
  * something (the outcome).
  */
-function groupTable(id, status, whenOf, verb) {
+function groupTable(id, status, whenOf, verb, emptyText) {
   const groups = new Map();
   // The "(no error recorded)" group is selected as that: an empty error would select every row.
   const button = (g, act) => requeueButton(g.error ? { status, error: g.error } : { status, withoutError: true }, act, verb);
@@ -156,12 +156,19 @@ function groupTable(id, status, whenOf, verb) {
         if (Number(row.act.dataset.keepUntil ?? 0) > now) order.push(row.tr);
         else groups.delete(error);
       }
+      // No group: said in words, not a table of bare headers.
+      if (order.length === 0 && emptyText) {
+        const td = el('td', emptyText, 'empty');
+        td.colSpan = 3;
+        order.push(el('tr'));
+        order[0].append(td);
+      }
       $(id).tBodies[0].replaceChildren(...order);
     },
   };
 }
 
-const dead = groupTable('dead', 'dead', () => '', 'requeue…');
+const dead = groupTable('dead', 'dead', () => '', 'requeue…', 'no dead rows');
 const retrying = groupTable('retrying', 'pending', (g) => `next attempt ${fromNow(g.nextAt)}`, 'retry now…');
 
 /** An action's outcome, said where it was asked, kept on screen for a while after its row is gone. */
@@ -242,6 +249,7 @@ function rowElement(x) {
     tr.dataset.id = x.deliveryId;
     for (let i = 0; i < 7; i++) tr.append(el('td'));
     tr.cells[0].className = 'id';
+    tr.cells[1].className = 'type';
     tr.cells[4].className = 'when';
     tr.cells[5].className = 'when';
     tr.addEventListener('click', () => {
@@ -254,7 +262,10 @@ function rowElement(x) {
   tr.dataset.receivedAt = String(x.receivedAt);
   const [id, type, status, attempts, next, received, error] = tr.cells;
   id.textContent = x.deliveryId;
+  // A narrow screen shortens them (…) so status stays in view: whole in the title.
+  id.title = x.deliveryId;
   type.textContent = x.eventType ?? '';
+  type.title = x.eventType ?? '';
   status.textContent = x.status;
   status.className = x.status;
   attempts.textContent = String(x.attempts);
@@ -411,13 +422,18 @@ async function show(id, source) {
       r.status !== undefined ? `${r.status}${r.said ? `: ${r.said}` : ''} in ${r.ms} ms` : `no answer: ${r.error}`);
   const target = { id: d.deliveryId, source: d.source };
   // Every send ends in words where it was asked: an answer, no answer, or why it was not sent.
-  const replay = async (extra) => {
+  // Replay and the signed curl are both signed for a URL: without one, both refuse in the same words.
+  const targetUrl = () => {
     const to = $('d-to').value.trim();
     if (!to) {
       $('d-sent').textContent = 'give the URL to replay to (http://127.0.0.1:3000/webhooks)';
       $('d-to').focus();
-      return;
     }
+    return to;
+  };
+  const replay = async (extra) => {
+    const to = targetUrl();
+    if (!to) return;
     $('d-sent').textContent = 'sending…';
     try {
       said(await api('/api/replay', { method: 'POST', body: JSON.stringify({ ...target, to, ...extra }) }));
@@ -452,11 +468,12 @@ async function show(id, source) {
   };
   $('d-fixture').onclick = () => saveFixture(false);
   $('d-curl').onclick = async () => {
-    $('d-curl-text').hidden = false;
+    const to = targetUrl();
+    $('d-curl-text').hidden = !to;
+    if (!to) return;
+    $('d-sent').textContent = '';
     try {
-      const r = await api(
-        `/api/curl?${new URLSearchParams({ ...target, to: $('d-to').value.trim() || 'http://127.0.0.1:3000/webhooks' })}`,
-      );
+      const r = await api(`/api/curl?${new URLSearchParams({ ...target, to })}`);
       $('d-curl-text').textContent = r.curl;
       await navigator.clipboard?.writeText(r.curl).catch(() => undefined);
     } catch (err) {

@@ -12,6 +12,7 @@ import type { JsonValue } from '../providers/index.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
 import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, signedUrl, windowWords } from './cases/common.js';
 import { windowSec } from '../providers/util.js';
+import { afterTimeout, rawBytesFix, retrySpan } from './wording.js';
 import type { CheckContext } from './cases/common.js';
 
 /** What the variants showed: the defect in a developer's words, and which variants were taken. */
@@ -184,8 +185,7 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
   const refusedNames = [...taken].filter(([, ok]) => !ok).map(([n]) => n);
   const yes = (n: string) => taken.get(n) === true;
   const no = (n: string) => taken.get(n) === false;
-  const rawFix =
-    'verify the raw bytes as they arrived (express.raw() on the webhook route, before any express.json(); Flask: request.get_data(); Django: request.body)';
+  const rawFix = rawBytesFix(ctx.receiver);
   const only = (what: string, cause: string) => `your receiver accepts a valid delivery only when ${what} — ${cause}`;
   let diagnosis: string;
   if (yes('url-as-received') || yes('url-other-scheme')) {
@@ -251,7 +251,7 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     diagnosis = `your receiver refuses every variant of a valid delivery (${taken.size ? [...taken.keys()].map((n) => IN_WORDS[n] ?? n).join(', ') : 'none applied'}): what is left is ${secret}, the URL or its path, or a proxy in between that rewrites the body`;
   }
   if (!is2xx(refused.status) && refused.status !== undefined && refused.status >= 500)
-    diagnosis += ` (it answered ${refused.status}: a failure of its own, which ${p.title} retries)`;
+    diagnosis += ` (it answered ${refused.status}: a failure of its own, ${retrySpan(p) ? `which ${p.title} retries` : `and ${p.title} does not retry`})`;
   return { diagnosis, accepted, refused: refusedNames };
 }
 
@@ -272,7 +272,7 @@ export function answerItself(ctx: CheckContext, res: AttemptOutcome): string | u
     return `your receiver refuses a valid delivery as too large (413): its body limit is below ${p.title}'s ordinary events; raise it (express.raw's default is 100 KiB; ${p.title}'s events run to megabytes)`;
   if (s !== undefined) return undefined;
   if (res.error === 'timeout')
-    return `your receiver does not answer a valid delivery within ${ctx.timeoutMs >= ctx.providerTimeoutMs ? `${p.title}'s ${ctx.providerTimeoutMs / 1000} s timeout (then it retries)` : `${ctx.timeoutMs} ms (--timeout; ${p.title} waits ${ctx.providerTimeoutMs / 1000} s, then retries)`}: answer 2xx as soon as the delivery is stored, and do the work after`;
+    return `your receiver does not answer a valid delivery within ${ctx.timeoutMs >= ctx.providerTimeoutMs ? `${p.title}'s ${ctx.providerTimeoutMs / 1000} s timeout (${afterTimeout(p)})` : `${ctx.timeoutMs} ms (--timeout; ${p.title} waits ${ctx.providerTimeoutMs / 1000} s, ${afterTimeout(p)})`}: answer 2xx as soon as the delivery is stored, and do the work after`;
   if (res.error === 'refused') return 'nothing accepts connections at the URL any more (connection refused): did the receiver stop?';
   if (res.error === 'reset') return 'your receiver closes the connection without answering a valid delivery (reset): did it crash on it?';
   return `no answer from the receiver (${res.error ?? 'no answer'}${res.detail ? `: ${res.detail}` : ''})`;

@@ -18,7 +18,7 @@ import { CASES, CASE_NAMES } from './cases/index.js';
 import type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './cases/index.js';
 import { Interrupt } from '../util/wait.js';
 import { CheckPreflightError, preflight } from './preflight.js';
-import { runIdsCommand } from '../harness/store-probe.js';
+import { ProbeInterrupted, runIdsCommand } from '../harness/store-probe.js';
 import { findStoredKey, storedKeyDiagnosis } from './stored-key.js';
 import { signedAsSent } from './cases/common.js';
 import { displayUrl, parseBytesFlag, parseUrl } from '../util/options.js';
@@ -31,7 +31,7 @@ export interface CheckOptions {
   url?: string;
   /**
    * The URL the provider posts to, where the receiver sits behind a proxy that forwards to `url`:
-   * URL-bound schemes (Square, Twilio, HubSpot) sign it, and every request carries
+   * URL-bound schemes (Square, HubSpot) sign it, and every request carries
    * X-Forwarded-Proto and -Host as the proxy would add them.
    */
   publicUrl?: string;
@@ -95,6 +95,8 @@ export interface CheckResult {
   notJudged: number;
   /** Stopped early by an interrupt: what was judged is reported, and the run does not pass. */
   interrupted: boolean;
+  /** The signal that stopped a --stored command, where the run learnt of the interrupt from it. */
+  interruptedBy?: NodeJS.Signals;
   elapsedMs: number;
 }
 
@@ -194,7 +196,8 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       ? undefined
       : probeCounts(probe, ids, {}).catch((err: unknown) => {
           // The command's own error output may echo a secret from its command line.
-          throw err instanceof UsageError ? new UsageError(maskSecrets(err.message, secrets)) : err;
+          // An interrupt is kept as it is: the battery stops on it, blaming no one.
+          throw err instanceof UsageError && !(err instanceof ProbeInterrupted) ? new UsageError(maskSecrets(err.message, secrets)) : err;
         });
 
   const readyTimeoutMs = durationMs(o.readyTimeout, '--ready-timeout', RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs);
@@ -268,6 +271,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       runId,
       interrupt,
       tls: resolveTls(o),
+      ...(o.receiver ? { receiver: o.receiver } : {}),
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.
@@ -286,6 +290,14 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       });
     const reports: CaseReport[] = [];
     const byName = new Map<string, Report>();
+    // The signal that stopped a --stored probe, where it came before (or without) hookdrill's own.
+    let probeSignal: NodeJS.Signals | undefined;
+    const stopped = () => interrupt.aborted || probeSignal !== undefined;
+    const probeCut = (err: unknown): undefined => {
+      if (!(err instanceof ProbeInterrupted)) throw err;
+      probeSignal = err.signal;
+      return undefined;
+    };
     try {
       for (const c of CASES) {
         const t = performance.now();
@@ -294,31 +306,37 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
         let report: Report;
         if (reason !== undefined) {
           report = { name: c.name, summary: c.summary, status: 'skipped', observed: reason, ms: 0 };
-        } else if (interrupt.aborted || blocked !== undefined) {
-          const why = interrupt.aborted ? 'interrupted before it ran' : (blocked?.why ?? '');
-          report = notJudged(c, why, interrupt.aborted ? 'interrupted' : (blocked?.root ?? ''));
+        } else if (stopped() || blocked !== undefined) {
+          const why = stopped() ? 'interrupted before it ran' : (blocked?.why ?? '');
+          report = notJudged(c, why, stopped() ? 'interrupted' : (blocked?.root ?? ''));
         } else {
           let said: string | undefined;
-          const outcome: CaseOutcome = await c.run({
-            ...ctx,
-            onAnswer: (a) => {
-              const first =
-                a.status !== undefined && (a.status < 200 || a.status >= 300) ? a.bodySnippet?.trim().split('\n')[0] : undefined;
-              if (first) said = first.slice(0, 200);
-            },
-          });
+          // A --stored probe stopped by Ctrl-C (its sqlite3 gets the signal too, perhaps before
+          // hookdrill's own handler runs) interrupts the run: not the command's fault, nor the receiver's.
+          const outcome: CaseOutcome | undefined = await c
+            .run({
+              ...ctx,
+              onAnswer: (a) => {
+                const first =
+                  a.status !== undefined && (a.status < 200 || a.status >= 300) ? a.bodySnippet?.trim().split('\n')[0] : undefined;
+                if (first) said = first.slice(0, 200);
+              },
+            })
+            .catch(probeCut);
           // Stopped halfway, a case's verdict would judge the interrupt, not the receiver.
-          report = interrupt.aborted
-            ? notJudged(c, 'interrupted while it ran', 'interrupted')
-            : {
-                name: c.name,
-                summary: c.summary,
-                ...outcome,
-                ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
-                ms: Math.round(performance.now() - t),
-              };
-          if (c.name === 'valid' && !interrupt.aborted && probe?.kind === 'command')
-            report = (await probeStoredCommand(report, ctx)) ?? report;
+          report =
+            stopped() || outcome === undefined
+              ? notJudged(c, 'interrupted while it ran', 'interrupted')
+              : {
+                  name: c.name,
+                  summary: c.summary,
+                  ...outcome,
+                  ...(said !== undefined && outcome.status !== 'pass' ? { answer: said } : {}),
+                  ms: Math.round(performance.now() - t),
+                };
+          if (c.name === 'valid' && !stopped() && probe?.kind === 'command')
+            report = (await probeStoredCommand(report, ctx).catch(probeCut)) ?? report;
+          if (stopped() && report.status !== 'skipped') report = notJudged(c, 'interrupted while it ran', 'interrupted');
         }
         byName.set(c.name, report);
         const { accepted: _a, deliveryId: _d, unanswered: _u, sent: _s, ...shown } = report;
@@ -332,7 +350,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     for (const r of reports) counts[r.status]++;
     return {
       command: 'check',
-      ok: counts.fail === 0 && !interrupt.aborted,
+      ok: counts.fail === 0 && !stopped(),
       runId,
       provider: provider.name,
       url: displayUrl(url),
@@ -343,7 +361,8 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       counts,
       roots: reports.filter((r) => r.status === 'fail').map((r) => r.name),
       notJudged: reports.filter((r) => r.notJudged !== undefined).length,
-      interrupted: interrupt.aborted,
+      interrupted: stopped(),
+      ...(probeSignal ? { interruptedBy: probeSignal } : {}),
       elapsedMs: Math.round(performance.now() - started),
     };
   }

@@ -5,6 +5,10 @@
  *
  *   node dist/src/cli/docs.js           rewrite the tables in docs/commands/
  *   node dist/src/cli/docs.js --check   exit 1, naming the stale pages, if any is out of date
+ *
+ * A default the prose states is written `<!-- default --flag -->5s<!-- /default -->` and rewritten
+ * from the same `(default: …)` the flag's help gives: prose that repeats a number by hand goes
+ * stale when the default changes (listen.md said `--backoff-base 1s` long after it became 5 s).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,6 +58,43 @@ export function expectedBlocks(): Map<string, string> {
   return new Map([...pages].map(([file, tables]) => [file, `${BEGIN}\n${tables.join('\n\n')}\n${END}`]));
 }
 
+/** A marked default in the prose: the flag, and the value shown between the markers. */
+const DEFAULT_MARK = /<!-- default (--[a-z0-9-]+) -->(.*?)<!-- \/default -->/g;
+
+/** The value a flag's help gives as its default: `(default: 14: with …)` is `14`. */
+export function helpDefault(spec: CommandSpec, flag: string): string | undefined {
+  const option = spec.declare(new Command(spec.name)).options.find((o) => o.long === flag);
+  return option ? /\(default: ([^;:,)\s]+)/.exec(option.description)?.[1] : undefined;
+}
+
+/** Every command whose table a page holds: a default marked on the page is one of theirs. */
+function pageSpecs(): Map<string, CommandSpec[]> {
+  const pages = new Map<string, CommandSpec[]>();
+  const walk = (specs: readonly CommandSpec[], page?: string) => {
+    for (const s of specs) {
+      const file = page ?? `docs/commands/${s.name}.md`;
+      pages.set(file, [...(pages.get(file) ?? []), s]);
+      walk(s.subcommands ?? [], file);
+    }
+  };
+  walk(COMMANDS);
+  return pages;
+}
+
+/** The page with each marked default rewritten from --help; a flag none of its commands has is an error. */
+export function withDefaults(page: string, specs: readonly CommandSpec[], file: string): string {
+  return page.replace(DEFAULT_MARK, (_all, flag: string) => {
+    const value = specs.map((s) => helpDefault(s, flag)).find((v) => v !== undefined);
+    if (value === undefined) throw new Error(`${file}: <!-- default ${flag} --> names no flag with a default on this page`);
+    return `<!-- default ${flag} -->${value}<!-- /default -->`;
+  });
+}
+
+/** The page as `npm run docs` leaves it: its flag table and its marked defaults from the flags modules. */
+export function expectedPage(page: string, file: string, block: string): string {
+  return withDefaults(withBlock(page, block), pageSpecs().get(file) ?? [], file);
+}
+
 /** The page with its block replaced (or added at the end, under "Flags"). */
 export function withBlock(page: string, block: string): string {
   const a = page.indexOf(BEGIN);
@@ -69,7 +110,7 @@ export function stalePages(root = ROOT): string[] {
       const path = join(root, file);
       if (!existsSync(path)) return true;
       const page = readFileSync(path, 'utf8');
-      return withBlock(page, block) !== page;
+      return expectedPage(page, file, block) !== page;
     })
     .map(([file]) => file);
 }
@@ -86,7 +127,7 @@ function main(argv: readonly string[]): void {
   for (const [file, block] of expectedBlocks()) {
     const path = join(ROOT, file);
     const page = existsSync(path) ? readFileSync(path, 'utf8') : `# hookdrill ${file.replace(/^docs\/commands\/|\.md$/g, '')}\n`;
-    const next = withBlock(page, block);
+    const next = expectedPage(page, file, block);
     if (next !== page) {
       writeFileSync(path, next);
       process.stdout.write(`wrote ${file}\n`);

@@ -50,6 +50,8 @@ export interface SendOptions extends DeliveryHookOptions {
   /** Scale the provider's timeout by timeScale too (never below 1 s): stricter than the provider. */
   scaleTimeout?: boolean;
   noRetry?: boolean;
+  /** Keep the provider's schedule for a 400, 401 or 403 (by default such a refusal ends the delivery). */
+  retryRefused?: boolean;
   count?: string | number;
   concurrency?: string | number;
   rate?: string;
@@ -96,7 +98,10 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const fixtureNames = stringsOption(o.fixtures, 'fixtures') ?? [];
   const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(fixtureNames), secrets: o.secrets });
   const publicUrl = resolvePublicUrl(provider, o.publicUrl);
-  const timing = resolveTimingFlags(provider, o);
+  const scheduled = resolveTimingFlags(provider, o);
+  const timing = o.retryRefused
+    ? scheduled
+    : { ...scheduled, stopStatuses: [...new Set([...scheduled.stopStatuses, ...SEND_DEFAULTS.refusedStatuses])] };
 
   const fixtures = resolveFixtures(fixtureNames, provider.name);
   const overrides = overridesOption(o.sets);

@@ -39,18 +39,67 @@ export async function storedIds(probe: StoreProbe, ids: readonly string[], env: 
   return new Set(ids.filter((_, i) => (counts[i] ?? 0) > 0));
 }
 
+/**
+ * A store busy with the receiver's own write (sqlite3 without a busy timeout says "database is
+ * locked" at once): worth asking again. Anything else is the command's own fault, said at once.
+ */
+const BUSY = /database is locked|database table is locked|SQLITE_BUSY|SQLITE_LOCKED/i;
+
+/** The waits before asking a busy store again: 4 more tries within about 1.5 s. */
+const BUSY_RETRIES_MS = [100, 200, 400, 800];
+
 /** Ids as printed, one per line, repeats kept (a processed id printed twice was processed twice). */
 export async function runIdsCommand(command: string, flag: string, env: Record<string, string>): Promise<string[]> {
-  const stdout = await new Promise<string>((resolve, reject) => {
+  for (let attempt = 0; ; attempt++) {
+    const ran = await runOnce(command, flag, env);
+    if (ran.ok)
+      return ran.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
+    const busy = BUSY.test(ran.stderr);
+    const wait = BUSY_RETRIES_MS[attempt];
+    if (busy && wait !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      continue;
+    }
+    const tail = ran.stderr.trim().split('\n').slice(-2).join(' | ');
+    const hint = busy
+      ? `; still locked after ${attempt + 1} tries: let the query wait for the receiver's writes (sqlite3 -cmd '.timeout 2000' FILE '…', or PRAGMA busy_timeout)`
+      : '';
+    throw new UsageError(`${flag} command failed (${ran.why})${tail ? `: ${tail}` : ''}${hint}`);
+  }
+}
+
+/**
+ * The probe was stopped by a signal from outside (Ctrl-C reaches the whole process group, the
+ * probe's sqlite3 with it; a CI timeout's SIGTERM): an interrupt, not a fault of the command — no
+ * one is blamed and nothing it was to judge is judged.
+ */
+export class ProbeInterrupted extends UsageError {
+  override readonly name: string = 'ProbeInterrupted';
+  constructor(
+    readonly flag: string,
+    readonly signal: NodeJS.Signals,
+  ) {
+    // A UsageError still, for the commands that do not yet tell an interrupt apart (one line).
+    super(`${flag} command interrupted (${signal})`);
+  }
+}
+
+const INTERRUPTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function runOnce(
+  command: string,
+  flag: string,
+  env: Record<string, string>,
+): Promise<{ ok: true; stdout: string } | { ok: false; why: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
     exec(command, { env: { ...process.env, ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
-      if (err) {
-        const tail = String(errOut).trim().split('\n').slice(-2).join(' | ');
-        reject(new UsageError(`${flag} command failed (${err.code ?? err.signal ?? err.message})${tail ? `: ${tail}` : ''}`));
-      } else resolve(String(out));
+      // `killed`: exec's own timeout sent the signal, which is the command's fault (it hung).
+      if (err?.signal && INTERRUPTS.includes(err.signal) && !err.killed) reject(new ProbeInterrupted(flag, err.signal));
+      else if (err) resolve({ ok: false, why: String(err.code ?? err.signal ?? err.message), stderr: String(errOut) });
+      else resolve({ ok: true, stdout: String(out) });
     });
   });
-  return stdout
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
 }

@@ -1,7 +1,7 @@
 import { UsageError } from '../util/errors.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import { ROW_ORDERS } from '../inbox/index.js';
-import type { Overview, RowOrder, Selector } from '../inbox/index.js';
+import type { DeliveryStatus, Inbox, InboxStats, Overview, RowOrder, Selector } from '../inbox/index.js';
 import { decodeCursor, encodeCursor } from '../inbox/cursor.js';
 import { rowSummary } from '../inbox/row-summary.js';
 import { maskCredentials } from '../util/http-headers.js';
@@ -76,7 +76,8 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
     // --exclude-check alone is the overview without check's rows, not a list of every other row.
     const { check, ...rest } = selector;
     if (check === false && isEmpty(rest) && !listing) {
-      return { command: 'inspect', view: 'overview', inbox: location, now, overview: await inbox.overview(now, { excludeCheck: true }) };
+      const [overview, stats] = await Promise.all([inbox.overview(now, { excludeCheck: true }), statsWithoutCheck(inbox)]);
+      return { command: 'inspect', view: 'overview', inbox: location, now, overview: { ...overview, stats } };
     }
     const limit = parseIntFlag(o.limit, '--limit', 1, 1_000_000, INSPECT_DEFAULTS.limit);
     // One row more than shown says whether there is a next page, without a second query.
@@ -100,4 +101,18 @@ export async function run(o: InspectOptions): Promise<InspectResult> {
   } finally {
     await inbox.close();
   }
+}
+
+/**
+ * The header's counts without check's rows: the overview's stats count every row, and a header
+ * that kept the rows --exclude-check leaves out disagreed with the groups under it.
+ */
+async function statsWithoutCheck(inbox: Inbox): Promise<InboxStats> {
+  const statuses: readonly DeliveryStatus[] = ['pending', 'working', 'done', 'dead'];
+  const [numbers, oldest] = await Promise.all([
+    Promise.all(statuses.map((s) => inbox.count({ statuses: [s], check: false }))),
+    inbox.select({ statuses: ['pending'], check: false }, { limit: 1, order: 'oldest' }),
+  ]);
+  const counts = Object.fromEntries(statuses.map((s, i) => [s, numbers[i] ?? 0])) as Record<DeliveryStatus, number>;
+  return { counts, total: numbers.reduce((a, b) => a + b, 0), oldestPendingAt: oldest[0]?.receivedAt };
 }

@@ -106,6 +106,7 @@ export const discord: Provider = {
     futureTimestamp: 'accepted',
     // verifyKeyMiddleware parses the body it verified (a PING must be told from a command).
     parsesJson: true,
+    parsedBy: "discord-interactions' verifyKeyMiddleware",
     editSignatures: (v, edit) => edit(v),
     unknownType: { path: ['type'], value: 99 },
   },

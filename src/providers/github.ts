@@ -151,6 +151,7 @@ export const github: Provider = {
     futureTimestamp: 'refused', // no timestamp: the case does not apply
     // @octokit/webhooks' middleware parses the verified body and answers 400 to one that is not JSON.
     parsesJson: true,
+    parsedBy: "@octokit/webhooks' verifyAndReceive",
     // "Payloads are capped at 25 MB" (GitHub's webhook docs): larger events are not delivered at all.
     maxBodyBytes: 25_000_000,
     editSignatures: (value, edit) => edit(value),

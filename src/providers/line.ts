@@ -102,6 +102,7 @@ export const line: Provider = declaredProvider(
       official: "@line/bot-sdk's validateSignature",
       // The SDK's middleware parses the body it validated (a body that is not JSON is its error).
       parsesJson: true,
+      parsedBy: "@line/bot-sdk's middleware",
       unknownType: { path: ['events', '0', 'type'], value: 'hookdrill_unknown_event_type' },
     },
     freshFields(body: JsonObject) {

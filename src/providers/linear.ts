@@ -75,6 +75,7 @@ const base = declaredProvider(
       futureTimestamp: 'refused',
       // The SDK reads webhookTimestamp from the body it verified.
       parsesJson: true,
+      parsedBy: "@linear/sdk's LinearWebhookClient.parseData",
       unknownType: { path: ['type'], value: 'HookdrillUnknownEntity' },
     },
     newDeliveryId: uuid,

@@ -40,7 +40,7 @@ export interface SignContext {
    */
   facts?: WireFacts | undefined;
   /**
-   * The URL the provider was told to post to (URL-bound schemes sign it: Square, Twilio,
+   * The URL the provider was told to post to (URL-bound schemes sign it: Square,
    * HubSpot): the one delivered to, or `--public-url` where the receiver sits behind a proxy.
    */
   url?: string | undefined;
@@ -122,6 +122,11 @@ export interface VerifierRules {
   /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
   parsesJson: boolean;
   /**
+   * Where the official code that parses the body is not `official` itself (Discord's verifyKey
+   * only verifies; its verifyKeyMiddleware parses): named in messages about parsing.
+   */
+  parsedBy?: string;
+  /**
    * The official verifier signs the body as parsed and written again (WorkOS's constructEvent
    * takes `req.body` and HMACs `JSON.stringify` of it): re-serialising is its documented way, so
    * check does not judge it.
@@ -171,7 +176,7 @@ export interface Provider {
   /** verify lets a timestamp from the future pass, as the official verifier does (Paddle's window is one-sided). */
   futureAccepted?: true;
   /**
-   * The signature covers the URL posted to (Square, Twilio, HubSpot): sign needs `ctx.url` and
+   * The signature covers the URL posted to (Square, HubSpot): sign needs `ctx.url` and
    * verify `opts.url`, and a receiver behind a proxy must verify over its public URL.
    */
   urlBound?: true;

@@ -4,6 +4,7 @@ import { junitReport, xml } from './xml.js';
 import type { ChaosResult, ChaosRound, SettleWait } from '../chaos/run.js';
 import { formatDuration } from '../util/duration.js';
 import { scaleNote } from './timing.js';
+import { getProvider } from '../providers/index.js';
 
 /** Ids, the receiver's command and the problems (which quote what the receiver said) came from outside: escaped first. */
 export function renderChaos(result: ChaosResult): string {
@@ -49,7 +50,7 @@ export function renderChaos(result: ChaosResult): string {
       ),
     );
   if (r.durability === 'power-cut') lines.push(chalk.dim('each kill was a power cut: only what reached the disk survived'));
-  idList(lines, 'lost (acknowledged, then not stored)', t.lost);
+  idList(lines, 'lost (acknowledged, then not stored)', t.lost, LOST_FIX);
   idList(lines, 'never acknowledged (the sender gives up)', t.refused);
   idList(lines, 'acknowledged but never processed', t.notProcessed ?? []);
   idList(lines, 'processed twice', t.processedTwice ?? []);
@@ -61,12 +62,20 @@ export function renderChaos(result: ChaosResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Ids one per line, the first 20 and then how many more (--json has them all). */
-function idList(lines: string[], title: string, ids: readonly string[]): void {
+/**
+ * What a developer changes when acknowledged deliveries are lost, as check gives a fix under each
+ * failed case (the other lists' problems below say their fix already). No provider's fact in it.
+ */
+const LOST_FIX =
+  'your receiver answers 2xx before the delivery is durably stored: commit it (the transaction done, the write synced) first, then answer; do the work after, from the store';
+
+/** Ids one per line, the first 20 and then how many more (--json has them all), and the fix where one is given. */
+function idList(lines: string[], title: string, ids: readonly string[], fix?: string): void {
   if (ids.length === 0) return;
   lines.push(chalk.red(`${title}: ${ids.length}`));
   for (const id of ids.slice(0, SHOWN_IDS)) lines.push(`  ${id}`);
   if (ids.length > SHOWN_IDS) lines.push(`  … and ${ids.length - SHOWN_IDS} more (--json lists them all)`);
+  if (fix) lines.push(`  ${chalk.red('→')} ${fix}`);
 }
 
 const SHOWN_IDS = 20;
@@ -85,8 +94,20 @@ function roundLine(round: ChaosRound, r: ChaosResult): string {
   const lost = round.lost.length ? chalk.red(`${round.lost.length} lost`) : '0 lost';
   const refused = round.refused.length ? ` · ${chalk.red(`${round.refused.length} never acknowledged`)}` : '';
   const processed = round.processed !== undefined ? ` · ${round.processed} processed` : '';
-  const later = round.acknowledgedAfterRestart ? ` (${round.acknowledgedAfterRestart} on a retry after the restart)` : '';
+  const later = round.acknowledgedAfterRestart
+    ? ` (${round.acknowledgedAfterRestart} on ${retries(r) ? 'a retry after the restart' : 'a redelivery after the restart, as a person would press Redeliver'})`
+    : '';
   return `round ${round.round}: ${round.sent} sent · ${round.acknowledged} acknowledged${later} · ${kill}${term} · ${round.stored} stored · ${lost}${refused}${processed}`;
+}
+
+/**
+ * Whether the provider retries on its own, from its profile: chaos redelivers once after a restart
+ * for one that does not (GitHub's redelivery is manual, Discord never sends again), and must not
+ * call that the provider's retry.
+ */
+function retries(r: ChaosResult): boolean {
+  const p = getProvider(r.provider);
+  return (p.profiles[r.timing.profile] ?? p.profiles[p.defaultProfile])?.retryDelaysMs.length !== 0;
 }
 
 /** The line the CLI prints (stderr) while chaos waits for rows a killed worker still holds. */

@@ -9,6 +9,40 @@ const MARK = { pass: chalk.green('PASS'), fail: chalk.red('FAIL'), warn: chalk.y
 /** The names are known before anything runs, so lines printed as cases finish still align. */
 const WIDTH = Math.max(...CASE_NAMES.map((n) => n.length));
 
+/** A case --only left out or --skip named: said once for all of them at the end, not a line each. */
+export function isNotAsked(c: Pick<CaseReport, 'status' | 'observed'>): boolean {
+  return c.status === 'skipped' && (c.observed === 'not in --only' || c.observed === 'in --skip');
+}
+
+function notAskedLine(cases: readonly CaseReport[]): string {
+  const only = cases.filter((c) => c.observed === 'not in --only').length;
+  const skip = cases.length - only;
+  return [only ? `${only} case${only === 1 ? '' : 's'} not asked for (--only)` : '', skip ? `${skip} left out (--skip)` : '']
+    .filter(Boolean)
+    .join(', ');
+}
+
+/**
+ * A diagnosis's first clause, for the summary: up to its first " — " or ": " outside quotes and
+ * brackets, so a quoted answer (`{"type": 1}`) is not cut in half.
+ */
+export function firstClause(text: string): string {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === '"' || c === '`') quote = c;
+    else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) depth = Math.max(0, depth - 1);
+    else if (depth === 0 && (text.startsWith(' — ', i) || text.startsWith(': ', i))) return text.slice(0, i);
+  }
+  return text;
+}
+
 /** One case, as it finishes. What was observed quotes the receiver (its answer, its headers): escaped first. */
 export function renderCaseLine(report: CaseReport): string {
   const c = escapeStrings(report);
@@ -49,7 +83,10 @@ export function renderCheckEnd(result: CheckResult): string {
   // The causes first: a developer fixes these, and the cases not judged are judged next run.
   // Each as its first clause: the whole diagnosis is under the case's line above.
   for (const root of r.cases.filter((x) => x.status === 'fail'))
-    lines.push(`${chalk.red('✗')} ${root.name}: ${(root.diagnosis ?? root.observed).split(/ — |: /)[0]}`);
+    lines.push(`${chalk.red('✗')} ${root.name}: ${firstClause(root.diagnosis ?? root.observed)}`);
+  // The cases --only left out (or --skip named) as one line, not a SKIP line each.
+  const notAsked = r.cases.filter(isNotAsked);
+  if (notAsked.length) lines.push(chalk.dim(notAskedLine(notAsked)));
   const c = r.counts;
   const unjudged = r.notJudged ? `, ${r.notJudged} not judged` : '';
   const plainSkips = c.skipped - r.notJudged;
@@ -57,8 +94,14 @@ export function renderCheckEnd(result: CheckResult): string {
   lines.push(
     `${interrupted}${r.ok ? chalk.green('PASS') : chalk.red('FAIL')} ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${plainSkips} skipped${unjudged} · ${(r.elapsedMs / 1000).toFixed(1)}s`,
   );
-  if (r.notJudged && !r.interrupted)
-    lines.push(chalk.dim(`the ${r.notJudged} not judged depend on a failed case: fix ${r.roots.join(', ')}, then run check again`));
+  // The failed cases the unjudged ones wait on, not every failure (each names its own in `notJudged`).
+  const waitedOn = [...new Set(r.cases.map((x) => x.notJudged).filter((x): x is string => !!x && x !== 'interrupted'))];
+  if (r.notJudged && !r.interrupted && waitedOn.length)
+    lines.push(
+      chalk.dim(
+        `the ${r.notJudged} not judged depend on ${waitedOn.length === 1 ? 'a failed case' : 'failed cases'}: fix ${waitedOn.join(', ')}, then run check again`,
+      ),
+    );
   return `${lines.join('\n')}\n`;
 }
 

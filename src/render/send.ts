@@ -56,13 +56,17 @@ export function wireText(exchange: WireExchange): string {
 }
 
 /** A delivery's id and type (from a fixture, a stored row), its errors and the receiver's answers are outside values: escaped first. */
-export function deliveryLine(delivery: DeliveryRecord, showCopy: boolean, expect: string): string {
+export function deliveryLine(delivery: DeliveryRecord, showCopy: boolean, expect: string, url?: string): string {
   const d = escapeStrings(delivery);
   const mark = d.met ? chalk.green('✓') : chalk.red('✗');
   const copy = showCopy ? chalk.dim(` copy ${d.copy}`) : '';
   const attempts = d.attempts.map(attemptText).join(chalk.dim(' → '));
   const end = d.met ? '' : chalk.red(`  ${outcomeText(d)}, expected ${safe(expect)}`);
-  return `${mark} ${d.deliveryId}${copy}  ${chalk.cyan(d.eventType)}  ${attempts}${end}`;
+  // What to check, under a delivery that failed: with --no-retry, or a refusal that ends it at
+  // once, no retry line says it.
+  const last = delivery.attempts[delivery.attempts.length - 1];
+  const hint = !d.met && last ? attemptHint(last, url) : undefined;
+  return `${mark} ${d.deliveryId}${copy}  ${chalk.cyan(d.eventType)}  ${attempts}${end}${hint ? `\n  ${chalk.dim('↳')} ${safe(hint)}` : ''}`;
 }
 
 function attemptText(a: AttemptRecord): string {
@@ -93,7 +97,10 @@ function outcomeText(d: DeliveryRecord): string {
     case 'exhausted':
       return d.attempts.length === 1 ? 'no retries' : `gave up after ${d.attempts.length} attempts`;
     case 'stopped':
-      return 'receiver said stop';
+      // A refusal of the request itself ends the delivery (send, replay): not the receiver asking to stop.
+      return d.finalStatus === 400 || d.finalStatus === 401 || d.finalStatus === 403
+        ? `refused (${d.finalStatus}): not retried, the same request gets the same answer`
+        : 'receiver said stop';
     case 'interrupted':
       return 'interrupted';
     case 'acknowledged':

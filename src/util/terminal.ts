@@ -133,3 +133,87 @@ export function fitToColumns(text: string, columns: number | undefined): string 
 export function visibleLength(text: string): number {
   return [...stripVTControlCharacters(text)].length;
 }
+
+/**
+ * Text for a terminal `columns` wide, each line too long broken at a space, its continuations
+ * indented under it: the terminal itself would break it mid-word at the edge (check's findings,
+ * demo's contrasts at 60 columns). Measured as fitToColumns measures (colour codes take no
+ * columns; one column kept free); a word longer than the room is cut where the room ends. Not at
+ * a terminal (columns undefined: a pipe, a file, CI's log), the text is left as it is.
+ */
+export function wrapToColumns(text: string, columns: number | undefined): string {
+  if (!columns || columns < 20) return text;
+  const room = columns - 1;
+  return text
+    .split('\n')
+    .map((line) => (COMMAND.test(line) ? line : wrapLine(line, room)))
+    .join('\n');
+}
+
+/**
+ * A line that holds a command to copy (`hookdrill inspect --inbox … --check-run …`) is left to the
+ * terminal's own wrap, which copies back as one line: a line break put in it would run half a
+ * command when pasted.
+ */
+const COMMAND = /\bhookdrill [a-z]+ (-|\S+\/)/;
+
+function wrapLine(line: string, room: number): string {
+  if (visibleLength(line) <= room) return line;
+  const lead = /^ */.exec(stripVTControlCharacters(line))?.[0].length ?? 0;
+  // Continuations two columns in from the line's own indent, never more than half the room.
+  const hang = ' '.repeat(Math.min(lead + 2, Math.floor(room / 2)));
+  const rows: string[] = [];
+  let row = '';
+  let width = 0;
+  for (const word of line.slice(lead).split(' ')) {
+    let w = word;
+    let len = visibleLength(w);
+    const indent = rows.length === 0 && row === '' ? ' '.repeat(lead) : '';
+    if (row !== '' && width + 1 + len > room) {
+      rows.push(row);
+      row = '';
+      width = 0;
+    }
+    if (row === '') {
+      row = rows.length === 0 ? indent : hang;
+      width = row.length;
+    } else {
+      row += ' ';
+      width++;
+    }
+    // A word wider than a whole row: as much as fits, then on.
+    while (width + len > room) {
+      const cut = room - width;
+      const [head, tail] = splitVisible(w, cut);
+      rows.push(row + head);
+      row = hang;
+      width = hang.length;
+      w = tail;
+      len = visibleLength(w);
+    }
+    row += w;
+    width += len;
+  }
+  if (row.trim() !== '') rows.push(row);
+  return rows.join('\n');
+}
+
+/** A text cut after `n` visible characters, colour codes kept with the part they are in. */
+function splitVisible(text: string, n: number): [string, string] {
+  let shown = 0;
+  let i = 0;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes take no columns
+  for (const [piece] of text.matchAll(/\u001b\[[0-9;]*m|[\s\S]/gu)) {
+    if (!piece.startsWith('\u001b[')) {
+      if (shown === n) break;
+      shown++;
+    }
+    i += piece.length;
+  }
+  return [text.slice(0, i), text.slice(i)];
+}
+
+/** What is written for a person on this stream: wrapped to its width where it is a terminal. */
+export function forTerminal(text: string, stream: { isTTY?: boolean; columns?: number } = process.stdout): string {
+  return stream.isTTY ? wrapToColumns(text, stream.columns) : text;
+}

@@ -8,6 +8,7 @@ import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js'
 import { CHECK_HEADER } from '../../inbox/types.js';
 import { formPayloadJson, windowSec } from '../../providers/util.js';
 import { sleep } from '../../util/wait.js';
+import { retrySpan } from '../wording.js';
 import type { Interrupt } from '../../util/wait.js';
 import type { SentDelivery } from '../stored-key.js';
 
@@ -88,6 +89,8 @@ export interface CheckContext {
   tls: TlsOptions;
   /** An interrupt stops every attempt in flight and every one after it. */
   interrupt?: Interrupt;
+  /** The command that starts the receiver (--receiver), where given: a fix is worded in its language. */
+  receiver?: string;
 }
 
 export interface CheckCase {
@@ -195,7 +198,7 @@ export function duplicateDiagnosis(ctx: CheckContext, answers: readonly AttemptO
   if (first && !is2xx(first.status))
     return `your receiver answered ${answer(first)} to the first copy, a delivery it had not seen — not a duplicate's problem: see valid (is it flaky under a second request?)`;
   if (answers.some((a) => !is2xx(a.status)))
-    return 'your receiver refuses a copy of a delivery it already holds — the sender is asking "do you have it?": answer it 2xx, or it retries what you have for days';
+    return `your receiver refuses a copy of a delivery it already holds — the sender is asking "do you have it?": answer it 2xx, or ${retrySpan(ctx.provider) ? `${ctx.provider.title} retries what you have for ${retrySpan(ctx.provider)}` : 'it counts as a failed delivery'}`;
   if (n === 0) return storedWrongly(0);
   return `your receiver stores a copy of a delivery it already holds (${n} times): dedupe on ${ctx.provider.title}'s delivery id, not on the signature, the timestamp or the arrival`;
 }

@@ -19,6 +19,7 @@ import {
 } from './common.js';
 import type { CheckCase } from './common.js';
 import { postReadingEarly } from '../early-answer.js';
+import { afterFailure } from '../wording.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
 
 export const LIMITS: readonly CheckCase[] = [
@@ -83,26 +84,26 @@ export const LIMITS: readonly CheckCase[] = [
   {
     name: 'malformed-json',
     summary:
-      "authentic but malformed JSON gets 2xx, or 4xx where the provider's own library parses the body it verified (all but Shopify's); elsewhere a 4xx is a warning",
+      "authentic but malformed JSON gets 2xx, or 4xx where the provider's own library parses the body it verified; elsewhere a 4xx is a warning",
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
       const body = Buffer.from(e.rawBody.toString('utf8').slice(0, -5));
       const res = await post(ctx, body, sign(ctx, { ...e, rawBody: body }));
       if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
-      const official = ctx.provider.verifier.official;
+      const parser = ctx.provider.verifier.parsedBy ?? ctx.provider.verifier.official;
       if (is4xx(res.status) && ctx.provider.verifier.parsesJson)
-        return { status: 'pass', observed: `${answer(res)}: refused, as ${official} does (it parses the body it verified)` };
+        return { status: 'pass', observed: `${answer(res)}: refused, as ${parser} does (it parses the body it verified)` };
       if (is4xx(res.status))
         return {
           status: 'warn',
           observed: answer(res),
-          diagnosis: 'an authentic delivery refused is retried until the sender gives up: store what verifies, parse it in the worker',
+          diagnosis: `an authentic delivery refused is not processed (${afterFailure(ctx.provider)}): store what verifies, parse it in the worker`,
         };
       return {
         status: 'fail',
         observed: `${answer(res)} (expected 2xx or 4xx)`,
-        diagnosis: 'your receiver fails (5xx or no answer) on a body it cannot parse: the sender retries it for days',
+        diagnosis: `your receiver fails (5xx or no answer) on a body it cannot parse: ${afterFailure(ctx.provider)}`,
       };
     },
   },

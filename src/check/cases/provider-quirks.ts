@@ -24,6 +24,7 @@ import {
   NEEDS_VALID,
   NEEDS_ANSWERED,
 } from './common.js';
+import { afterFailure } from '../wording.js';
 import type { CheckCase } from './common.js';
 
 export const PROVIDER_QUIRKS: readonly CheckCase[] = [
@@ -216,11 +217,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       return {
         status: 'fail',
         observed: `${observed}; refused: ${refused.join(', ')}`,
-        diagnosis: `your receiver refuses authentic events of types it has no handler for — ${
-          (ctx.provider.profiles[ctx.provider.defaultProfile]?.retryDelaysMs.length ?? 0) > 0
-            ? `${ctx.provider.title} retries each one for as long as it retries, and may disable the endpoint`
-            : `${ctx.provider.title} records each as a failed delivery, and a run of failures can disable the hook`
-        }: answer 2xx and ignore them`,
+        diagnosis: `your receiver refuses authentic events of types it has no handler for — each is a failed delivery (${afterFailure(ctx.provider)}): answer 2xx and ignore them`,
       };
     },
   },
@@ -277,7 +274,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   {
     name: 'ping',
     summary: 'Discord\'s PING (an interaction of type 1) is answered 2xx with {"type": 1}: Discord saves no endpoint that does not',
-    skipFor: (p) => (p.keyPair && p.challengeAnswer ? undefined : `${p.title} sends no PING`),
+    skipFor: (p) =>
+      p.keyPair && p.challengeAnswer ? undefined : `Discord's endpoint check; ${p.title} checks no endpoint with a signed PING interaction`,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const e = pingOf(ctx)?.make(Date.now());

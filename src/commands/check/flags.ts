@@ -1,4 +1,4 @@
-import { safeOutput } from '../../util/terminal.js';
+import { forTerminal, safeOutput } from '../../util/terminal.js';
 import { PUBLIC_URL_HELP } from '../../cli/flags/public-url.js';
 import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
@@ -11,6 +11,7 @@ import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
 import type { CheckOptions } from '../../check/run.js';
+import type { CaseStatus } from '../../check/cases/index.js';
 import { CHECK_DEFAULTS } from '../../check/defaults.js';
 import { RECEIVER_PROCESS_DEFAULTS } from '../../harness/defaults.js';
 
@@ -91,7 +92,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
   async execute(options, flags) {
     const [
       { run, listCases },
-      { renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit, renderCheckErrorJunit },
+      { isNotAsked, renderCaseLine, renderCaseList, renderCheckEnd, renderCheckJunit, renderCheckErrorJunit },
       io,
       { UsageError },
     ] = await Promise.all([
@@ -108,14 +109,16 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     if (flags.junit) io.checkWritable(flags.junit);
     // Each case's line as it finishes: a receiver that hangs shows where, not minutes of nothing.
     // --quiet: only what needs a look (failures and warnings), then the verdict.
-    const shown = (c: { status: string }) => !flags.quiet || c.status === 'fail' || c.status === 'warn';
+    // The cases --only left out are one line at the end ("26 cases not asked for"), not a SKIP each.
+    const shown = (c: { status: CaseStatus; observed: string }) =>
+      !isNotAsked(c) && (!flags.quiet || c.status === 'fail' || c.status === 'warn');
     // Ctrl-C, or a CI job's timeout (SIGTERM): the case in hand stops, what was judged is printed
     // and written to the JUnit report (the rest as skipped), and the exit code is the signal's.
     const stop = io.interruptOnSignals();
     const result = await run({
       ...options,
       signal: stop.signal,
-      ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(safeOutput(renderCaseLine(c))) }),
+      ...(flags.json ? {} : { onCase: (c) => shown(c) && process.stdout.write(forTerminal(safeOutput(renderCaseLine(c)))) }),
     })
       .catch((err: unknown) => {
         // Nothing could be judged (nothing listens, the receiver would not start, a --stored that
@@ -125,8 +128,10 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       })
       .finally(() => stop.dispose());
     if (flags.junit) io.writeAtomically(flags.junit, renderCheckJunit(result));
-    io.printResult(result, flags.json, renderCheckEnd);
-    const signal = stop.received();
-    if (signal) process.exitCode = io.SIGNAL_EXIT[signal];
+    // At a terminal, wrapped at a space to its width: the terminal would break words at its edge.
+    io.printResult(result, flags.json, (r) => forTerminal(renderCheckEnd(r)));
+    // Ctrl-C may reach the --stored probe before hookdrill's own handler: its signal is the run's.
+    const signal = stop.received() ?? result.interruptedBy;
+    if (signal) process.exitCode = io.SIGNAL_EXIT[signal as keyof typeof io.SIGNAL_EXIT] ?? 130;
   },
 });

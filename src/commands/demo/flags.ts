@@ -13,7 +13,7 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
       .option('--json', 'print the measured figures as JSON'),
   options: () => ({}),
   async execute(_options, flags) {
-    const [{ run, abortDemos }, render, io, { safeOutput }] = await Promise.all([
+    const [{ run, abortDemos }, render, io, { forTerminal, safeOutput }] = await Promise.all([
       import('../../demo/run.js'),
       import('../../render/demo.js'),
       import('../../cli/io.js'),
@@ -31,7 +31,8 @@ export const demo = defineCommand<DemoFlags, Record<string, never>>({
       return;
     }
     // Each contrast as it is measured: ten seconds of silence reads as a hang.
-    const out = (text: string) => process.stdout.write(safeOutput(text));
+    // Wrapped at a space to the terminal's width: the terminal would break words at its edge.
+    const out = (text: string) => process.stdout.write(forTerminal(safeOutput(text)));
     out(render.demoHeader());
     const result = await run({
       onSection: (s) => out(render.demoSection(s)),

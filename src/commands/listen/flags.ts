@@ -1,3 +1,4 @@
+import { LISTEN_PUBLIC_URL_HELP } from '../../cli/flags/public-url.js';
 import { RefusedLog } from '../../ui/refused.js';
 import { resolveTarget } from '../../inbox/open.js';
 import { parseIntFlag } from '../../util/options.js';
@@ -60,10 +61,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     return cmd
       .option('--port <port>', `port to listen on (0: any free port; default: ${LISTEN_DEFAULTS.port})`)
       .option('--host <address>', `address to listen on (default: ${LISTEN_DEFAULTS.host})`)
-      .option(
-        '--public-url <url>',
-        'the URL the provider posts to, for schemes that sign it (Square, HubSpot): every request is verified over it; required for them, unless --trust-proxy',
-      )
+      .option('--public-url <url>', LISTEN_PUBLIC_URL_HELP)
       .option(
         '--trust-proxy',
         "with Square or HubSpot and no --public-url: a proxy in front sets X-Forwarded-Proto and -Host, and each request's URL is rebuilt from the values it added (without a proxy, any client would choose the URL its signature is checked against)",

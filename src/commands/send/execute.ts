@@ -31,7 +31,7 @@ export async function executeDeliveries<R extends Omit<SendResult, 'command'>>(
           onDelivery: (d: DeliveryRecord) => {
             if (flags.quiet && d.met) return;
             bar?.clear();
-            process.stdout.write(safeOutput(`${deliveryLine(d, lines.showCopy, lines.expect)}\n`));
+            process.stdout.write(safeOutput(`${deliveryLine(d, lines.showCopy, lines.expect, lines.url)}\n`));
           },
         }),
     ...(flags.verbose

@@ -28,6 +28,7 @@ export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFla
   contentType?: string;
   hookOwner?: string;
   expect?: string;
+  retryRefused?: boolean;
 }
 
 export const send = defineCommand<SendFlags, SendOptions>({
@@ -44,6 +45,10 @@ export const send = defineCommand<SendFlags, SendOptions>({
     });
     declareTls(cmd);
     declareTiming(cmd);
+    cmd.option(
+      '--retry-refused',
+      `follow the provider's schedule for a ${SEND_DEFAULTS.refusedStatuses.join(', ')} too (default: such a refusal — nearly always the secret — ends the delivery at once, with what to check)`,
+    );
     cmd
       .option('--count <n>', 'events to send, taking the fixtures in turn (default: one per fixture)')
       .option('--concurrency <n>', `requests in flight at most (default: ${SEND_DEFAULTS.concurrency})`)
@@ -71,6 +76,7 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...timingOptions(flags),
     ...pick(flags, ['publicUrl', 'count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
     shuffle: flags.shuffle === true,
+    ...(flags.retryRefused ? { retryRefused: true } : {}),
     headers: flags.header ?? [],
     sets: flags.set ?? [],
   }),
