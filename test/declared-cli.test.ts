@@ -113,7 +113,21 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
   // What the scheme has not (one signature, no endpoint check, no forms) is skipped; the rest is judged.
   assert.deepEqual(
     cases.filter((c) => c.status === 'skipped').map((c) => c.name),
-    ['rotation', 'other-schemes', 'legacy-signature', 'url-verification', 'ping', 'probe-401', 'form-encoded', 'first-seen-retry'],
+    [
+      'batch',
+      'redelivered',
+      'answer',
+      'empty-batch',
+      'forged-check',
+      'rotation',
+      'other-schemes',
+      'legacy-signature',
+      'url-verification',
+      'ping',
+      'probe-401',
+      'form-encoded',
+      'first-seen-retry',
+    ],
   );
 
   const stale = await hookdrill(
