@@ -264,3 +264,14 @@ test('HubSpot signs its URL with %3A %2F %3F … decoded (its v3 docs): a receiv
   });
   assert.deepEqual(named(wrong, 'fail'), ['valid'], explain(wrong));
 });
+
+for (const provider of ['stripe', 'paddle'] as const) {
+  test(`${provider}'s last retry comes days late with the event's own time unchanged: a receiver that refuses old events fails late-retry, a right one passes`, async () => {
+    const right = await checkReceiver(provider, python(provider), { only: 'valid,late-retry' });
+    assert.deepEqual(named(right, 'fail'), [], explain(right));
+    assert.equal(right.cases.find((c) => c.name === 'late-retry')?.status, 'pass', explain(right));
+    const wrong = await checkReceiver(provider, python(provider, 'refuse-old-events'), { only: 'valid,late-retry' });
+    assert.deepEqual(named(wrong, 'fail'), ['late-retry'], explain(wrong));
+    assert.match(wrong.cases.find((c) => c.name === 'late-retry')?.diagnosis ?? '', /refuses an event whose own time is .* old/);
+  });
+}

@@ -62,6 +62,7 @@ Flaws, one at a time (or several, comma-separated):
   challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
   no-url-decode         HubSpot: hashes the URL as it arrived, not with %3A %2F %3F … decoded as HubSpot's v3 docs say
   answer-ok             Discord: answers an interaction 200 "ok", not an interaction response
+  refuse-old-events     refuses an event whose own time (created, occurred_at) is over 5 minutes old: every late retry
   drops-redeliveries    LINE, HubSpot: answers a redelivered event (isRedelivery, attemptNumber > 0) 200 without storing it
   dedupe-by-body-hash   keys each delivery on a hash of its body, not its id (HubSpot's retries differ in attemptNumber)
   no-dedupe             stores every request, even one it holds (right only where the provider never re-sends: Discord)
@@ -356,6 +357,24 @@ def identify(provider, h, event, flaw=''):
 SEEN_BODIES = set()
 
 
+def event_age(event):
+    """Seconds since the event's own time: Stripe's created, or an ISO occurred_at / created_at."""
+    if not isinstance(event, dict):
+        return 0
+    created = event.get('created')
+    if isinstance(created, (int, float)):
+        return time.time() - created
+    for key in ('occurred_at', 'created_at'):
+        text = event.get(key)
+        if isinstance(text, str):
+            try:
+                from datetime import datetime
+                return time.time() - datetime.fromisoformat(text.replace('Z', '+00:00')).timestamp()
+            except ValueError:
+                return 0
+    return 0
+
+
 def deferred_interaction(event):
     """Discord's deferred answer for an interaction's type: autocomplete has none, an empty list of choices instead."""
     kind = event.get('type')
@@ -501,6 +520,9 @@ def serve(args):
             delivery_id, event_type = identify(args.provider, self.headers, event, args.flaw)
             if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
                 return self.answer(400, f'no handler for {event_type}'.encode())
+            if args.flaw == 'refuse-old-events' and event_age(event) > 300:
+                # "Replay protection" on the event's own time instead of the signed timestamp.
+                return self.answer(400, b'event too old')
             if args.flaw == 'drops-redeliveries' and is_redelivery(args.provider, event):
                 # "Already handled the first time": but the first attempt may never have arrived.
                 return self.answer(200, b'ok')

@@ -1,4 +1,5 @@
-import { eventsOf, fieldOf, markRedelivery } from '../../providers/contract.js';
+import { eventsOf, fieldOf, markRedelivery, mayResend } from '../../providers/contract.js';
+import { formatDuration } from '../../util/duration.js';
 import type { Batching, DeliveryContract, Sourced } from '../../providers/contract.js';
 import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
@@ -122,6 +123,37 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
         diagnosis: problem
           ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${what} (${need.source}), and shows "This interaction failed" otherwise: answer with a deferred response ({"type": 5}) and do the work after`
           : `your receiver answers after ${Math.round(res.latencyMs)}ms — ${ctx.provider.title} needs ${what} within ${need.kind === 'body' ? need.deadlineMs / 1000 : '?'} s: answer with a deferred response first`,
+      };
+    },
+  },
+  {
+    name: 'late-retry',
+    summary:
+      "a retry as late as the provider's last (Stripe's and Paddle's about three days), freshly signed, its event's own time unchanged: gets 2xx and is stored",
+    skipFor: (p) => {
+      const delays = p.profiles[p.defaultProfile]?.retryDelaysMs ?? [];
+      if (!mayResend(p.contract) || delays.length === 0) return `${p.title} does not retry on its own (${p.contract.resends.source})`;
+      if (p.clockInBody) return `${p.title}'s retries carry their own send time in the body`;
+      return undefined;
+    },
+    needs: NEEDS_VALID,
+    async run(ctx) {
+      const delays = ctx.provider.profiles[ctx.provider.defaultProfile]?.retryDelaysMs ?? [];
+      const lateMs = delays.reduce((a, b) => a + b, 0);
+      const e = ctx.factory.make(Date.now());
+      if (!e.aged) return { status: 'skipped', observed: 'the default fixture holds no time of its own' };
+      const late = { ...e, rawBody: markRedelivery(ctx.provider.contract, e.aged(lateMs), delays.length) };
+      const res = await post(ctx, late.rawBody, sign(ctx, late, { retry: delays.length }));
+      const n = await storedCount(ctx, e.deliveryId);
+      const age = formatDuration(lateMs);
+      const observed = `${answer(res)} to a retry whose event is ${age} old${storedText(n)}`;
+      if (is2xx(res.status) && (n === undefined || n === 1)) return { status: 'pass', observed };
+      return {
+        status: 'fail',
+        observed,
+        diagnosis: is2xx(res.status)
+          ? `your receiver answers 2xx to a late retry and does not store it — ${ctx.provider.title}'s last retry comes ${age} after the first attempt (${ctx.provider.contract.resends.source})`
+          : `your receiver refuses an event whose own time is ${age} old — ${ctx.provider.title}'s last retry comes that late, freshly signed, the event's own time unchanged (${ctx.provider.contract.resends.source}): after an outage every retry would be refused and the event never stored. Bound replays by the signed timestamp, never by the event's own time`,
       };
     },
   },
