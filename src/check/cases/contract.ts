@@ -183,9 +183,11 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
     skipFor: (p) =>
       p.keyPair
         ? `${p.title}'s forged PING is the probe-401 case`
-        : p.contract.endpointChecks.some((c) => c.signed) && (p.challengeAnswer || emptyCheckOf(p.contract))
-          ? undefined
-          : `${p.title} sends no signed endpoint check`,
+        : !p.contract.endpointChecks.some((c) => c.signed)
+          ? `${p.title} sends no signed endpoint check`
+          : p.challengeAnswer || emptyCheckOf(p.contract)
+            ? undefined
+            : `${p.title}'s endpoint check (${p.contract.endpointChecks.map((c) => c.name).join(', ')}) is an event like any other: the signature cases judge it`,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const check = ctx.provider.contract.endpointChecks.find((c) => c.signed);
