@@ -163,7 +163,7 @@ export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | 
   const list = b.path.length === 0 ? body : isRecord(container) && last !== undefined ? container[last] : undefined;
   if (!Array.isArray(list)) return undefined;
   return list.map((event) => {
-    const alone = b.path.length === 0 ? [event] : withList(body, b.path, [event]);
+    const alone = withList(body, b.path, [event]);
     const text = JSON.stringify(alone);
     return {
       // An event without its id is keyed by its own bytes: its redeliveries still dedupe.
@@ -178,8 +178,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A copy of the body with the list at `path` replaced. */
-function withList(body: unknown, path: readonly string[], list: unknown[]): unknown {
+/** A copy of the body with the list at `path` replaced; at [] the list is the body. */
+export function withList(body: unknown, path: readonly string[], list: unknown[]): unknown {
+  if (path.length === 0) return list;
   const out = structuredClone(body) as Record<string, unknown>;
   let at = out;
   for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { eventsOf, fieldOf, markRedelivery, mayResend } from '../../providers/contract.js';
+import { eventsOf, fieldOf, markRedelivery, mayResend, withList } from '../../providers/contract.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Batching, DeliveryContract, Sourced } from '../../providers/contract.js';
 import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
@@ -16,16 +16,6 @@ type ListBatching = Extract<Batching, { events: 'list' }> & Sourced;
 
 const listOf = (c: DeliveryContract): ListBatching | undefined => (c.batching.events === 'list' ? (c.batching as ListBatching) : undefined);
 
-/** A body holding these events, shaped as `shape` (the provider's envelope around its list). */
-function withEvents(shape: unknown, path: readonly string[], events: unknown[]): unknown {
-  if (path.length === 0) return events;
-  const out = structuredClone(shape) as Record<string, unknown>;
-  let at = out;
-  for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
-  at[path[path.length - 1] as string] = events;
-  return out;
-}
-
 /** `n` fresh events of the fixture in one body, as the provider batches them; undefined when the fixture is no batch. */
 export function batchOf(ctx: CheckContext, n: number): { event: PreparedEvent; ids: string[] } | undefined {
   const b = listOf(ctx.provider.contract);
@@ -35,7 +25,7 @@ export function batchOf(ctx: CheckContext, n: number): { event: PreparedEvent; i
   const events = bodies.flatMap((body) => eventsOf(ctx.provider.contract, body));
   const ids = events.map((e) => fieldOf(e, b.id));
   if (events.length !== n || ids.some((id) => id === undefined)) return undefined;
-  const rawBody = Buffer.from(JSON.stringify(withEvents(bodies[0], b.path, events)));
+  const rawBody = Buffer.from(JSON.stringify(withList(bodies[0], b.path, events)));
   return { event: { ...(made[0] as PreparedEvent), rawBody }, ids: ids as string[] };
 }
 
@@ -164,9 +154,9 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const b = listOf(ctx.provider.contract) as ListBatching;
-      const e = ctx.factory.make(Date.now());
-      const rawBody = Buffer.from(JSON.stringify(withEvents(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
-      const res = await post(ctx, rawBody, sign(ctx, { ...e, rawBody }));
+      // The same request forged-check sends forged: the batch body with no events.
+      const e = checkRequestOf(ctx) as PreparedEvent;
+      const res = await post(ctx, e.rawBody, sign(ctx, e));
       if (is2xx(res.status)) return { status: 'pass', observed: answer(res) };
       const check = emptyCheckOf(ctx.provider.contract);
       return {
@@ -227,7 +217,7 @@ function checkRequestOf(ctx: CheckContext): PreparedEvent | undefined {
   const b = listOf(p.contract);
   if (b && emptyCheckOf(p.contract)) {
     const e = ctx.factory.make(Date.now());
-    const rawBody = Buffer.from(JSON.stringify(withEvents(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
+    const rawBody = Buffer.from(JSON.stringify(withList(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
     return { ...e, rawBody };
   }
   return challengeOf(ctx);
