@@ -121,6 +121,7 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
       'late-retry',
       'empty-batch',
       'forged-check',
+      'related',
       'rotation',
       'other-schemes',
       'legacy-signature',

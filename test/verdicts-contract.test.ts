@@ -275,3 +275,27 @@ for (const provider of ['stripe', 'paddle'] as const) {
     assert.match(wrong.cases.find((c) => c.name === 'late-retry')?.diagnosis ?? '', /refuses an event whose own time is .* old/);
   });
 }
+
+test('deliveries about one thing (a create then an update, one message twice) must all be kept: a receiver that dedupes on the thing fails related, for every provider whose contract sends them', async () => {
+  const providers = ['stripe', 'github', 'slack', 'shopify', 'svix', 'paddle', 'workos', 'square', 'line', 'hubspot', 'zoom', 'linear'];
+  if (!pythonLibMissing('sendgrid')) providers.push('sendgrid');
+  for (const provider of providers) {
+    assert.ok(getProvider(provider).contract.related, provider);
+    const right = await checkReceiver(provider, python(provider), { only: 'valid,related' });
+    assert.deepEqual(named(right, 'fail'), [], `${provider}: ${explain(right)}`);
+    assert.equal(right.cases.find((c) => c.name === 'related')?.status, 'pass', provider);
+    const wrong = await checkReceiver(provider, python(provider, 'dedupe-by-entity'), { only: 'valid,related' });
+    assert.deepEqual(named(wrong, 'fail'), ['related'], `${provider}: ${explain(wrong)}`);
+    const path = getProvider(provider).contract.related?.path.join('.') ?? '';
+    assert.match(
+      wrong.cases.find((c) => c.name === 'related')?.diagnosis ?? '',
+      new RegExp(`keeps one delivery per ${path.replace(/\./g, '\\.')}, not per delivery`),
+      provider,
+    );
+  }
+});
+
+test('a receiver that dedupes on the thing, not the delivery, was passed by the whole battery before the related case (Linear): now it fails it, and only it', async () => {
+  const wrong = await checkReceiver('linear', python('linear', 'dedupe-by-entity'));
+  assert.deepEqual(named(wrong, 'fail'), ['related'], explain(wrong));
+});

@@ -61,6 +61,23 @@ export interface EndpointCheck {
   request?: 'empty-batch';
 }
 
+/**
+ * Deliveries about one thing (a customer created then updated, two events about one message):
+ * distinct deliveries, each with its own id, that a receiver must all keep. A receiver that
+ * dedupes on the thing instead of the delivery drops every one after the first.
+ */
+export interface Related {
+  /** In words: "an issue created, then updated". */
+  about: string;
+  /** The shipped fixtures of the first delivery and the next one. */
+  first: string;
+  next: string;
+  /** Within one event: the id of the thing both are about — what a wrong receiver dedupes on. */
+  path: readonly string[];
+  /** What to dedupe on instead, as the provider names it. */
+  dedupeOn: string;
+}
+
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
 export type DeliveryAnswer = { kind: 'status' } | { kind: 'body'; what: string; deadlineMs: number };
 
@@ -70,6 +87,8 @@ export interface DeliveryContract {
   redelivery?: RedeliveryMarker & Sourced;
   endpointChecks: readonly (EndpointCheck & Sourced)[];
   answer: DeliveryAnswer & Sourced;
+  /** Deliveries the provider sends about one thing, each its own delivery. */
+  related?: Related & Sourced;
   /** How what is signed is normalised before signing, where it is (HubSpot v3 decodes parts of the URL). */
   normalises?: { what: string } & Sourced;
 }
@@ -81,6 +100,11 @@ export function eventsOf(c: DeliveryContract, body: unknown): unknown[] {
   for (const key of c.batching.path)
     v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
   return Array.isArray(v) ? v : [];
+}
+
+/** Where a path inside one event is in the body: under the batch's list (its first event) for a batching provider. */
+export function bodyPathOf(c: DeliveryContract, path: readonly string[]): string[] {
+  return c.batching.events === 'list' ? [...c.batching.path, '0', ...path] : [...path];
 }
 
 /** A value at a path inside an event, where it is text or a number. */
@@ -130,6 +154,11 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
         : `a delivery needs ${c.answer.what} within ${c.answer.deadlineMs / 1000} s`,
     source: c.answer.source,
   });
+  if (c.related)
+    out.push({
+      fact: `sends several deliveries about one thing (${c.related.about}), each with its own id: dedupe on ${c.related.dedupeOn}, never on ${c.related.path.join('.')}`,
+      source: c.related.source,
+    });
   if (c.normalises) out.push({ fact: `signs ${c.normalises.what}`, source: c.normalises.source });
   return out;
 }

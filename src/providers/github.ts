@@ -143,6 +143,15 @@ export const github: Provider = {
       kind: 'status',
       source: 'docs.github.com/webhooks/using-webhooks/best-practices-for-using-webhooks: respond within 10 seconds with a 2XX',
     },
+    related: {
+      about: 'an issue opened, then edited',
+      first: 'issues.opened',
+      next: 'issues.edited',
+      path: ['issue', 'id'],
+      dedupeOn: 'X-GitHub-Delivery',
+      source:
+        'docs.github.com/webhooks/webhook-events-and-payloads#issues: opened, edited, … each a delivery with its own X-GitHub-Delivery',
+    },
   },
   profiles: { github: cloud, 'github-enterprise': enterprise },
   defaultProfile: 'github',

@@ -91,6 +91,15 @@ export const hubspot: Provider = declaredProvider(
       },
       endpointChecks: [],
       answer: { kind: 'status', source: 'developers.hubspot.com/docs/api/webhooks: a 2xx within 5 seconds' },
+      related: {
+        about: 'two properties of one contact changed',
+        first: 'contact.propertyChange',
+        next: 'contact.propertyChange',
+        path: ['objectId'],
+        dedupeOn: 'eventId',
+        source:
+          'developers.hubspot.com/docs/api/webhooks: one propertyChange event per property changed, each with its own eventId, about one objectId',
+      },
       normalises: {
         what: 'the URL with %3A %2F %3F %40 %21 %24 %27 %28 %29 %2A %2C %3B decoded',
         source: 'developers.hubspot.com/docs/apps/legacy-apps/authentication/validating-requests (v3)',

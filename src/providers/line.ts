@@ -96,6 +96,15 @@ export const line: Provider = declaredProvider(
         },
       ],
       answer: { kind: 'status', source: 'developers.line.biz/en/reference/messaging-api/#response: return 200' },
+      related: {
+        about: 'two messages from one user',
+        first: 'message.text',
+        next: 'message.text',
+        path: ['source', 'userId'],
+        dedupeOn: 'webhookEventId',
+        source:
+          "developers.line.biz/en/docs/messaging-api/receiving-messages/: each event has its own webhookEventId, to tell redeliveries apart; a user's every message is an event with the same source.userId",
+      },
     },
     defaultProfile: 'line',
     verifier: {

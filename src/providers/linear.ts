@@ -68,6 +68,15 @@ const base = declaredProvider(
       resends: { events: 'on-failure', source: 'linear.app/developers/webhooks: retried after 1 minute, 1 hour and 6 hours' },
       endpointChecks: [],
       answer: { kind: 'status', source: 'linear.app/developers/webhooks: a 200 within 5 seconds' },
+      related: {
+        about: 'an issue created, then updated',
+        first: 'Issue.create',
+        next: 'Issue.update',
+        path: ['data', 'id'],
+        dedupeOn: 'Linear-Delivery',
+        source:
+          'linear.app/developers/webhooks: a create, then an update of one entity (data.id), each a delivery with its own Linear-Delivery',
+      },
     },
     defaultProfile: 'linear',
     verifier: {

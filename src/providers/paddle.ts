@@ -76,6 +76,15 @@ export const paddle: Provider = declaredProvider(
       resends: { events: 'on-failure', source: 'developer.paddle.com/webhooks/respond-to-webhooks: 60 retries over 3 days (live)' },
       endpointChecks: [],
       answer: { kind: 'status', source: 'developer.paddle.com/webhooks/respond-to-webhooks: a 200 within 5 seconds' },
+      related: {
+        about: 'a transaction created, then updated',
+        first: 'transaction.created',
+        next: 'transaction.updated',
+        path: ['data', 'id'],
+        dedupeOn: 'event_id',
+        source:
+          'developer.paddle.com/webhooks/overview: each event has its own event_id; a transaction sends created, then updated as it changes',
+      },
     },
     defaultProfile: 'paddle',
     verifier: {

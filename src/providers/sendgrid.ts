@@ -92,6 +92,15 @@ export const sendgrid: Provider = {
     },
     endpointChecks: [],
     answer: { kind: 'status', source: 'docs.sendgrid.com/for-developers/tracking-events/getting-started-event-webhook' },
+    related: {
+      about: 'one message processed, then delivered',
+      first: 'processed',
+      next: 'delivered',
+      path: ['sg_message_id'],
+      dedupeOn: 'sg_event_id',
+      source:
+        'twilio.com/docs/sendgrid/for-developers/tracking-events/event: processed, delivered, open … about one sg_message_id, each event with its own sg_event_id',
+    },
   },
   profiles: { sendgrid: profile },
   defaultProfile: 'sendgrid',

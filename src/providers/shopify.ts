@@ -97,6 +97,15 @@ export const shopify: Provider = {
     resends: { events: 'on-failure', source: 'shopify.dev/docs/apps/build/webhooks/ignore-duplicates: 8 retries over 4 hours' },
     endpointChecks: [],
     answer: { kind: 'status', source: 'shopify.dev/docs/apps/build/webhooks: a 200-series status within 5 seconds' },
+    related: {
+      about: 'an order created, then updated',
+      first: 'orders/create',
+      next: 'orders/updated',
+      path: ['id'],
+      dedupeOn: 'X-Shopify-Event-Id',
+      source:
+        "shopify.dev/docs/apps/build/webhooks/ignore-duplicates: X-Shopify-Event-Id names the event; orders/create and orders/updated are each about the order's id",
+    },
   },
   profiles: { shopify: shopifyProfile },
   defaultProfile: 'shopify',

@@ -124,6 +124,15 @@ export const slack: Provider = {
       kind: 'status',
       source: 'api.slack.com/apis/events-api#responding: an HTTP 2xx within three seconds (a command may answer with a message)',
     },
+    related: {
+      about: 'one message as a message event and an app_mention',
+      first: 'message',
+      next: 'app_mention',
+      path: ['event', 'ts'],
+      dedupeOn: 'event_id',
+      source:
+        'docs.slack.dev/reference/events/app_mention: an app subscribed to message events too receives both for one message, each an event_callback with its own event_id',
+    },
   },
   profiles: { slack: events },
   defaultProfile: 'slack',

@@ -64,6 +64,15 @@ export const square: Provider = declaredProvider(
       resends: { events: 'on-failure', source: 'developer.squareup.com/docs/webhooks/overview#retries: for up to 72 hours' },
       endpointChecks: [],
       answer: { kind: 'status', source: 'developer.squareup.com/docs/webhooks/overview: a 2xx within 10 seconds' },
+      related: {
+        about: 'a payment created, then updated',
+        first: 'payment.created',
+        next: 'payment.updated',
+        path: ['data', 'id'],
+        dedupeOn: 'event_id',
+        source:
+          'developer.squareup.com/docs/webhooks/step3validate: "use the event_id … to deduplicate"; payment.created, then payment.updated about one payment',
+      },
     },
     defaultProfile: 'square',
     verifier: {

@@ -116,6 +116,15 @@ function standardWebhooks(scheme: Scheme): Provider {
       },
       endpointChecks: [],
       answer: { kind: 'status', source: 'standardwebhooks.com (spec.md): a 2xx is a successful delivery' },
+      related: {
+        about: 'a contact created, then updated',
+        first: 'contact.created',
+        next: 'contact.updated',
+        path: ['data', 'id'],
+        dedupeOn: `${prefix}-id`,
+        source:
+          'standardwebhooks.com (spec.md): webhook-id is "the unique message identifier … the same when a message is re-sent": each message its own, whatever it is about',
+      },
     },
     profiles: scheme.profiles,
     defaultProfile: scheme.defaultProfile,

@@ -116,6 +116,15 @@ export const stripe: Provider = {
     },
     endpointChecks: [],
     answer: { kind: 'status', source: 'docs.stripe.com/webhooks: "return a successful status code (2xx) prior to any complex logic"' },
+    related: {
+      about: 'a customer created, then updated',
+      first: 'customer.created',
+      next: 'customer.updated',
+      path: ['data', 'object', 'id'],
+      dedupeOn: "the event's id (evt_…)",
+      source:
+        'docs.stripe.com/api/events: every change to an object is an Event of its own, with its own id; docs.stripe.com/webhooks#handle-duplicate-events: "logging the event IDs you\'ve processed"',
+    },
   },
   profiles: { stripe: live, 'stripe-test': testMode },
   defaultProfile: 'stripe',

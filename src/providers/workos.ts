@@ -76,6 +76,14 @@ export const workos: Provider = declaredProvider(
       },
       endpointChecks: [],
       answer: { kind: 'status', source: 'workos.com/docs/events/data-syncing/webhooks: a 200 OK' },
+      related: {
+        about: 'a user created, then updated',
+        first: 'user.created',
+        next: 'user.updated',
+        path: ['data', 'id'],
+        dedupeOn: "the event's id (event_…)",
+        source: 'workos.com/docs/events: each event its own id; user.created, then user.updated about one user',
+      },
     },
     defaultProfile: 'workos',
     verifier: {

@@ -82,6 +82,14 @@ const base = declaredProvider(
         },
       ],
       answer: { kind: 'status', source: 'developers.zoom.us/docs/api/webhooks: a 200 or 204 within 3 seconds' },
+      related: {
+        about: 'a meeting started, then ended',
+        first: 'meeting.started',
+        next: 'meeting.ended',
+        path: ['payload', 'object', 'id'],
+        dedupeOn: 'the event (event and event_ts), never the meeting',
+        source: 'developers.zoom.us/docs/api/meetings/events/: meeting.started, then meeting.ended about one meeting id',
+      },
     },
     defaultProfile: 'zoom',
     verifier: {

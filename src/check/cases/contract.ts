@@ -1,7 +1,9 @@
-import { eventsOf, fieldOf, markRedelivery, mayResend, withList } from '../../providers/contract.js';
+import { bodyPathOf, eventsOf, fieldOf, markRedelivery, mayResend, withList } from '../../providers/contract.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Batching, DeliveryContract, Sourced } from '../../providers/contract.js';
-import { compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
+import { compileFixture, listShippedFixtures, loadFixtureFile, resolveFixtures } from '../../fixtures/index.js';
+import type { JsonValue } from '../../providers/types.js';
+import { randomAlnum } from '../../providers/util.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
 import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, sign, storedCount, storedText, stranger } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
@@ -204,7 +206,103 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
       };
     },
   },
+  {
+    name: 'related',
+    summary:
+      'two deliveries about one thing (a customer created then updated, one message as message and app_mention), each with its own id: both stored',
+    skipFor: (p) => (p.contract.related ? undefined : `${p.title} names no deliveries about one thing: each is about its own`),
+    needs: NEEDS_VALID,
+    async run(ctx) {
+      const r = ctx.provider.contract.related as NonNullable<DeliveryContract['related']>;
+      const pair = relatedPair(ctx);
+      if (!pair) return { status: 'skipped', observed: `no shipped ${r.first} / ${r.next} fixture holds ${r.path.join('.')}` };
+      const answers = [];
+      for (const e of pair.events) answers.push(await post(ctx, e.rawBody, sign(ctx, e)));
+      const ids = pair.events.map((e) => e.deliveryId);
+      const counts = await ctx.storedCounts(ids);
+      const said = answers.map(answer).join(' and ');
+      const about = `${r.about} (${r.path.join('.')} ${pair.thing})`;
+      if (counts === undefined)
+        return answers.every((a) => is2xx(a.status))
+          ? { status: 'skipped', observed: `${said} to ${about}: whether both were stored is the point (--inbox or --stored)` }
+          : {
+              status: 'fail',
+              observed: `${said} to ${about}`,
+              diagnosis: `your receiver refuses the second of two deliveries about one thing — ${ctx.provider.title} sends ${r.about}, each a delivery of its own (${r.source}): dedupe on ${r.dedupeOn}`,
+            };
+      const observed = `${said} to ${about}; stored ${counts.map((n) => (n === 0 ? 'none' : n === 1 ? 'once' : `${n} times`)).join(' and ')}`;
+      if (answers.every((a) => is2xx(a.status)) && counts.every((n) => n === 1)) return { status: 'pass', observed };
+      const [first, second] = counts as [number, number];
+      return {
+        status: 'fail',
+        observed,
+        diagnosis:
+          first >= 1 && second === 0 && is2xx(answers[1]?.status)
+            ? `your receiver keeps one delivery per ${r.path.join('.')}, not per delivery: the second, about the same thing, was answered 2xx and dropped — ${ctx.provider.title} sends ${r.about} as deliveries of their own (${r.source}), so every one after the first is lost. Dedupe on ${r.dedupeOn}, never on ${r.path.join('.')}`
+            : !answers.every((a) => is2xx(a.status))
+              ? `your receiver refuses a delivery about something it has already heard of — ${ctx.provider.title} sends ${r.about} (${r.source}): store each, deduped on ${r.dedupeOn}`
+              : `your receiver answered 2xx to both but stored them ${counts.join(' and ')} times — store each delivery once, deduped on ${r.dedupeOn}`,
+      };
+    },
+  },
 ];
+
+/**
+ * The contract's two deliveries about one thing, from its shipped fixtures: both with their own
+ * delivery id, both about one fresh thing (an id of the fixture's own form, so no other case's
+ * event is about it too).
+ */
+function relatedPair(ctx: CheckContext): { events: [PreparedEvent, PreparedEvent]; thing: string } | undefined {
+  const p = ctx.provider;
+  const r = p.contract.related;
+  if (!r) return undefined;
+  const path = bodyPathOf(p.contract, r.path);
+  let thing: JsonValue | undefined;
+  const events: PreparedEvent[] = [];
+  for (const name of [r.first, r.next]) {
+    const fixture = resolveFixtures([`${p.name}/${name}`], p.name)[0];
+    if (!fixture) return undefined;
+    const held = valueAt(fixture.body as JsonValue, path);
+    if (typeof held !== 'string' && typeof held !== 'number') return undefined;
+    thing ??= freshLike(held);
+    const factory = compileFixture(
+      p,
+      fixture,
+      [{ path, value: thing, text: `${path.join('.')}=${String(thing)}` }],
+      undefined,
+      ctx.contentType,
+    );
+    events.push(factory.make(Date.now()));
+  }
+  return { events: events as [PreparedEvent, PreparedEvent], thing: String(thing) };
+}
+
+function valueAt(body: JsonValue, path: readonly string[]): JsonValue | undefined {
+  let v: JsonValue | undefined = body;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Record<string, JsonValue>)[key] : undefined;
+  return v;
+}
+
+/** A new value of the form of `v`: its last six letters and digits made new, each of its kind (cus_… stays cus_…). */
+function freshLike(v: string | number): string | number {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v + 1 + Math.floor(Math.random() * 1e6) : v;
+  const chars = [...v];
+  let left = 6;
+  for (let i = chars.length - 1; i >= 0 && left > 0; i--) {
+    const c = chars[i] as string;
+    const set = /[0-9]/.test(c)
+      ? '0123456789'
+      : /[a-z]/.test(c)
+        ? 'abcdefghijklmnopqrstuvwxyz'
+        : /[A-Z]/.test(c)
+          ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+          : '';
+    if (!set) continue;
+    chars[i] = randomAlnum(1, set);
+    left--;
+  }
+  return chars.join('');
+}
 
 /** The contract's endpoint check that is a batch body with no events (LINE's Verify). */
 function emptyCheckOf(c: DeliveryContract) {
