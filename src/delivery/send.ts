@@ -28,6 +28,7 @@ import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../util/options.j
 import { summarizeDeliveries } from './summary.js';
 import type { SendSummary } from './summary.js';
 import { SEND_DEFAULTS } from './send-defaults.js';
+import { batchSizeOption, planBatches } from './batches.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
 export interface SendOptions extends DeliveryHookOptions {
@@ -52,7 +53,10 @@ export interface SendOptions extends DeliveryHookOptions {
   noRetry?: boolean;
   /** Keep the provider's schedule for a 400, 401 or 403 (by default such a refusal ends the delivery). */
   retryRefused?: boolean;
+  /** Fixture uses (events), taken in turn; a provider that batches puts several in one body. */
   count?: string | number;
+  /** Events per body where the provider batches them (LINE, SendGrid, HubSpot): default its typical batch; 1 sends one a body. */
+  batch?: string | number;
   concurrency?: string | number;
   rate?: string;
   duplicates?: string | number;
@@ -82,6 +86,8 @@ export interface SendResult {
   expect: string;
   timing: Timing;
   duplicates: number;
+  /** Where the provider batches events (LINE, SendGrid, HubSpot): the events sent in all, and the most in one body. */
+  batched?: { events: number; size: number };
   /** Present with --shuffle: pass it back as --seed to send in the same order again. */
   seed?: number;
   /** Event seqs in the order they were sent. */
@@ -119,6 +125,9 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const contentType = contentTypeOption(o.contentType, provider);
   const hookOwner = hookOwnerOption(o.hookOwner, provider, fixtures);
   const factories = fixtures.map((f) => compileFixture(provider, f, overrides, o.event, contentType, hookOwner));
+  // Several events a body where the provider batches them, as it does: count is events, not requests.
+  const size = batchSizeOption(provider, o.batch);
+  const plan = provider.contract.batching.events === 'list' ? planBatches(provider, factories, fixtures, count, size) : undefined;
   const out = await runDeliveries({
     provider,
     secrets,
@@ -126,11 +135,11 @@ export async function run(o: SendOptions): Promise<SendResult> {
     ...(publicUrl ? { publicUrl } : {}),
     timing,
     expectation,
-    events: {
+    events: plan?.source ?? {
       make: (seq) => (factories[seq % factories.length] as EventFactory).make(Date.now()),
       label: (seq) => (fixtures[seq % fixtures.length] as Fixture).name,
     },
-    count,
+    count: plan?.bodies ?? count,
     concurrency,
     duplicates,
     extraHeaders,
@@ -141,7 +150,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
   });
 
   const { interrupted } = out;
-  const summary = summarizeDeliveries(count, out.deliveries, out.elapsedMs);
+  const summary = summarizeDeliveries(plan?.bodies ?? count, out.deliveries, out.elapsedMs);
   return {
     command: 'send',
     ok: summary.failed === 0 && !interrupted,
@@ -150,6 +159,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
     expect: expectation.text,
     timing,
     duplicates,
+    ...(plan ? { batched: { events: plan.events, size } } : {}),
     ...(seed !== undefined ? { seed, order: out.order } : {}),
     interrupted,
     summary,

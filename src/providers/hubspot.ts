@@ -1,6 +1,6 @@
 import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
-import type { JsonObject, Provider, TimingProfile } from './types.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { HOUR, isObject, randomUint32 } from './util.js';
 
 /**
@@ -38,8 +38,6 @@ const profile: TimingProfile = {
   retryAfterStatuses: [],
   stopStatuses: [],
 };
-
-const first = (body: unknown): JsonObject | undefined => (Array.isArray(body) && isObject(body[0]) ? body[0] : undefined);
 
 export const hubspot: Provider = declaredProvider(
   checkDeclaration(
@@ -113,13 +111,19 @@ export const hubspot: Provider = declaredProvider(
       unknownType: { path: ['0', 'subscriptionType'], value: 'hookdrill.unknownEvent' },
     },
     freshFields(body: JsonObject) {
-      const e = first(body);
-      if (!e) return [];
-      return [
-        // HubSpot's event ids are numbers; a fresh one per event, as HubSpot dedupes on it.
-        ...(typeof e.eventId === 'number' ? [{ path: [0, 'eventId'], make: () => 1_000_000_000 + (randomUint32() % 2_000_000_000) }] : []),
-        ...(typeof e.occurredAt === 'number' ? [{ path: [0, 'occurredAt'], make: (now: number) => now, clock: true as const }] : []),
-      ];
+      // Every event of the body: a captured batch sent again is new events, each with its own id.
+      const events: JsonValue[] = Array.isArray(body) ? body : [];
+      return events.flatMap((e, i) =>
+        isObject(e)
+          ? [
+              // HubSpot's event ids are numbers; a fresh one per event, as HubSpot dedupes on it.
+              ...(typeof e.eventId === 'number'
+                ? [{ path: [i, 'eventId'], make: () => 1_000_000_000 + (randomUint32() % 2_000_000_000) }]
+                : []),
+              ...(typeof e.occurredAt === 'number' ? [{ path: [i, 'occurredAt'], make: (now: number) => now, clock: true as const }] : []),
+            ]
+          : [],
+      );
     },
   },
 );

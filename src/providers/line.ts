@@ -1,6 +1,6 @@
 import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
-import type { JsonObject, Provider, TimingProfile } from './types.js';
+import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { MINUTE, isObject, randomAlnum } from './util.js';
 
 /**
@@ -44,11 +44,6 @@ const redelivery: TimingProfile = {
 const ulid = () => `01${randomAlnum(24, '0123456789ABCDEFGHJKMNPQRSTVWXYZ')}`;
 
 /** The first event of the body: the one hookdrill sends (a body of several is LINE's, never ours). */
-const firstEvent = (body: JsonObject): JsonObject | undefined => {
-  const events = body.events;
-  return Array.isArray(events) && isObject(events[0]) ? events[0] : undefined;
-};
-
 export const line: Provider = declaredProvider(
   checkDeclaration(
     'line',
@@ -115,14 +110,18 @@ export const line: Provider = declaredProvider(
       unknownType: { path: ['events', '0', 'type'], value: 'hookdrill_unknown_event_type' },
     },
     freshFields(body: JsonObject) {
-      const e = firstEvent(body);
-      if (!e) return [];
-      return [
-        ...(typeof e.webhookEventId === 'string' ? [{ path: ['events', 0, 'webhookEventId'], make: ulid }] : []),
-        ...(typeof e.timestamp === 'number'
-          ? [{ path: ['events', 0, 'timestamp'], make: (now: number) => now, clock: true as const }]
-          : []),
-      ];
+      // Every event of the body: a captured batch sent again is new events, each with its own id.
+      const events: JsonValue[] = Array.isArray(body.events) ? body.events : [];
+      return events.flatMap((e, i) =>
+        isObject(e)
+          ? [
+              ...(typeof e.webhookEventId === 'string' ? [{ path: ['events', i, 'webhookEventId'], make: ulid }] : []),
+              ...(typeof e.timestamp === 'number'
+                ? [{ path: ['events', i, 'timestamp'], make: (now: number) => now, clock: true as const }]
+                : []),
+            ]
+          : [],
+      );
     },
   },
 );

@@ -189,14 +189,18 @@ export const sendgrid: Provider = {
   },
 
   freshFields(body: JsonObject) {
-    const e = first(body);
-    if (!e) return [];
-    return [
-      ...(typeof e.sg_event_id === 'string' ? [{ path: [0, 'sg_event_id'], make: sgEventId }] : []),
-      ...(typeof e.timestamp === 'number'
-        ? [{ path: [0, 'timestamp'], make: (now: number) => unixSeconds(now), clock: true as const }]
-        : []),
-    ];
+    // Every event of the body: a captured batch sent again is new events, each with its own id.
+    const events: JsonValue[] = Array.isArray(body) ? body : [];
+    return events.flatMap((e, i) =>
+      isObject(e)
+        ? [
+            ...(typeof e.sg_event_id === 'string' ? [{ path: [i, 'sg_event_id'], make: sgEventId }] : []),
+            ...(typeof e.timestamp === 'number'
+              ? [{ path: [i, 'timestamp'], make: (now: number) => unixSeconds(now), clock: true as const }]
+              : []),
+          ]
+        : [],
+    );
   },
 
   describe(body, fixtureName) {

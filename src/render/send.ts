@@ -120,7 +120,7 @@ function timingLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
 function summaryLine(r: Omit<SendResult, 'command' | 'deliveries'>): string {
   const s = r.summary;
   const parts = [
-    `${count(s.events, 'event')}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
+    `${r.batched ? `${count(r.batched.events, 'event')} in ${count(s.events, 'body', 'bodies')}` : count(s.events, 'event')}${r.duplicates > 1 ? ` ×${r.duplicates} copies` : ''}`,
     `${s.delivered.toLocaleString('en-US')} delivered`,
     s.failed > 0 ? chalk.red(`${s.failed.toLocaleString('en-US')} failed`) : '0 failed',
     `${count(s.attempts, 'attempt')} (${count(s.retries, 'retry', 'retries')})`,

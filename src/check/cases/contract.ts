@@ -222,6 +222,17 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
       const counts = await ctx.storedCounts(ids);
       const said = answers.map(answer).join(' and ');
       const about = `${r.about} (${r.path.join('.')} ${pair.thing})`;
+      // The first is about nothing the receiver has heard of: a refusal of it is of its type, which other-types judges.
+      // A refusal of a type the receiver has no handler for is other-types' finding, not this one's:
+      // the first is about nothing it has heard of, and the second may be of another type.
+      const refusedType = answers.findIndex(
+        (a, i) => !is2xx(a.status) && (i === 0 || pair.events[i]?.eventType !== pair.events[0].eventType),
+      );
+      if (refusedType >= 0)
+        return {
+          status: 'skipped',
+          observed: `${said} to ${about}: ${pair.events[refusedType]?.eventType} is refused whatever it is about — other-types judges refusing a type`,
+        };
       if (counts === undefined)
         return answers.every((a) => is2xx(a.status))
           ? { status: 'skipped', observed: `${said} to ${about}: whether both were stored is the point (--inbox or --stored)` }

@@ -17,6 +17,7 @@ export interface SendFlags extends TlsFlags, SignerFlags, TimingFlags, OutputFla
   url?: string;
   publicUrl?: string;
   count?: string;
+  batch?: string;
   concurrency?: string;
   rate?: string;
   duplicates?: string;
@@ -51,6 +52,10 @@ export const send = defineCommand<SendFlags, SendOptions>({
     );
     cmd
       .option('--count <n>', 'events to send, taking the fixtures in turn (default: one per fixture)')
+      .option(
+        '--batch <n>',
+        'LINE, SendGrid, HubSpot: events in one body, as the provider batches them (default: 3; 1 sends one a body; a captured batch goes as captured)',
+      )
       .option('--concurrency <n>', `requests in flight at most (default: ${SEND_DEFAULTS.concurrency})`)
       .option('--rate <r>', 'new events per second at most (50, 50/s, 600/m)')
       .option('--duplicates <k>', `send each event K times at once: same id, same body (default: ${SEND_DEFAULTS.duplicates})`)
@@ -74,7 +79,19 @@ export const send = defineCommand<SendFlags, SendOptions>({
     ...signerOptions(flags, env),
     ...tlsOptions(flags),
     ...timingOptions(flags),
-    ...pick(flags, ['publicUrl', 'count', 'concurrency', 'rate', 'duplicates', 'seed', 'expect', 'event', 'contentType', 'hookOwner']),
+    ...pick(flags, [
+      'publicUrl',
+      'count',
+      'batch',
+      'concurrency',
+      'rate',
+      'duplicates',
+      'seed',
+      'expect',
+      'event',
+      'contentType',
+      'hookOwner',
+    ]),
     shuffle: flags.shuffle === true,
     ...(flags.retryRefused ? { retryRefused: true } : {}),
     headers: flags.header ?? [],
