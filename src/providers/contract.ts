@@ -147,7 +147,12 @@ export interface BatchPart {
  * Undefined for a provider that sends one event a request, or a body that is not such a batch;
  * an empty list for a batch of no events (LINE's Verify).
  */
-export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | undefined {
+export function splitBatch(
+  c: DeliveryContract,
+  rawBody: Buffer,
+  /** How the provider writes a body (SendGrid's `[{…}]\r\n`): each row as the provider would send its event alone. */
+  serialize: (body: unknown) => string = JSON.stringify,
+): BatchPart[] | undefined {
   const b = c.batching;
   if (b.events === 'one') return undefined;
   let body: unknown;
@@ -164,7 +169,7 @@ export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | 
   if (!Array.isArray(list)) return undefined;
   return list.map((event) => {
     const alone = withList(body, b.path, [event]);
-    const text = JSON.stringify(alone);
+    const text = serialize(alone);
     return {
       // An event without its id is keyed by its own bytes: its redeliveries still dedupe.
       deliveryId: fieldOf(event, b.id) ?? `sha256:${createHash('sha256').update(JSON.stringify(event)).digest('hex')}`,
