@@ -179,7 +179,7 @@ async function verified(req, raw) {
         const { plainToken } = payload.payload;
         return { pong: true, answer: { plainToken, encryptedToken: createHmac('sha256', secret).update(plainToken).digest('hex') } };
       }
-      // Zoom sends no delivery id: the event's event_ts, the same on every retry.
+      // Keyed on the event's event_ts, the one id known to stay the same on every retry.
       return { id: payload.event_ts };
     }
     case 'linear': {

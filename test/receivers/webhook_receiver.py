@@ -32,7 +32,7 @@ signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of 
 channel secret; each event of a body stored under its own webhookEventId, as SendGrid's under sg_event_id and HubSpot's under eventId), HubSpot (v3: method, URL, body and
 timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
 (v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
-keyed on event_ts, as Zoom sends no delivery id), Linear (the hex HMAC of the body, then the body's
+keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
