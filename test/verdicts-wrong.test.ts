@@ -136,7 +136,13 @@ const rows: { provider: string; flaw: string; fails: string[]; says: RegExp }[] 
     says: /refuse timestamps older than 5 minutes, as @hubspot\/api-client's Signature\.isValid \(v3\) does/,
   },
   { provider: 'hubspot', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
-  { provider: 'sendgrid', flaw: 'reserialize-json', fails: ['reserialized'], says: /verifies a re-serialised copy of the JSON/ },
+  // SendGrid ends each event and the list with \r\n (issue 52): a re-serialiser refuses every real delivery.
+  {
+    provider: 'sendgrid',
+    flaw: 'reserialize-json',
+    fails: ['valid'],
+    says: /only when the body has no line breaks — .*\\r\\n after each event/,
+  },
   {
     provider: 'sendgrid',
     flaw: 'refuse-unknown-types',

@@ -20,7 +20,16 @@ interface Kind {
   fixture: string;
   /** [name as sent, pattern of its value], in the order the provider sends them. */
   headers: [string, string][];
-  body: 'pretty' | 'compact' | 'compact-slashes' | 'compact-capital-escapes' | 'form' | 'form-payload' | 'form-json';
+  body:
+    | 'pretty'
+    | 'compact'
+    | 'compact-sorted'
+    | 'sendgrid-crlf'
+    | 'compact-slashes'
+    | 'compact-capital-escapes'
+    | 'form'
+    | 'form-payload'
+    | 'form-json';
   /**
    * false where no capture shows the provider's order (Paddle's docs name the headers, not their
    * order): the names and values are held, the order is not.
@@ -34,6 +43,8 @@ interface Kind {
   keys?: string[];
   /** What a retry adds, in order (Slack's Events API); [] where the provider never adds any. */
   retried?: [string, string][];
+  /** Headers a retry carries with the first attempt's values (Square's initial delivery time, Zoom's ids). */
+  sameOnRetry?: string[];
   /** Headers whose values must differ (Shopify's event id and webhook id). */
   distinct?: string[];
   /** Which body field the X-GitHub-Hook-* values equal. */
@@ -90,6 +101,17 @@ function payloadOf(kind: Kind, body: Buffer): unknown {
 /** A `\u` escape (not an escaped backslash before a `u`), in capital or lower-case hex. */
 const capitalEscape = /(?<!\\)(?:\\\\)*\\u[0-9A-F]{4}/g;
 const lowerEscape = /(?<!\\)(?:\\\\)*\\u(?=[0-9a-fA-F]{4})[0-9A-F]*[a-f]/;
+
+/** Every object's keys sorted, arrays in their order (SendGrid's and Discord's bodies). */
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortedKeys((v as Record<string, unknown>)[k])]),
+  );
+}
 
 const profiles = readdirSync(WIRE)
   .filter((f) => f.endsWith('.json'))
@@ -158,6 +180,12 @@ for (const profile of profiles) {
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
+        } else if (kind.body === 'compact-sorted') {
+          assert.equal(text, JSON.stringify(sortedKeys(JSON.parse(text))), "compact JSON, every object's keys sorted");
+        } else if (kind.body === 'sendgrid-crlf') {
+          // [{…},\r\n{…}]\r\n: CRLF after each event and after the array, each event compact with its keys sorted.
+          const events = JSON.parse(text) as unknown[];
+          assert.equal(text, `[${events.map((e) => JSON.stringify(sortedKeys(e))).join(',\r\n')}]\r\n`, "SendGrid's layout");
         } else if (kind.body === 'compact-capital-escapes') {
           assert.equal(
             text.replace(capitalEscape, (e) => e.toLowerCase()),
@@ -206,6 +234,8 @@ for (const profile of profiles) {
           );
           for (const [i, [name, pattern]] of (kind.retried ?? []).entries()) assert.match(added[i]?.[1] ?? '', new RegExp(pattern), name);
           assert.ok(second.body.equals(first.body), 'a retry carries the same body');
+          const again2 = (name: string) => again.find(([n]) => n === name)?.[1];
+          for (const name of kind.sameOnRetry ?? []) assert.equal(again2(name), header(name), `${name} the same on a retry`);
         }
       } finally {
         await server.close();

@@ -8,7 +8,7 @@
 import { compileFixture } from '../fixtures/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { PreparedEvent } from '../fixtures/index.js';
-import type { JsonValue } from '../providers/index.js';
+import type { JsonObject, JsonValue } from '../providers/index.js';
 import type { AttemptOutcome } from '../delivery/attempt.js';
 import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, signedUrl, windowWords } from './cases/common.js';
 import { windowSec } from '../providers/util.js';
@@ -88,8 +88,9 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
   const p = ctx.provider;
   // The older-timestamp variant's age: inside the provider's window (30 s of the usual 5 minutes, half of Paddle's 5 s).
   const olderMs = Math.min(30_000, (windowSec(p) * 1_000) / 2);
+  // Written as the provider writes it, a list of events too (SendGrid's [{…},\r\n{…}]\r\n).
   const write = (e: PreparedEvent, v: JsonValue) =>
-    likeBody(p, e.rawBody, p.serialize && v !== null && typeof v === 'object' && !Array.isArray(v) ? p.serialize(v) : JSON.stringify(v));
+    likeBody(p, e.rawBody, p.serialize && v !== null && typeof v === 'object' ? p.serialize(v as JsonObject) : JSON.stringify(v));
   const parsed = (e: PreparedEvent): JsonValue | undefined => {
     try {
       return JSON.parse(formPayloadOf(p, e.rawBody) ?? e.rawBody.toString('utf8')) as JsonValue;
@@ -208,7 +209,7 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     diagnosis = yes('no-line-ends')
       ? only(
           'the body has no line breaks',
-          `its line ends are removed or changed before it verifies (the body read as lines of text: readLine, splitlines, a text-mode stream), and ${p.title} writes its JSON over many lines: ${rawFix}`,
+          `its line ends are removed or changed before it verifies (the body read as lines of text: readLine, splitlines, a text-mode stream; a trimmed body; the JSON parsed and written again), and ${p.title} writes line breaks into its bodies${p.name === 'sendgrid' ? ' (\\r\\n after each event and after the list)' : ''}: ${rawFix}`,
         )
       : only(
           'the body is compact JSON',

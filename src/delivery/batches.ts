@@ -1,4 +1,4 @@
-import { eventsOf, fieldOf, withList } from '../providers/contract.js';
+import { eventsOf, fieldOf, serialized, withList } from '../providers/contract.js';
 import type { Provider } from '../providers/index.js';
 import type { JsonValue } from '../providers/types.js';
 import type { EventFactory, Fixture, PreparedEvent } from '../fixtures/index.js';
@@ -102,7 +102,7 @@ function merged(provider: Provider, made: readonly PreparedEvent[]): PreparedEve
   const join = (bodies: readonly Buffer[]): Buffer => {
     const parsed = bodies.map((b) => JSON.parse(b.toString('utf8')) as JsonValue);
     const all = parsed.flatMap((p) => eventsOf(c, p));
-    return Buffer.from(JSON.stringify(withList(parsed[0], path, all)));
+    return Buffer.from(serialized(provider, withList(parsed[0], path, all)));
   };
   const first = made[0] as PreparedEvent;
   const aged = made.every((e) => e.aged) ? (ms: number) => join(made.map((e) => (e.aged as (ms: number) => Buffer)(ms))) : undefined;

@@ -121,6 +121,8 @@ export async function deliver(
   let finalStatus: number | undefined;
   // The waits so far, as slept: under --time-scale the real schedule's were longer by 1/scale.
   let waitedMs = 0;
+  // When the delivery began (Square says so on every attempt): the event's making, else now.
+  const firstAttemptMs = event.madeAtMs ?? Date.now();
 
   for (let n = firstAttempt; outcome === undefined; n++) {
     if (n > firstAttempt) await ctx.slots.acquire();
@@ -139,6 +141,7 @@ export async function deliver(
       ? { ...event.fixedHeaders }
       : provider.sign(rawBody, ctx.secrets, {
           nowMs: Date.now(),
+          firstAttemptMs,
           deliveryId: event.deliveryId,
           eventType: event.eventType,
           facts: event.facts,

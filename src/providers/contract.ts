@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { JsonObject, Provider } from './types.js';
 /**
  * A provider is its delivery contract, not only its signature: how it groups events in a body,
  * what it re-sends and what it never does, what a redelivery changes, the endpoint checks it sends
@@ -176,7 +177,12 @@ export interface BatchPart {
  * Undefined for a provider that sends one event a request, or a body that is not such a batch;
  * an empty list for a batch of no events (LINE's Verify).
  */
-export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | undefined {
+export function splitBatch(
+  c: DeliveryContract,
+  rawBody: Buffer,
+  /** How the provider writes a body (SendGrid's `[{…}]\r\n`): each row as the provider would send its event alone. */
+  serialize: (body: unknown) => string = JSON.stringify,
+): BatchPart[] | undefined {
   const b = c.batching;
   if (b.events === 'one') return undefined;
   let body: unknown;
@@ -193,7 +199,7 @@ export function splitBatch(c: DeliveryContract, rawBody: Buffer): BatchPart[] | 
   if (!Array.isArray(list)) return undefined;
   return list.map((event) => {
     const alone = withList(body, b.path, [event]);
-    const text = JSON.stringify(alone);
+    const text = serialize(alone);
     return {
       // An event without its id is keyed by its own bytes: its redeliveries still dedupe.
       deliveryId: fieldOf(event, b.id) ?? `sha256:${createHash('sha256').update(JSON.stringify(event)).digest('hex')}`,
@@ -244,3 +250,7 @@ export function markRedelivery(c: DeliveryContract, body: Buffer, retry: number)
   }
   return Buffer.from(JSON.stringify(parsed));
 }
+
+/** A body written as the provider writes its bodies (Stripe's pretty-printed, SendGrid's CRLFs), a list of events too. */
+export const serialized = (provider: Pick<Provider, 'serialize'>, body: unknown): string =>
+  provider.serialize ? provider.serialize(body as JsonObject) : JSON.stringify(body);

@@ -4,7 +4,7 @@ import { UsageError } from '../util/errors.js';
 import { cachedKey, ownPrivateKey, publicKeyHex, signingKey, verifyingKey } from './keys.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, unixSeconds } from './util.js';
+import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, sortedKeys, unixSeconds } from './util.js';
 
 /**
  * Discord interactions: the first provider here signed with a private key and verified with a
@@ -19,6 +19,11 @@ import { isObject, parseJson, randomUint32, requireHeader, requireSecrets, unixS
  *     in hex; no window on the timestamp is checked, so check judges none (`timestamped` false:
  *     it is signed, never held to a clock).
  *   - discord-api-types (APIInteraction): the body, `id` (a snowflake, what to dedupe on), `type`.
+ *   - Recorded deliveries (a raw PING through ngrok in a Rust crate's test; an AWS Lambda function
+ *     URL event of a command): `User-Agent: Discord-Interactions/1.0 (+https://discord.com)`,
+ *     `Content-Type: application/json`; the body's keys sorted; every interaction carries `member`
+ *     (in a guild, the invoking user as `member.user`) or `user` (in a DM), a PING `user`. Not
+ *     published: the headers' order (test/wire/discord.json holds names and values only).
  * The secret to send with is the private key (hookdrill's own where none is given: see
  * providers/keys.ts); the one a receiver holds is the public key, 64 hex characters.
  */
@@ -138,7 +143,12 @@ export const discord: Provider = {
     const signature = edSign(null, Buffer.concat([Buffer.from(timestamp), rawBody]), cachedKey(signers, secret, signingKey)).toString(
       'hex',
     );
-    return { 'Content-Type': 'application/json', 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp };
+    return {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Discord-Interactions/1.0 (+https://discord.com)',
+      'X-Signature-Ed25519': signature,
+      'X-Signature-Timestamp': timestamp,
+    };
   },
 
   verify(rawBody, headers, secrets, opts = {}) {
@@ -203,6 +213,9 @@ export const discord: Provider = {
     const other = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
     return secret.trim().toLowerCase() === other ? 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7' : other;
   },
+
+  // Compact, every object's keys sorted, as the recorded interactions are written.
+  serialize: (body: JsonObject) => JSON.stringify(sortedKeys(body)),
 
   freshFields(body: JsonObject) {
     return typeof body.id === 'string' ? [{ path: ['id'], make: (now: number) => snowflake(now) }] : [];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
@@ -20,9 +21,19 @@ import { HOUR, isObject, randomUint32 } from './util.js';
  *     is a failure; failures are retried up to 10 times, spread over the next 24 hours (the
  *     intervals are not published: doubling from 5 minutes to a 4 hour cap, chosen here). Dedupe on
  *     `eventId`. hookdrill sends one event a request.
- *   - Not sent: the legacy `X-HubSpot-Signature` (v1, a plain SHA-256 of secret + body) beside v3;
- *     not published: the headers' order, a user agent. A retry's `attemptNumber` grows in the body
- *     on HubSpot; hookdrill's retries re-send the same bytes.
+ *   - The legacy signature beside v3, "for backwards compatibility" (HubSpot's validating-requests
+ *     docs): `X-HubSpot-Signature`, v1 for an app's CRM webhooks — the hex SHA-256 (a plain hash,
+ *     no HMAC) of the client secret followed by the raw body — and `X-HubSpot-Signature-Version:
+ *     v1`. @hubspot/api-client's Signature.isValid verifies v1 when no version is given (its
+ *     default, lib/src/utils/signature.js), so a receiver on the SDK's defaults reads only it.
+ *   - A recorded app delivery (an AWS API Gateway v2 event of a `deal.creation` delivery, Jan 2026,
+ *     headers lower-cased and sorted by the gateway, so neither casing nor order is HubSpot's):
+ *     `accept: *\/*`, `content-type: application/json`, `user-agent: HubSpot Connect 2.0
+ *     (http://dev.hubspot.com/) (namespace: webhooks-nio-http-client) - WebhooksExecutorDaemon-executor`,
+ *     `x-hubspot-request-timestamp`, `x-hubspot-signature` (64 hex), `x-hubspot-signature-v3`,
+ *     `x-hubspot-signature-version: v1`, `x-hubspot-timeout-millis: 10000`. Names are written as
+ *     HubSpot's docs write them; the order is not published.
+ *   - A retry's `attemptNumber` grows in the body (contract.redelivery).
  */
 
 /** 10 retries within 24 hours: 5 min doubling to a 4 h cap, 21 h 15 m in all (chosen: HubSpot publishes the count and span only). */
@@ -39,7 +50,15 @@ const profile: TimingProfile = {
   stopStatuses: [],
 };
 
-export const hubspot: Provider = declaredProvider(
+/** The user agent of a recorded app delivery (see above). */
+const USER_AGENT = 'HubSpot Connect 2.0 (http://dev.hubspot.com/) (namespace: webhooks-nio-http-client) - WebhooksExecutorDaemon-executor';
+
+/** HubSpot's v1 signature: the hex SHA-256 of the client secret followed by the raw body (no HMAC, no URL, no time). */
+export function hubspotV1(secret: string, rawBody: Buffer): string {
+  return createHash('sha256').update(secret).update(rawBody).digest('hex');
+}
+
+const base: Provider = declaredProvider(
   checkDeclaration(
     'hubspot',
     {
@@ -55,9 +74,12 @@ export const hubspot: Provider = declaredProvider(
       id: { body: '0.eventId' },
       eventType: { body: '0.subscriptionType' },
       headers: {
+        Accept: '*/*',
         'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
         'X-HubSpot-Signature-v3': '{signature}',
         'X-HubSpot-Request-Timestamp': '{timestamp}',
+        'X-HubSpot-Timeout-Millis': '10000',
       },
       timeout: '5s',
     },
@@ -108,6 +130,14 @@ export const hubspot: Provider = declaredProvider(
       official: "@hubspot/api-client's Signature.isValid (v3)",
       futureTimestamp: 'accepted',
       parsesJson: false,
+      // Unsigned and badly signed requests lack or break it too: a receiver that verifies only v1
+      // (the SDK's default) refuses them, and is warned that v1 covers no URL and no time.
+      legacySignature: {
+        header: 'X-HubSpot-Signature',
+        scheme: 'v1, a SHA-256 of the client secret and the body',
+        advice:
+          'HubSpot sends it only for backwards compatibility, and it covers neither the URL nor a timestamp (a captured request replays forever); @hubspot/api-client verifies v3 when given signatureVersion "v3"',
+      },
       unknownType: { path: ['0', 'subscriptionType'], value: 'hookdrill.unknownEvent' },
     },
     freshFields(body: JsonObject) {
@@ -127,3 +157,15 @@ export const hubspot: Provider = declaredProvider(
     },
   },
 );
+
+export const hubspot: Provider = {
+  ...base,
+  // The v1 signature and its version beside v3, as every app delivery carries them.
+  signedHeaders: [...base.signedHeaders, 'X-HubSpot-Signature'],
+  sign(rawBody, secrets, ctx) {
+    const headers = base.sign(rawBody, secrets, ctx);
+    const [secret] = secrets;
+    if (secret === undefined) return headers;
+    return { ...headers, 'X-HubSpot-Signature': hubspotV1(secret, rawBody), 'X-HubSpot-Signature-Version': 'v1' };
+  },
+};

@@ -4,7 +4,7 @@ import { UsageError } from '../util/errors.js';
 import { cachedKey, ownPrivateKey } from './keys.js';
 import type { JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { SignatureError } from './types.js';
-import { HOUR, MINUTE, isObject, parseJson, randomAlnum, requireHeader, requireSecrets, unixSeconds } from './util.js';
+import { HOUR, MINUTE, isObject, parseJson, randomAlnum, requireHeader, requireSecrets, sortedKeys, unixSeconds } from './util.js';
 
 /**
  * SendGrid's Event Webhook (Twilio SendGrid), signed with a key pair: ECDSA over P-256. Sources:
@@ -19,9 +19,21 @@ import { HOUR, MINUTE, isObject, parseJson, randomAlnum, requireHeader, requireS
  *     each with `email`, `timestamp`, `event`, `sg_event_id` (unique per event: what to dedupe on)
  *     and `sg_message_id`; a non-2xx answer is retried for up to 24 hours. Not published: the
  *     timeout and the intervals (10 s; doubling from 5 minutes to a 4-hour cap within 24 h, chosen).
- * hookdrill sends one event a request, signs with its own P-256 key (made once, kept 0600) unless
- * --secret gives a private key (PEM), and prints only the public key (`hookdrill keys sendgrid`).
+ *   - The body as SendGrid writes it: a JSON array, each event's keys sorted, `\r\n` after each
+ *     event's `}` and after the closing `]` — `[{…},\r\n{…}]\r\n` — and signed as such
+ *     (@sendgrid/eventwebhook's src/eventwebhook.spec.js: its signed vectors of one and of two
+ *     events, "Be sure to include the trailing carriage return and newline after each event").
+ *     A recorded delivery of two events through ngrok (Mar 2025: Content-Length 838, the CRLFs
+ *     counted) carried `User-Agent: SendGrid Event API` and
+ *     `Content-Type: application/json;charset=utf-8` (no space before charset).
+ * hookdrill signs with its own P-256 key (made once, kept 0600) unless --secret gives a private key
+ * (PEM), and prints only the public key (`hookdrill keys sendgrid`).
  */
+
+/** SendGrid's bytes for a list of events: `[{…},\r\n{…}]\r\n`, each event compact with its keys sorted. */
+export function sendgridBody(events: readonly JsonValue[]): string {
+  return `[${events.map((e) => JSON.stringify(sortedKeys(e))).join(',\r\n')}]\r\n`;
+}
 
 const profile: TimingProfile = {
   name: 'sendgrid',
@@ -144,7 +156,12 @@ export const sendgrid: Provider = {
       Buffer.concat([Buffer.from(timestamp), rawBody]),
       cachedKey(signers, secret, signingKey),
     ).toString('base64');
-    return { 'Content-Type': 'application/json', [SIGNATURE]: signature, [TIMESTAMP]: timestamp };
+    return {
+      'Content-Type': 'application/json;charset=utf-8',
+      'User-Agent': 'SendGrid Event API',
+      [SIGNATURE]: signature,
+      [TIMESTAMP]: timestamp,
+    };
   },
 
   verify(rawBody, headers, secrets, opts = {}) {
@@ -186,6 +203,12 @@ export const sendgrid: Provider = {
     // Another P-256 key, made in memory once per process: never the receiver's, never on disk.
     other ??= generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     return other;
+  },
+
+  serialize(body: JsonObject): string {
+    // The body is a list of events (a JsonObject only by the fixture's type); anything else as JSON writes it.
+    const value = body as JsonValue;
+    return Array.isArray(value) ? sendgridBody(value) : JSON.stringify(value);
   },
 
   freshFields(body: JsonObject) {

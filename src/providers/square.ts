@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 import type { JsonObject, Provider, TimingProfile } from './types.js';
@@ -17,8 +18,15 @@ import { MINUTE, randomAlnum, timeLike } from './util.js';
  *     seconds (a 3xx is a failure); retries after 1, 2, 4, 8, 16 and 32 minutes, then every 60
  *     minutes, for up to 72 hours after the event.
  *   - https://developer.squareup.com/docs/webhooks/step4manage: dedupe on the body's `event_id`.
- *   - Not sent: square-initial-delivery-timestamp (the first attempt's time, which a re-signed
- *     retry here does not carry); not published: the headers' order, a user agent.
+ *   - step2subscribe again: square-initial-delivery-timestamp is "the time of the initial
+ *     notification delivery, as an RFC 3339 timestamp": the first attempt's, on every attempt.
+ *   - A live sandbox delivery (hookdeck/webhook-skills PR #176, 2026-08, its
+ *     skills/square-webhooks/references/overview.md and verification.md): beside the SHA-256
+ *     signature Square still sends the legacy `x-square-signature`, the base64 HMAC-SHA1 of the
+ *     same notification URL + body with the same key (the square SDK's helper does not read it;
+ *     receivers written before the SHA-256 header do), `square-version` (the API version pinned
+ *     on the subscription), `square-subscription-id`, and `user-agent: Square Connect v2`. Not
+ *     published: the headers' order (test/wire/square.json holds names and values only).
  */
 
 /** 1, 2, 4, 8, 16, 32 minutes, then hourly to 72 hours after the event: 78 retries (Square's table). */
@@ -39,7 +47,20 @@ const production: TimingProfile = {
 const uuid = () =>
   `${randomAlnum(8, '0123456789abcdef')}-${randomAlnum(4, '0123456789abcdef')}-4${randomAlnum(3, '0123456789abcdef')}-a${randomAlnum(3, '0123456789abcdef')}-${randomAlnum(12, '0123456789abcdef')}`;
 
-export const square: Provider = declaredProvider(
+/**
+ * The API version the subscription is pinned to (square-version): the one hookdrill's catalogue is
+ * built for, the `square` SDK 46's default (BaseClient.js, "Square-Version": "2026-09-16").
+ */
+export const SQUARE_VERSION = '2026-09-16';
+/** A webhook subscription's id, as the Webhook Subscriptions API's example writes one (the square SDK's legacy/doc/models/create-webhook-subscription-response.md). */
+const SUBSCRIPTION_ID = 'wbhk_b35f6b3145074cf9ad513610786c19d5';
+
+/** Square's legacy x-square-signature: the base64 HMAC-SHA1 of the notification URL + the body, keyed as the SHA-256 one. */
+export function squareSha1(secret: string, url: string, rawBody: Buffer): string {
+  return createHmac('sha1', secret).update(url).update(rawBody).digest('base64');
+}
+
+const base: Provider = declaredProvider(
   checkDeclaration(
     'square',
     {
@@ -49,7 +70,10 @@ export const square: Provider = declaredProvider(
       eventType: { body: 'type' },
       headers: {
         'Content-Type': 'application/json',
+        'User-Agent': 'Square Connect v2',
         'square-environment': 'Production',
+        'square-subscription-id': SUBSCRIPTION_ID,
+        'square-version': SQUARE_VERSION,
         'x-square-hmacsha256-signature': '{signature}',
       },
       timeout: '10s',
@@ -78,6 +102,13 @@ export const square: Provider = declaredProvider(
     verifier: {
       official: "square's WebhooksHelper.verifySignature",
       parsesJson: false,
+      // An unsigned or badly signed request lacks or breaks it too; one verified alone is a warning.
+      legacySignature: {
+        header: 'x-square-signature',
+        scheme: 'HMAC-SHA1 of the notification URL and the body',
+        advice:
+          "Square's docs no longer name it (they document x-square-hmacsha256-signature alone) and SHA-1 is the weaker hash: it may stop without notice",
+      },
       unknownType: { path: ['type'], value: 'hookdrill.unknown_event_type' },
     },
     retryHeaders: (n, reason) => ({ 'square-retry-number': String(n), 'square-retry-reason': reason }),
@@ -91,3 +122,18 @@ export const square: Provider = declaredProvider(
     },
   },
 );
+
+export const square: Provider = {
+  ...base,
+  signedHeaders: [...base.signedHeaders, 'x-square-signature'],
+  sign(rawBody, secrets, ctx) {
+    const headers = base.sign(rawBody, secrets, ctx);
+    const [secret] = secrets;
+    return {
+      ...headers,
+      // The first attempt's moment, the same on every retry of the delivery.
+      'square-initial-delivery-timestamp': new Date(ctx.firstAttemptMs ?? ctx.nowMs).toISOString(),
+      ...(secret === undefined ? {} : { 'x-square-signature': squareSha1(secret, ctx.url ?? '', rawBody) }),
+    };
+  },
+};

@@ -30,6 +30,11 @@ export interface FreshField {
 export interface SignContext {
   /** The moment of signing, in Unix milliseconds: every attempt signs anew with its own time. */
   nowMs: number;
+  /**
+   * When the delivery's first attempt was made (Unix ms): the same for every attempt of it, for a
+   * provider that says so on each (Square's square-initial-delivery-timestamp). Absent: `nowMs`.
+   */
+  firstAttemptMs?: number | undefined;
   /** The delivery id the receiver should dedupe on; header-held for GitHub, Standard, Shopify. */
   deliveryId: string;
   /** The provider's event name (header-held for GitHub and Shopify). */

@@ -180,3 +180,12 @@ export function unixSeconds(nowMs: number): number {
 
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;
+
+/** A value with every object's keys sorted, arrays in their order: SendGrid's and Discord's bodies are written so. */
+export function sortedKeys(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedKeys(v[k] as JsonValue);
+  return out;
+}

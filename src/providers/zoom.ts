@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 import type { JsonObject, Provider, TimingProfile } from './types.js';
@@ -21,10 +21,29 @@ import { MINUTE, isObject, parseJson, randomAlnum } from './util.js';
  *   - Zoom's support article "Webhook delays": answer 200 or 204 within three seconds; otherwise
  *     Zoom retries three times: 5 minutes after the first attempt, 20 minutes after the first
  *     retry, 60 minutes after the second.
- *   - Zoom sends no delivery id. The event's `event_ts` (Unix ms) is the same on every retry of an
- *     event and made fresh for every event here: hookdrill's receivers key on it.
- *   - Not published: the headers' order, a user agent.
+ *   - zoom/webhook-sample's README (the headers of a delivery, as Express hands them over):
+ *     `user-agent: Zoom Marketplace/1.0a`, `content-type: application/json; charset=utf-8`,
+ *     `x-zm-request-timestamp`, `x-zm-signature`, `x-zm-trackingid`; Zoom's docs: "x-zm-trackingid:
+ *     unique identifier that Zoom uses to identify the request". Receivers also key on
+ *     `x-zm-request-id` (devforum.zoom.us thread 142066: dedupe on the tracking id, "unique per
+ *     delivery"). Whether a retry carries the same two ids is not published: hookdrill keeps them
+ *     for every attempt of a delivery (made from its id, as Shopify's event id is), and a receiver
+ *     keyed on either is judged as holding the delivery (otherIds). The trackingid's form
+ *     (`v=2.0;clid=…;rid=…`) is the one Zoom's API answers carry; a webhook's own value is not shown.
+ *   - The event's `event_ts` (Unix ms) is the same on every retry of an event and made fresh for
+ *     every event here: listen and hookdrill's receivers keep keying on it, the one id Zoom is
+ *     known to keep across retries.
+ *   - Not published: the headers' order (test/wire/zoom.json holds names and values only).
  */
+
+/** The two per-delivery ids, made from the delivery's (event_ts): the same on every attempt and copy of it. */
+export function zoomIds(deliveryId: string): { trackingId: string; requestId: string } {
+  const h = createHash('sha256').update(`x-zm:${deliveryId}`).digest('hex');
+  return {
+    trackingId: `v=2.0;clid=us06;rid=WEB_${h.slice(0, 32)}`,
+    requestId: `${h.slice(32, 40)}-${h.slice(40, 44)}-4${h.slice(45, 48)}-a${h.slice(49, 52)}-${h.slice(52, 64)}`,
+  };
+}
 
 const profile: TimingProfile = {
   name: 'zoom',
@@ -59,7 +78,12 @@ const base = declaredProvider(
       timestamp: { header: 'x-zm-request-timestamp', unit: 's', tolerance: '5m' },
       id: { body: 'event_ts' },
       eventType: { body: 'event' },
-      headers: { 'Content-Type': 'application/json', 'x-zm-request-timestamp': '{timestamp}', 'x-zm-signature': '{signature}' },
+      headers: {
+        'User-Agent': 'Zoom Marketplace/1.0a',
+        'Content-Type': 'application/json; charset=utf-8',
+        'x-zm-request-timestamp': '{timestamp}',
+        'x-zm-signature': '{signature}',
+      },
       timeout: '3s',
     },
     'src/providers/zoom.ts',
@@ -116,6 +140,15 @@ const base = declaredProvider(
 
 export const zoom: Provider = {
   ...base,
+  sign(rawBody, secrets, ctx) {
+    const { trackingId, requestId } = zoomIds(ctx.deliveryId);
+    return { ...base.sign(rawBody, secrets, ctx), 'x-zm-trackingid': trackingId, 'x-zm-request-id': requestId };
+  },
+  // A receiver keyed on Zoom's tracking id or request id holds the delivery as surely as one keyed on event_ts.
+  otherIds(deliveryId) {
+    const { trackingId, requestId } = zoomIds(deliveryId);
+    return [trackingId, requestId];
+  },
   // As Rivet: no window unless one is asked for (listen asks for the docs' sample's 5 minutes).
   verify(rawBody, headers, secrets, opts = {}) {
     base.verify(rawBody, headers, secrets, { ...opts, toleranceSec: opts.toleranceSec ?? Number.MAX_SAFE_INTEGER / 1000 });

@@ -10,7 +10,8 @@
  * application's public key; a PING is answered {"type": 1}, a bad signature 401, as Discord's
  * docs and the package's verifyKeyMiddleware do), @line/bot-sdk's validateSignature (keyed on each
  * event's webhookEventId, every event of a body; a body of no events, LINE's URL check, answered 200), @hubspot/api-client's
- * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId),
+ * Signature.isValid v3 (over PUBLIC_URL or the URL the request came to; keyed on the first event's eventId;
+ * with HUBSPOT_SIGNATURE=default, isValid with its default version, v1, over X-HubSpot-Signature),
  * Zoom's check as @zoom/rivet applies it (JSON.stringify of the parsed body, no window; its verifier
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
@@ -143,19 +144,24 @@ async function verified(req, raw) {
       return { ids: events.map((e) => e.webhookEventId) };
     }
     case 'hubspot': {
-      const ok = HubSpotSignature.isValid({
-        signatureVersion: 'v3',
-        signature: h('x-hubspot-signature-v3'),
-        clientSecret: secret,
-        requestBody: raw.toString('utf8'),
-        method: req.method,
-        // Decoded as HubSpot's v3 docs say before it is hashed (the SDK hashes what it is given).
-        url: (process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`).replace(
-          /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi,
-          (_m, hex) => String.fromCharCode(Number.parseInt(hex, 16)),
-        ),
-        timestamp: Number(h('x-hubspot-request-timestamp')),
-      });
+      // HUBSPOT_SIGNATURE=default: Signature.isValid given no version, so its default, v1 (the
+      // SHA-256 of the client secret + the body, in X-HubSpot-Signature; lib/src/utils/signature.js).
+      const ok =
+        process.env.HUBSPOT_SIGNATURE === 'default'
+          ? HubSpotSignature.isValid({ signature: h('x-hubspot-signature'), clientSecret: secret, requestBody: raw.toString('utf8') })
+          : HubSpotSignature.isValid({
+              signatureVersion: 'v3',
+              signature: h('x-hubspot-signature-v3'),
+              clientSecret: secret,
+              requestBody: raw.toString('utf8'),
+              method: req.method,
+              // Decoded as HubSpot's v3 docs say before it is hashed (the SDK hashes what it is given).
+              url: (process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`).replace(
+                /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi,
+                (_m, hex) => String.fromCharCode(Number.parseInt(hex, 16)),
+              ),
+              timestamp: Number(h('x-hubspot-request-timestamp')),
+            });
       if (!ok) throw new Error('signature mismatch');
       // Authentic but not JSON: kept by its hash, as HubSpot's helper does not parse.
       try {
@@ -173,7 +179,7 @@ async function verified(req, raw) {
         const { plainToken } = payload.payload;
         return { pong: true, answer: { plainToken, encryptedToken: createHmac('sha256', secret).update(plainToken).digest('hex') } };
       }
-      // Zoom sends no delivery id: the event's event_ts, the same on every retry.
+      // Keyed on the event's event_ts, the one id known to stay the same on every retry.
       return { id: payload.event_ts };
     }
     case 'linear': {

@@ -32,7 +32,7 @@ signature answered 401 and a PING {"type": 1}), LINE (the base64 HMAC-SHA256 of 
 channel secret; each event of a body stored under its own webhookEventId, as SendGrid's under sg_event_id and HubSpot's under eventId), HubSpot (v3: method, URL, body and
 timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
 (v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
-keyed on event_ts, as Zoom sends no delivery id), Linear (the hex HMAC of the body, then the body's
+keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
@@ -82,6 +82,20 @@ Flaws, one at a time (or several, comma-separated):
                         sender"): a crash in between loses a delivery the sender was told was taken;
                         --store-after S stores S seconds after the 200 instead (a slow insert of a large row)
   no-body-cap           reads a body of any size (no cap of its own, as behind a proxy that holds the cap)
+  hubspot-v1-default    HubSpot: verifies only X-HubSpot-Signature, v1 (the hex SHA-256 of the client secret + the body),
+                        as @hubspot/api-client's Signature.isValid does with its default version: right while HubSpot
+                        sends v1 beside v3 on every app delivery
+  square-legacy-sha1    Square: verifies only the legacy x-square-signature (base64 HMAC-SHA1 of the URL + the body),
+                        which Square still sends beside the SHA-256 one
+  square-needs-initial-timestamp  Square: answers 400 to a delivery without square-initial-delivery-timestamp,
+                        a header Square's docs list on every notification
+  sendgrid-lines        SendGrid: reads the body line by line and writes each line back with its CRLF, as a Java
+                        BufferedReader loop does before verifying: SendGrid's own [{…},\r\n{…}]\r\n comes out whole,
+                        a body without SendGrid's CRLFs does not
+  discord-ua-ping       Discord: answers a PING only when its User-Agent is Discord's (Discord-Interactions/…), 403 otherwise
+  discord-member-user   Discord: reads the invoker as (member or interaction).user.id and answers 500 when neither has
+                        one: Discord sends member (in a guild) or user (in a DM) on every interaction
+  zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -229,6 +243,11 @@ def verify(args, h, body):
         if check_time and time.time() * 1000 > int(ts) + 180_000:
             return 'stale'
         return None if hmac.compare_digest(mac(secret, f'{ts}.'.encode() + body), v1) else 'no match'
+    if args.provider == 'square' and flaw == 'square-legacy-sha1':
+        # The legacy header: the base64 HMAC-SHA1 of the same notification URL + body, the same key.
+        signed = notification_url(args, h, flaw).encode() + body
+        expected = base64.b64encode(hmac.new(secret, signed, hashlib.sha1).digest()).decode()
+        return None if hmac.compare_digest(expected, h.get('x-square-signature') or '') else 'no match'
     if args.provider == 'square':
         # Square's documented check: the base64 HMAC-SHA256 of the notification URL and the raw
         # body. The URL is the one Square posts to: --public-url, else rebuilt from the request,
@@ -249,6 +268,10 @@ def verify(args, h, body):
     if args.provider == 'line':
         # LINE's documented check: the base64 HMAC-SHA256 of the raw body with the channel secret.
         return None if hmac.compare_digest(mac(secret, body, 'base64'), h.get('x-line-signature') or '') else 'no match'
+    if args.provider == 'hubspot' and flaw == 'hubspot-v1-default':
+        # @hubspot/api-client's Signature.isValid with no version given: v1, sha256(client secret + body) in hex.
+        expected = hashlib.sha256(secret + body).hexdigest()
+        return None if hmac.compare_digest(expected, h.get('X-HubSpot-Signature') or '') else 'no match'
     if args.provider == 'hubspot':
         # HubSpot's documented v3 check: the base64 HMAC-SHA256 of method + URL + body + timestamp
         # (ms), the URL the one HubSpot posts to (as Square's); only a timestamp over 5 minutes old refused.
@@ -361,6 +384,8 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
+        return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':
         return str(event.get('event_ts') or ''), event.get('event')
     if provider == 'hubspot':
@@ -477,6 +502,9 @@ def serve(args):
                 body = b''.join(body.splitlines())
             if args.flaw == 'crlf-lines':
                 body = body.replace(b'\n', b'\r\n')
+            if args.flaw == 'sendgrid-lines':
+                # A line reader, each line written back with the CRLF SendGrid ends it with.
+                body = b''.join(line + b'\r\n' for line in body.splitlines())
             if args.flaw == 'latin1-text':
                 body = body.decode('latin-1').encode('utf-8')
             signed = body
@@ -533,12 +561,24 @@ def serve(args):
                 encrypted = hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
                 return self.answer(200, json.dumps({'plainToken': token, 'encryptedToken': encrypted}).encode(), 'application/json')
             if args.provider == 'discord' and event.get('type') == 1:
+                if args.flaw == 'discord-ua-ping' and not (self.headers.get('User-Agent') or '').startswith('Discord-Interactions/'):
+                    return self.answer(403, b'not from Discord')
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, b'{"type": 1}', 'application/json')
             if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
                 return self.answer(200, b'ok')
+            if args.flaw == 'square-needs-initial-timestamp' and not self.headers.get('square-initial-delivery-timestamp'):
+                return self.answer(400, b'no square-initial-delivery-timestamp')
+            if args.flaw == 'discord-member-user':
+                try:
+                    # The invoker: member.user in a guild, user in a DM.
+                    str((event.get('member') or event)['user']['id'])
+                except (KeyError, TypeError):
+                    return self.answer(500, b'KeyError: user')
             delivery_id, event_type = identify(args.provider, self.headers, event, args.flaw)
+            if args.flaw == 'zoom-trackingid-dedupe' and not delivery_id:
+                return self.answer(400, b'no x-zm-trackingid')
             if args.flaw == 'refuse-unknown-types' and event_type != HANDLED[args.provider]:
                 return self.answer(400, f'no handler for {event_type}'.encode())
             if args.flaw == 'refuse-old-events' and event_age(event) > 300:

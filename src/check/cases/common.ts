@@ -1,3 +1,4 @@
+import { serialized } from '../../providers/contract.js';
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
@@ -118,12 +119,36 @@ export function lower(headers: OutgoingHeaders): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/**
+ * The headers a signing writes, keyed lower-case (the cases edit and delete them by name); post()
+ * writes each back as the provider names it ("X-HubSpot-Signature-v3"), as `send` does.
+ */
 export function sign(
   ctx: CheckContext,
   event: PreparedEvent,
   opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
 ): Record<string, string> {
-  return lower(signedAsSent(ctx, event, opts));
+  const headers = signedAsSent(ctx, event, opts);
+  const names = casingOf(ctx.provider);
+  for (const name of Object.keys(headers)) names.set(name.toLowerCase(), name);
+  return lower(headers);
+}
+
+/** Each provider's header names as it writes them, by their lower-case form: learnt from its own signings. */
+const casings = new WeakMap<Provider, Map<string, string>>();
+function casingOf(provider: Provider): Map<string, string> {
+  let names = casings.get(provider);
+  if (!names) {
+    names = new Map();
+    casings.set(provider, names);
+  }
+  return names;
+}
+
+/** The headers with each name the provider writes in its casing; any other (a proxy's, check's own) as it is. */
+function providerCased(provider: Provider, headers: Record<string, string>): Record<string, string> {
+  const names = casingOf(provider);
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [names.get(k) ?? k, v]));
 }
 
 /** The headers a signing writes, named as the provider names them ("X-GitHub-Delivery"): for findings that name a header. */
@@ -134,6 +159,7 @@ export function signedAsSent(
 ): Record<string, string> {
   const headers = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
     nowMs: opts.nowMs ?? Date.now(),
+    firstAttemptMs: event.madeAtMs,
     deliveryId: event.deliveryId,
     eventType: event.eventType,
     facts: event.facts,
@@ -221,7 +247,7 @@ export async function post(
   } = {},
 ): Promise<AttemptOutcome> {
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
-  const marked = { ...forwardedHeaders(ctx), ...headers, [CHECK_HEADER]: ctx.runId };
+  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, headers), [CHECK_HEADER]: ctx.runId };
   const res = await attempt({
     url: ctx.url,
     headers: marked,
@@ -409,14 +435,14 @@ function around(provider: Provider, e: PreparedEvent, field: string): { head: st
   // Letters, digits and `-` only: a form encodes it as it is, so it can be found in either.
   const mark = `hookdrill-${field}-value`;
   const withField = list
-    ? JSON.stringify([{ ...(body as JsonObject[])[0], [field]: mark }, ...(body as JsonObject[]).slice(1)])
+    ? serialized(provider, [{ ...(body as JsonObject[])[0], [field]: mark }, ...(body as JsonObject[]).slice(1)])
     : serialized(provider, { ...(body as JsonObject), [field]: mark });
   const out = likeBody(provider, e.rawBody, withField);
   const at = out.lastIndexOf(`"${mark}"`);
   return { head: out.slice(0, at + 1), tail: out.slice(at + mark.length + 1) };
 }
 
-const serialized = (provider: Provider, body: JsonObject) => (provider.serialize ? provider.serialize(body) : JSON.stringify(body));
+export { serialized };
 
 /** The JSON inside a form body (`payload=<the JSON>`, a GitHub hook set to form), or undefined for any other body. */
 export function formPayloadOf(provider: Provider, rawBody: Buffer): string | undefined {

@@ -5,7 +5,7 @@ import { compileFixture, listShippedFixtures, loadFixtureFile, resolveFixtures }
 import type { JsonValue } from '../../providers/types.js';
 import { randomAlnum } from '../../providers/util.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
-import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, sign, storedCount, storedText, stranger } from './common.js';
+import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, serialized, sign, storedCount, storedText, stranger } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
 /**
@@ -27,7 +27,7 @@ export function batchOf(ctx: CheckContext, n: number): { event: PreparedEvent; i
   const events = bodies.flatMap((body) => eventsOf(ctx.provider.contract, body));
   const ids = events.map((e) => fieldOf(e, b.id));
   if (events.length !== n || ids.some((id) => id === undefined)) return undefined;
-  const rawBody = Buffer.from(JSON.stringify(withList(bodies[0], b.path, events)));
+  const rawBody = Buffer.from(serialized(ctx.provider, withList(bodies[0], b.path, events)));
   return { event: { ...(made[0] as PreparedEvent), rawBody }, ids: ids as string[] };
 }
 
@@ -326,7 +326,7 @@ function checkRequestOf(ctx: CheckContext): PreparedEvent | undefined {
   const b = listOf(p.contract);
   if (b && emptyCheckOf(p.contract)) {
     const e = ctx.factory.make(Date.now());
-    const rawBody = Buffer.from(JSON.stringify(withList(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
+    const rawBody = Buffer.from(serialized(p, withList(JSON.parse(e.rawBody.toString('utf8')), b.path, [])));
     return { ...e, rawBody };
   }
   return challengeOf(ctx);
