@@ -41,7 +41,8 @@ export function zoomIds(deliveryId: string): { trackingId: string; requestId: st
   const h = createHash('sha256').update(`x-zm:${deliveryId}`).digest('hex');
   return {
     trackingId: `v=2.0;clid=us06;rid=WEB_${h.slice(0, 32)}`,
-    requestId: `${h.slice(32, 40)}-${h.slice(40, 44)}-4${h.slice(45, 48)}-a${h.slice(49, 52)}-${h.slice(52, 64)}`,
+    // Written as the docs' example request writes it: a UUID's hex in groups joined by underscores.
+    requestId: `${h.slice(32, 40)}_${h.slice(40, 44)}_${h.slice(44, 48)}_${h.slice(48, 52)}_${h.slice(52, 64)}`,
   };
 }
 
