@@ -299,3 +299,39 @@ test('a receiver that dedupes on the thing, not the delivery, was passed by the 
   const wrong = await checkReceiver('linear', python('linear', 'dedupe-by-entity'));
   assert.deepEqual(named(wrong, 'fail'), ['related'], explain(wrong));
 });
+
+test("Slack posts a slash command's answer as a message: JSON that is none is warned, an acknowledgment or a message passes, and listen --provider slack answers a command with an empty 200", async () => {
+  const right = await checkReceiver('slack', python('slack'), { only: 'valid,answer' });
+  assert.equal(right.cases.find((c) => c.name === 'answer')?.status, 'pass', explain(right));
+  const wrong = await checkReceiver('slack', python('slack', 'answer-json-ok'), { only: 'valid,answer' });
+  assert.deepEqual(named(wrong, 'fail'), [], explain(wrong));
+  assert.deepEqual(named(wrong, 'warn'), ['answer'], explain(wrong));
+  assert.match(
+    wrong.cases.find((c) => c.name === 'answer')?.diagnosis ?? '',
+    /posts a non-empty answer as a message .*answer with an empty 200/,
+  );
+
+  const listen = spawnHookdrill([
+    'listen',
+    '--json',
+    '--port',
+    '0',
+    '--provider',
+    'slack',
+    '--secret',
+    SECRET.slack as string,
+    '--inbox',
+    join(tempDir(), 's.db'),
+    '--no-worker',
+  ]);
+  try {
+    const ready = await listen.waitFor((l) => l.event === 'ready', 15_000);
+    const r = await check({ url: String(ready.url), provider: 'slack', secrets: [SECRET.slack as string], only: 'valid,answer' });
+    const c = r.cases.find((x) => x.name === 'answer');
+    assert.equal(c?.status, 'pass', explain(r));
+    assert.match(c?.observed ?? '', /^200 "" to a command/);
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
+  }
+});

@@ -88,6 +88,11 @@ export interface DeliveryContract {
   redelivery?: RedeliveryMarker & Sourced;
   endpointChecks: readonly (EndpointCheck & Sourced)[];
   answer: DeliveryAnswer & Sourced;
+  /**
+   * A request a person waits on (Slack's slash commands), where the events need only a 2xx: the
+   * shipped fixture that is one, and the answer the provider takes for it.
+   */
+  personAnswer?: { fixture: string; what: string; deadlineMs: number } & Sourced;
   /** Deliveries the provider sends about one thing, each its own delivery. */
   related?: Related & Sourced;
   /** How what is signed is normalised before signing, where it is (HubSpot v3 decodes parts of the URL). */
@@ -155,6 +160,11 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
         : `a delivery needs ${c.answer.what} within ${c.answer.deadlineMs / 1000} s`,
     source: c.answer.source,
   });
+  if (c.personAnswer)
+    out.push({
+      fact: `a ${c.personAnswer.fixture} needs ${c.personAnswer.what} within ${c.personAnswer.deadlineMs / 1000} s`,
+      source: c.personAnswer.source,
+    });
   if (c.related)
     out.push({
       fact: `sends several deliveries about one thing (${c.related.about}), each with its own id: dedupe on ${c.related.dedupeOn}, never on ${c.related.path.join('.')}`,

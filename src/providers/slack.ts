@@ -124,6 +124,13 @@ export const slack: Provider = {
       kind: 'status',
       source: 'api.slack.com/apis/events-api#responding: an HTTP 2xx within three seconds (a command may answer with a message)',
     },
+    personAnswer: {
+      fixture: 'command',
+      what: 'a 200 with an empty body (an acknowledgment: nothing is posted) or a message (text, or JSON with text or blocks)',
+      deadlineMs: 3_000,
+      source:
+        'api.slack.com/interactivity/slash-commands#responding_basic_receipt: a 200 within 3000 ms; tools.slack.dev/java-slack-sdk/guides/slash-commands: "If the response body is empty, the response will be recognized as just an acknowledgment. No message will be posted"',
+    },
     related: {
       about: 'one message as a message event and an app_mention',
       first: 'message',
@@ -151,6 +158,24 @@ export const slack: Provider = {
   },
 
   // Slack checks a new endpoint by asking it to echo a challenge; there is nothing to store.
+  /**
+   * A slash command's answer is posted as a message unless it is empty: an empty body, text, or
+   * JSON with text, blocks or attachments is one Slack takes; JSON without them is no message
+   * (listen's old {"ok": true}). Other requests' answers are not judged.
+   */
+  judgeAnswer(rawBody, answer) {
+    if (formRequest(rawBody)?.type !== 'command' || answer === '') return undefined;
+    const got = parseJson(Buffer.from(answer));
+    if (got === undefined) return undefined; // text: posted as it is
+    if (isObject(got) && ['text', 'blocks', 'attachments'].some((k) => k in got)) return undefined;
+    return `${JSON.stringify(answer.slice(0, 40))} is JSON with no text, blocks or attachments: no message`;
+  },
+
+  /** What listen answers a stored command or interaction with: an empty 200, as Bolt's ack() does (the Events API's answer is not read). */
+  deferredAnswer(rawBody) {
+    return formRequest(rawBody) ? '' : undefined;
+  },
+
   challengeAnswer(rawBody) {
     const body = parseJson(rawBody);
     if (!isObject(body) || body.type !== 'url_verification' || typeof body.challenge !== 'string') return undefined;

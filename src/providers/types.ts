@@ -267,7 +267,8 @@ export interface Provider {
   judgeAnswer?(rawBody: Buffer, answer: string): string | undefined;
   /**
    * With judgeAnswer: the answer a receiver that stores and works later gives at once (Discord's
-   * deferred response): what listen answers a stored delivery with, never {"ok": true}.
+   * deferred response; '' for an empty body, Slack's acknowledgment of a command): what listen
+   * answers a stored delivery with, never {"ok": true}. Undefined: listen's own answer.
    */
   deferredAnswer?(rawBody: Buffer): unknown;
   /** A secret of this provider's shape that is not `secret`: check's wrong-secret case signs with it. */

@@ -127,10 +127,11 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
 
   const arrived = new WeakMap<ServerResponse, number>();
   const answer = (res: ServerResponse, event: ReceiverEvent, body: unknown, refused?: () => RefusedCapture, close?: boolean) => {
-    const text = JSON.stringify(body);
+    // An empty answer is an acknowledgment (Slack's commands: a body would be posted as a message).
+    const text = body === '' ? '' : JSON.stringify(body);
     // Answered before its body was read: the connection cannot carry another request after it.
     if (close) res.setHeader('connection', 'close');
-    res.writeHead(event.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(event.status, { ...(text ? { 'content-type': 'application/json' } : {}), 'content-length': Buffer.byteLength(text) });
     res.end(text);
     const t0 = arrived.get(res);
     // Every event is a fresh literal: timed in place, not copied, on the hot path.
@@ -347,7 +348,8 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
       return answer(res, { status: 503, result: 'store_failed', reason, ...base }, { error: 'store_failed' });
     }
     // A provider that needs a body back gets its deferred form (Discord: "thinking…", the work
-    // done later through its API), never {"ok": true}, which it takes for a failed interaction.
+    // done later through its API; Slack's commands: an empty 200), never {"ok": true}, which
+    // Discord takes for a failed interaction.
     const reply = provider.deferredAnswer?.(rawBody) ?? { ok: true, deliveryId, duplicate: !inserted };
     answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, reply);
   }

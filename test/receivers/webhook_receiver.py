@@ -636,6 +636,9 @@ def serve(args):
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')
             if args.answer_after:
                 time.sleep(args.answer_after)
+            if args.flaw == 'answer-json-ok':
+                # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
+                return self.answer(200, b'{"ok": true}', 'application/json')
             self.answer(200, b'ok')
 
     server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)

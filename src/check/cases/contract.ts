@@ -94,27 +94,42 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
   {
     name: 'answer',
     summary:
-      "where the provider needs a body back (Discord's interaction response), a valid delivery gets one the provider takes, within its deadline",
+      "where the provider needs a body back (Discord's interaction response, Slack's answer to a slash command), a valid delivery gets one the provider takes, within its deadline",
     skipFor: (p) => (p.judgeAnswer ? undefined : `${p.title} needs a 2xx, nothing more (${p.contract.answer.source})`),
     needs: NEEDS_ANSWERED,
     async run(ctx) {
-      const need = ctx.provider.contract.answer;
-      const e = ctx.factory.make(Date.now());
+      const need = answerNeed(ctx.provider.contract);
+      const e = need.fixture ? fixtureNamed(ctx, need.fixture) : ctx.factory.make(Date.now());
+      if (!e) return { status: 'skipped', observed: `no shipped ${need.fixture} fixture` };
       const res = await post(ctx, e.rawBody, sign(ctx, e), { readAnswer: true });
-      if (!is2xx(res.status)) return { status: 'skipped', observed: `${answer(res)}: the valid case judges a refusal` };
+      const what = need.fixture ? `a ${need.fixture}` : 'a valid delivery';
+      if (!is2xx(res.status))
+        return need.fixture
+          ? {
+              status: 'fail',
+              observed: `${answer(res)} to ${what}`,
+              diagnosis: `your receiver refuses ${what} — ${ctx.provider.title} needs ${need.what} within ${need.deadlineMs / 1000} s (${need.source}), and the person who sent it sees an error otherwise`,
+            }
+          : { status: 'skipped', observed: `${answer(res)}: the valid case judges a refusal` };
       const body = (res.bodySnippet ?? '').trim();
       if (body.length >= 4096) return { status: 'skipped', observed: `${answer(res)}: an answer over 4 KiB is not judged` };
       const problem = ctx.provider.judgeAnswer?.(e.rawBody, body);
-      const late = need.kind === 'body' && res.latencyMs > need.deadlineMs;
-      const observed = `${answer(res)} ${JSON.stringify(body.slice(0, 60))} in ${Math.round(res.latencyMs)}ms`;
+      const late = res.latencyMs > need.deadlineMs;
+      const observed = `${answer(res)} ${JSON.stringify(body.slice(0, 60))} to ${what} in ${Math.round(res.latencyMs)}ms`;
       if (!problem && !late) return { status: 'pass', observed };
-      const what = need.kind === 'body' ? need.what : 'an answer';
+      if (need.fixture && problem && !late)
+        // What Slack does with JSON that is no message is not published: a warning, never a failure.
+        return {
+          status: 'warn',
+          observed,
+          diagnosis: `your receiver answers ${what} with ${problem} — ${ctx.provider.title} posts a non-empty answer as a message (${need.source}): answer with an empty 200 (the acknowledgment) and reply through response_url, or answer with a message`,
+        };
       return {
         status: 'fail',
         observed,
         diagnosis: problem
-          ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${what} (${need.source}), and shows "This interaction failed" otherwise: answer with a deferred response ({"type": 5}) and do the work after`
-          : `your receiver answers after ${Math.round(res.latencyMs)}ms — ${ctx.provider.title} needs ${what} within ${need.kind === 'body' ? need.deadlineMs / 1000 : '?'} s: answer with a deferred response first`,
+          ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${need.what} (${need.source}), and shows "This interaction failed" otherwise: answer with a deferred response ({"type": 5}) and do the work after`
+          : `your receiver answers after ${Math.round(res.latencyMs)}ms — ${ctx.provider.title} needs ${need.what} within ${need.deadlineMs / 1000} s (${need.source}): answer at once${need.fixture ? ' (an empty 200)' : ' with a deferred response'} and do the work after`,
       };
     },
   },
@@ -313,6 +328,21 @@ function freshLike(v: string | number): string | number {
     left--;
   }
   return chars.join('');
+}
+
+/** What the answer case holds a receiver to: a request a person waits on (Slack's commands), else every delivery's answer. */
+function answerNeed(c: DeliveryContract): { fixture?: string; what: string; deadlineMs: number; source: string } {
+  if (c.personAnswer) return c.personAnswer;
+  const a = c.answer;
+  return a.kind === 'body'
+    ? { what: a.what, deadlineMs: a.deadlineMs, source: a.source }
+    : { what: 'a 2xx', deadlineMs: Number.POSITIVE_INFINITY, source: a.source };
+}
+
+/** One of the provider's shipped fixtures, made fresh, as check's content type sends it. */
+function fixtureNamed(ctx: CheckContext, name: string): PreparedEvent | undefined {
+  const fixture = resolveFixtures([`${ctx.provider.name}/${name}`], ctx.provider.name)[0];
+  return fixture ? compileFixture(ctx.provider, fixture, [], undefined, ctx.contentType).make(Date.now()) : undefined;
 }
 
 /** The contract's endpoint check that is a batch body with no events (LINE's Verify). */
