@@ -174,6 +174,114 @@ test('Stripe thin events: every type of Stripe.V2.Core.EventNotification, parsed
   ]);
 });
 
+/*
+ * No placeholder where a value has a meaning (issue 52, item 1). A field is enum-like when its
+ * name's last word says a closed set or a time — status, state, type, subtype, reason, kind,
+ * action, category, method, mode, role, level, severity, visibility, conclusion, health, brand,
+ * flow, usage, event, currency, country, locale, timezone, tz, or *_at, *_date, *_time,
+ * timestamp, *_until, *_start, *_end (snake_case or camelCase) — or its schema declares an enum
+ * (GitHub's and Shopify's: the schema tests above hold those to the enum). A receiver switches on
+ * these: `"hookdrill"` there is a value the provider never sends. Free text (a name, a title, a
+ * description) may say it. The rule is written here, apart from the builders' own.
+ */
+const ENUM_WORDS = new Set(
+  'status state type subtype reason kind action category method mode role level severity visibility conclusion health brand flow usage event currency country locale timezone tz'.split(
+    ' ',
+  ),
+);
+const TIME_WORDS = new Set(['at', 'date', 'time', 'timestamp', 'until', 'start', 'end']);
+function enumLike(key: string): boolean {
+  const last =
+    key
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .split(/[_\-.]/)
+      .at(-1) ?? '';
+  return ENUM_WORDS.has(last) || TIME_WORDS.has(last);
+}
+
+/** Every enum-like field of a body that holds the placeholder, as paths. */
+function placeholders(body: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, key: string, path: string): void => {
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, key, `${path}[${i}]`);
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, `${path}.${k}`);
+    else if (v === 'hookdrill' && enumLike(key)) found.push(path);
+  };
+  walk(body, '', '');
+  return found;
+}
+
+test('every catalogue: no enum-like field (a status, a type, a reason, a time) holds the placeholder "hookdrill"', () => {
+  const counts: Record<string, number> = {};
+  const examples: string[] = [];
+  for (const provider of Object.keys(providers) as (keyof typeof providers)[]) {
+    const c = catalogueOf(provider);
+    if (!c || c.provider !== provider) continue;
+    for (const e of c.events) {
+      const found = placeholders(e.body);
+      if (found.length === 0) continue;
+      counts[provider] = (counts[provider] ?? 0) + found.length;
+      if (examples.length < 12) examples.push(`${provider}/${e.name} ${found[0]}`);
+    }
+  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  assert.deepEqual(counts, {}, `${total} enum-like fields hold "hookdrill": ${JSON.stringify(counts)}; e.g. ${examples.join('; ')}`);
+});
+
+test('every catalogue: a body says what its event says — deleted is deleted, failed is not paid, revoked is revoked (issue 52)', () => {
+  /** The value at a dotted path of an event's body (`data.object.payout.status`; `payments.0`). */
+  const at = (provider: keyof typeof providers, name: string, path: string): unknown => {
+    const ev = catalogueOf(provider)?.events.find((e) => e.name === name);
+    assert.ok(ev, `${provider}/${name}`);
+    return path
+      .split('.')
+      .reduce<unknown>((n, k) => (n !== null && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), ev.body);
+  };
+  // Square: a deletion says data.deleted: true (developer.squareup.com "step2subscribe"); a
+  // status agrees with its event; delayed_until is a time.
+  const deletions = (catalogueOf('square')?.events ?? []).filter(
+    (e) => e.name.endsWith('.deleted') && 'deleted' in (e.body.data as object),
+  );
+  for (const e of deletions) assert.equal((e.body.data as Record<string, unknown>).deleted, true, `square/${e.name} data.deleted`);
+  for (const name of ['invoice.deleted', 'labor.shift.deleted', 'transfer_order.deleted'])
+    assert.ok(
+      deletions.some((e) => e.name === name),
+      `square/${name} carries data.deleted`,
+    );
+  assert.equal(at('square', 'payout.failed', 'data.object.payout.status'), 'FAILED');
+  assert.equal(at('square', 'payout.paid', 'data.object.payout.status'), 'PAID');
+  const status = at('square', 'payment.created', 'data.object.payment.status');
+  assert.ok(['APPROVED', 'PENDING', 'COMPLETED', 'CANCELED', 'FAILED'].includes(String(status)), `payment.status ${status}`);
+  const until = String(at('square', 'payment.created', 'data.object.payment.delayed_until'));
+  assert.ok(!Number.isNaN(Date.parse(until)), `delayed_until ${until}`);
+  // WorkOS: users leave inactive, revoked sessions and invitations say revoked; the envelope
+  // carries "object": "event" and context.
+  assert.equal(at('workos', 'dsync.user.deleted', 'data.state'), 'inactive');
+  assert.equal(at('workos', 'session.revoked', 'data.status'), 'revoked');
+  assert.equal(at('workos', 'invitation.revoked', 'data.state'), 'revoked');
+  for (const e of catalogueOf('workos')?.events ?? []) {
+    assert.equal(e.body.object, 'event', `workos/${e.name} object`);
+    assert.deepEqual(e.body.context, {}, `workos/${e.name} context`);
+  }
+  // Paddle: a failed payment leaves the transaction billed (recorded deliveries), its attempt in
+  // error; every field there, null when empty; its details carry totals.
+  const failed = (path: string) => at('paddle', 'transaction.payment_failed', `data.${path}`);
+  assert.equal(failed('status'), 'billed');
+  assert.equal(failed('payments.0.status'), 'error');
+  assert.equal(typeof failed('details.totals.total'), 'string');
+  assert.match(String(failed('customer_id')), /^ctm_/);
+  assert.match(String(failed('subscription_id')), /^sub_/);
+  for (const key of ['invoice_id', 'discount_id', 'billed_at', 'custom_data', 'checkout'])
+    assert.ok(failed(key) !== undefined, `paddle transaction ${key}`);
+  // Linear: who did it, where, and on an update what it was before.
+  assert.equal(typeof at('linear', 'Issue.update', 'actor.id'), 'string');
+  assert.match(String(at('linear', 'Issue.update', 'url')), /^https:\/\/linear\.app\//);
+  assert.equal(typeof at('linear', 'Issue.update', 'updatedFrom.stateId'), 'string');
+  assert.notEqual(at('linear', 'Issue.update', 'updatedFrom.stateId'), at('linear', 'Issue.update', 'data.stateId'));
+  assert.equal(at('linear', 'Issue.create', 'updatedFrom'), undefined);
+});
+
 test("Stripe: each body says what its event says — statuses, failures, flags — and ids carry the prefixes of Stripe's own examples", () => {
   const c = catalogueOf('stripe');
   assert.ok(c);
@@ -505,7 +613,12 @@ test("WorkOS: every member of @workos-inc/node's EventResponse, each verified an
     // An enum's member (ConnectionType, OrganizationDomainState) travels as its string value.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated file's template literal type, not ours
     'type Wire<T> = T extends string ? `${T}` : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;',
-    ...c.events.map((ev, i) => `export const e${i}: Wire<EventResponse> = ${JSON.stringify(ev.body)};`),
+    // `"object": "event"` is on every event WorkOS sends (its Events API reference) but not in the
+    // SDK's EventResponse: checked against the type without it.
+    ...c.events.map((ev, i) => {
+      const { object: _object, ...typed } = ev.body;
+      return `export const e${i}: Wire<EventResponse> = ${JSON.stringify(typed)};`;
+    }),
   ]);
 });
 

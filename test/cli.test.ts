@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { hookdrill } from './helpers/cli.js';
 import { reply, startServer } from './helpers/server.js';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
 const SECRET = 'whsec_DoNotPrintMe0123456789abcdef';
 
 /** A usage error is one line on stderr, exit 2, and no stack trace. */
@@ -198,4 +200,11 @@ test('check --list: every case with what it proves and where it does not apply; 
     r.stdout,
     /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid\)$/m,
   );
+  // A rule that rests on an SDK's behaviour names the versions it was checked on (issue 52, item
+  // 3), and the one installed here is among them: bumping it without checking again fails here.
+  const installed = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@workos-inc/node/package.json'), 'utf8')) as { version: string })
+    .version;
+  const line = /^reserialized .*$/m.exec(r.stdout)?.[0] ?? '';
+  assert.match(line, /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom\)$/);
+  assert.ok(line.includes(`@workos-inc/node ${installed}`), `${line} names the installed ${installed}`);
 });

@@ -160,7 +160,11 @@ export function listCases(): { name: string; summary: string; notFor: string[] }
     summary: c.summary,
     notFor: Object.values(providers)
       .filter((p) => c.skipFor?.(p) !== undefined)
-      .map((p) => p.name),
+      // Where the reason rests on a library's version, the version is said with the name.
+      .map((p) => {
+        const versions = p.verifier.officialVersions;
+        return versions && c.skipFor?.(p)?.includes(versions) ? `${p.name} per ${versions}` : p.name;
+      }),
   }));
 }
 

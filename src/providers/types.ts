@@ -137,6 +137,12 @@ export interface VerifierRules {
    * check does not judge it.
    */
   verifiesParsedJson?: boolean;
+  /**
+   * The versions of the official library the rules above were read from and run against, where a
+   * newer major changed what a receiver on it accepts (`check --list` and the skip reasons name
+   * them): a rule is only as current as the version it was checked on.
+   */
+  officialVersions?: string;
   /** The largest body the provider documents sending, in bytes, where it publishes one (GitHub: 25 MB). */
   maxBodyBytes?: number;
   /**

@@ -14,6 +14,13 @@ import { MINUTE, randomAlnum, timeLike } from './util.js';
  *     default) old is refused, one-sided; and the HMAC is over `JSON.stringify(payload)`, the body
  *     as parsed (the docs' handler reads it with express.json()). A receiver that re-serialises is
  *     doing what the SDK does, so check does not judge re-serialising (verifier.verifiesParsedJson).
+ *   - @workos-inc/node 9 and later declare Node >= 22.11 (their package.json `engines`; this
+ *     project runs on Node 20), yet 12.3.0 runs on Node 20: run on it (issue 52, item 3), its
+ *     constructEvent verifies a string payload as the raw bytes (a re-serialised body refused)
+ *     and still accepts a parsed body by JSON.stringify of it, as 8.13.0 does (8.13.0 refuses a
+ *     string payload). Both are the SDK's own ways, so re-serialising is still not judged; the
+ *     versions are said (verifier.officialVersions). devDependencies keep 8.13 (the last major
+ *     whose engines include Node 20).
  *   - The event: `{ id: "event_…", event, data, created_at }` (the SDK's EventResponseBase);
  *     its `id` is what to dedupe on (the events API pages by it).
  *   - Not published: how long WorkOS waits for an answer (10 s chosen), the retries' intervals
@@ -92,6 +99,7 @@ export const workos: Provider = declaredProvider(
       // The docs' handler parses the body (express.json()) and so does the SDK's deserializeEvent.
       parsesJson: true,
       verifiesParsedJson: true,
+      officialVersions: '@workos-inc/node 8.13.0 and 12.3.0',
       unknownType: { path: ['event'], value: 'hookdrill.unknown_event_type' },
     },
     freshFields(body: JsonObject) {

@@ -53,7 +53,7 @@ export const REJECTION: readonly CheckCase[] = [
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
     (p) =>
       p.verifier.verifiesParsedJson
-        ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way`
+        ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way${p.verifier.officialVersions ? ` (${p.verifier.officialVersions})` : ''}`
         : undefined,
   ),
   rejection(
