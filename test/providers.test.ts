@@ -263,3 +263,18 @@ test("stripe: a test-mode event's signature header carries v0= beside v1= (a val
     /v0=/,
   );
 });
+
+test("Discord's responses, by interaction type, are discord-api-types' own: every interaction type has its list, every response type in it is one the package names", async () => {
+  const { RESPONSES } = await import('../src/providers/discord.js');
+  const { InteractionResponseType, InteractionType } = await import('discord-api-types/v10');
+  const kinds = Object.values(InteractionType).filter((v): v is number => typeof v === 'number');
+  assert.deepEqual(Object.keys(RESPONSES).map(Number).sort(), [...kinds].sort());
+  const responses = new Set(Object.values(InteractionResponseType).filter((v) => typeof v === 'number'));
+  for (const [kind, allowed] of Object.entries(RESPONSES))
+    for (const r of allowed) assert.ok(responses.has(r), `interaction type ${kind}: response type ${r} is not in discord-api-types`);
+  // Each response type the package names is allowed somewhere: a new one fails here until placed.
+  assert.deepEqual(
+    [...new Set(Object.values(RESPONSES).flat())].sort((a, b) => a - b),
+    [...responses].sort((a, b) => (a as number) - (b as number)),
+  );
+});

@@ -208,6 +208,10 @@ test('Discord wants an interaction response: a receiver answering 200 "ok" fails
   const wrong = await checkReceiver('discord', python('discord', 'answer-ok'), { only: 'valid,answer' });
   assert.deepEqual(named(wrong, 'fail'), ['answer'], explain(wrong));
   assert.match(wrong.cases.find((c) => c.name === 'answer')?.diagnosis ?? '', /This interaction failed/);
+  // The right type with nothing in it: Discord refuses an empty message as it refuses "ok".
+  const empty = await checkReceiver('discord', python('discord', 'answer-empty-message'), { only: 'valid,answer' });
+  assert.deepEqual(named(empty, 'fail'), ['answer'], explain(empty));
+  assert.match(empty.cases.find((c) => c.name === 'answer')?.diagnosis ?? '', /Cannot send an empty message/);
   // listen in front of a bot: the deferred form, never {"ok":true}.
   const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', 'discord', '--inbox', join(tempDir(), 'd.db'), '--no-worker']);
   try {

@@ -64,15 +64,41 @@ function typeName(body: JsonValue | undefined): string | undefined {
 /**
  * The interaction responses each interaction type takes (discord-api-types' InteractionType and
  * InteractionResponseType; Discord's "Responding to an Interaction"): a command 4 or 5 (or 9, a
- * modal; 10, premium), a component 4, 5, 6, 7 or 9, autocomplete 8 only, a modal submit 4, 5, 6 or 7.
+ * modal; 10, premium; 12, an Activity), a component 4, 5, 6, 7, 9 or 12, autocomplete 8 only, a
+ * modal submit 4, 5, 6 or 7. test/providers.test.ts holds these numbers to discord-api-types' enums.
  */
-const RESPONSES: Record<number, number[]> = {
+export const RESPONSES: Record<number, number[]> = {
   1: [1],
-  2: [4, 5, 9, 10],
-  3: [4, 5, 6, 7, 9, 10],
+  2: [4, 5, 9, 10, 12],
+  3: [4, 5, 6, 7, 9, 10, 12],
   4: [8],
   5: [4, 5, 6, 7, 10],
 };
+
+/**
+ * What a response's `data` must hold for Discord to take it (discord-api-types'
+ * APIInteractionResponse members; Discord's "Interaction Response Object"): a message (4) is not
+ * empty — content, embeds, components, attachments, a poll or a sticker — and its content at most
+ * 2000 characters; autocomplete (8) gives `choices`, at most 25; a modal (9) its custom_id, title
+ * and components. Undefined when it holds them.
+ */
+function dataProblem(type: number, data: JsonValue | undefined): string | undefined {
+  const d = isObject(data) ? data : undefined;
+  if (type === 4) {
+    const nonEmpty = (k: string) => {
+      const v = d?.[k];
+      return Array.isArray(v) ? v.length > 0 : typeof v === 'string' ? v.length > 0 : v !== undefined && v !== null;
+    };
+    if (!['content', 'embeds', 'components', 'attachments', 'poll', 'sticker_ids'].some(nonEmpty))
+      return 'a message response (type 4) with no content, embeds, components, attachments or poll: Discord answers "Cannot send an empty message"';
+    if (typeof d?.content === 'string' && d.content.length > 2000) return `a message of ${d.content.length} characters (at most 2000)`;
+  }
+  if (type === 8 && (!Array.isArray(d?.choices) || d.choices.length > 25))
+    return 'an autocomplete response (type 8) without data.choices, a list of at most 25';
+  if (type === 9 && (typeof d?.custom_id !== 'string' || typeof d.title !== 'string' || !Array.isArray(d.components)))
+    return 'a modal (type 9) without data.custom_id, data.title and data.components';
+  return undefined;
+}
 
 export const discord: Provider = {
   name: 'discord',
@@ -189,7 +215,7 @@ export const discord: Provider = {
     const allowed = RESPONSES[kind ?? 0] ?? [];
     if (typeof type !== 'number' || !allowed.includes(type))
       return `an interaction of type ${kind} takes a response of type ${allowed.join(', ')}; it got ${typeof type === 'number' ? `type ${type}` : 'no "type"'}`;
-    return undefined;
+    return dataProblem(type, isObject(got) ? got.data : undefined);
   },
 
   deferredAnswer(rawBody) {

@@ -630,6 +630,9 @@ def serve(args):
                 store.put(delivery_id, body)
                 if args.flaw == 'answer-ok':
                     return self.answer(200, b'ok')
+                if args.flaw == 'answer-empty-message' and event.get('type') == 2:
+                    # "Reply later": a message response with nothing in it, which Discord refuses.
+                    return self.answer(200, b'{"type": 4}', 'application/json')
                 return self.answer(200, json.dumps(deferred_interaction(event)).encode(), 'application/json')
             if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
                 # An INSERT without ON CONFLICT: the database's own words reach the sender.
