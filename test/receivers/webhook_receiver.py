@@ -594,6 +594,17 @@ def serve(args):
                     SEEN_BODIES.add(digest)
                     store.put(delivery_id or digest, body, always=True)
                 return self.answer(200, b'ok')
+            if args.flaw == 'reads-fields':
+                # A handler that reads what the provider's real deliveries hold: right in production,
+                # a 500 on a body that leaves the field out.
+                try:
+                    if args.provider == 'paddle' and str(event.get('event_type', '')).startswith('transaction.'):
+                        int(event['data']['details']['totals']['total'])
+                    if args.provider == 'linear' and event.get('type') == 'Issue' and event.get('action') == 'update':
+                        event['updatedFrom']['updatedAt']
+                        event['actor']['id']
+                except (KeyError, TypeError, ValueError) as e:
+                    return self.answer(500, f'handler failed: {type(e).__name__} {e}'.encode())
             if args.flaw == 'dedupe-by-entity':
                 # "Already have this customer/issue/message": one row per thing, not per delivery.
                 thing = entity_of(args.provider, event)
