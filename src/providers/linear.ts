@@ -48,7 +48,9 @@ const base = declaredProvider(
       signature: { header: 'Linear-Signature', algorithm: 'sha256', encoding: 'hex', content: '{body}' },
       id: { header: 'Linear-Delivery' },
       eventType: { body: 'type' },
+      // Accept as a recorded delivery carries it (test/wire/recorded/linear.json).
       headers: {
+        Accept: '*/*',
         'Content-Type': 'application/json; charset=utf-8',
         'User-Agent': 'Linear-Webhook',
         'Linear-Delivery': '{id}',

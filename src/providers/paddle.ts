@@ -62,7 +62,14 @@ export const paddle: Provider = declaredProvider(
       timestamp: { tolerance: '5s' },
       id: { body: 'event_id' },
       eventType: { body: 'event_type' },
-      headers: { 'Content-Type': 'application/json', 'User-Agent': 'Paddle', 'Paddle-Signature': '{signature}' },
+      // As a recorded delivery carries them (test/wire/recorded/paddle.json): Accept and Paddle-Version beside the signature.
+      headers: {
+        'User-Agent': 'Paddle',
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        'Paddle-Signature': '{signature}',
+        'Paddle-Version': '1',
+      },
       timeout: '5s',
     },
     'src/providers/paddle.ts',
