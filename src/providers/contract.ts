@@ -162,7 +162,7 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
   });
   if (c.personAnswer)
     out.push({
-      fact: `a ${c.personAnswer.fixture} needs ${c.personAnswer.what} within ${c.personAnswer.deadlineMs / 1000} s`,
+      fact: `a ${c.personAnswer.fixture} request, which a person waits on, needs ${c.personAnswer.what} within ${c.personAnswer.deadlineMs / 1000} s`,
       source: c.personAnswer.source,
     });
   if (c.related)
