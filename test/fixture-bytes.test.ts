@@ -256,3 +256,33 @@ test("a declared provider's fixture goes out as its file is written, but for the
     r.child.kill('SIGKILL');
   }
 });
+
+// The verdict: a receiver that changes the body's line ends before it verifies (a text-mode stream
+// on Windows: the Python receiver's crlf-lines flaw) refuses every delivery of a platform that
+// writes its JSON pretty-printed, as Acme's fixtures show it does. Judged on the file re-serialised
+// (compact, no line ends to change) it passed every case: a false pass.
+test("check judges a declared platform's receiver on the fixture's own bytes: one that rewrites line ends fails valid, and is told why", async () => {
+  const dir = tempDir();
+  const acme = { ...ACME, id: { header: 'Acme-Delivery', prefix: 'dlv_' } };
+  writeFileSync(join(dir, 'hookdrill.config.json'), JSON.stringify({ provider: 'acme', secretEnv: 'ACME_SECRET', providers: { acme } }));
+  mkdirSync(join(dir, 'webhooks'));
+  writeFileSync(join(dir, 'webhooks', 'payment.succeeded.json'), ACME_FILE.replace(/\s*"id": "pay_FILE0+1",/, ''));
+  const secret = 'acme-signing-secret';
+  const store = join(dir, 'stored.txt');
+  const r = await hookdrill(
+    [
+      'check',
+      '--url',
+      `http://127.0.0.1:${await freePort()}/`,
+      '--receiver',
+      `${PYTHON} ${PY} serve --provider acme --secret ${secret} --port "$PORT" --store ${store} --flaw crlf-lines`,
+      '--stored',
+      `${PYTHON} ${PY} ids --store ${store}`,
+    ],
+    { ACME_SECRET: secret },
+    [],
+    dir,
+  );
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /✗ valid: your receiver accepts a valid delivery only when the body has no line breaks/);
+});
