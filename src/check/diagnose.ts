@@ -54,6 +54,16 @@ function plainValue(v: JsonValue): JsonValue {
   return v;
 }
 
+/** JSON text with every string value made plain (plainValue), all else as written: keys, layout, numbers. */
+function plainStrings(text: string): string {
+  // Every literal, keys too, so the scan never starts inside one; a key (followed by `:`) stays as it is.
+  const colon = /\s*:/y;
+  return text.replace(/"(?:[^"\\]|\\.)*"/g, (literal, at: number) => {
+    colon.lastIndex = at + literal.length;
+    return colon.test(text) ? literal : JSON.stringify(plainValue(JSON.parse(literal) as string));
+  });
+}
+
 function sortedValue(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(sortedValue);
   if (v !== null && typeof v === 'object')
@@ -107,7 +117,11 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     const b = Buffer.from(t);
     return { body: b, headers: sign(ctx, { ...e, rawBody: b }), id: e.deliveryId };
   };
-  const plain = (e: PreparedEvent, v: JsonValue) => write(e, plainValue(v));
+  // A fixture file of the user's goes out as written (its layout, not the provider's writer's): its
+  // plain variant keeps that layout, so a receiver that changes line ends is told so, not "plain strings".
+  const asWritten = ctx.factory.fixture.raw !== undefined;
+  const plain = (e: PreparedEvent, v: JsonValue) =>
+    asWritten ? likeBody(p, e.rawBody, plainStrings(formPayloadOf(p, e.rawBody) ?? e.rawBody.toString('utf8'))) : write(e, plainValue(v));
   const withText = (text: string) => (e: PreparedEvent, v: JsonValue) => {
     const pv = plainValue(v);
     return pv !== null && typeof pv === 'object' && !Array.isArray(pv) ? write(e, { ...pv, hookdrill_text: text }) : undefined;
