@@ -93,7 +93,8 @@ async function verified(req, raw) {
         const payload = form.has('payload') ? JSON.parse(form.get('payload')) : undefined;
         // Keyed as the docs allow: the trigger_id, else the payload itself.
         const text = form.get('payload') ?? raw.toString();
-        return { id: payload?.trigger_id ?? form.get('trigger_id') ?? createHash('sha256').update(text).digest('hex') };
+        // Answered as bolt's ack() answers: an empty 200 (a body would be posted as a message).
+        return { id: payload?.trigger_id ?? form.get('trigger_id') ?? createHash('sha256').update(text).digest('hex'), ack: true };
       }
       const body = JSON.parse(raw.toString());
       return { id: body.event_id, challenge: body.type === 'url_verification' ? body.challenge : undefined };
@@ -248,5 +249,9 @@ createServer(async (req, res) => {
     return;
   }
   for (const id of event.ids ?? [event.id]) store(String(id));
+  if (event.ack) {
+    res.writeHead(200).end();
+    return;
+  }
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { received: true }));
 }).listen(Number(process.env.PORT), '127.0.0.1');
