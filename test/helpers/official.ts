@@ -181,6 +181,8 @@ export const SECRETS: Record<string, string> = {
   linear: 'lin_wh_hookdrill_example_signing_0',
   // A P-256 private key made for these tests (PKCS#8): hookdrill signs with it; a receiver holds its public key.
   sendgrid: P256_TEST_KEY,
+  // A GitLab hook's secret token is any text the project owner typed in: sent as it is in X-Gitlab-Token.
+  gitlab: 'hookdrill-gitlab-example-token-4Rt8',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */
