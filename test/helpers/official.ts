@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * Each provider's own verification code, as a receiver would call it. Stripe, GitHub and Standard
- * Webhooks publish libraries; Slack and Shopify document the algorithm, written out here from the
+ * Webhooks publish libraries; Slack, Shopify and GitLab document the rule, written out here from the
  * docs independently of src/ so a shared mistake cannot hide.
  */
 export async function verifyWithOfficialCode(
@@ -143,6 +143,13 @@ export async function verifyWithOfficialCode(
         h('x-twilio-email-event-webhook-timestamp') ?? '',
       );
       if (!ok) throw new Error('sendgrid: verifySignature refused the signature');
+      return;
+    }
+    case 'gitlab': {
+      // GitLab publishes no verifier: its documented rule is the judge (docs.gitlab.com/user/project/
+      // integrations/webhooks/#create-a-webhook, "Secret token": sent in X-Gitlab-Token), the header
+      // equal to the hook's secret token, written out here apart from src/.
+      if (!equal(secret, h('x-gitlab-token') ?? '')) throw new Error('gitlab: X-Gitlab-Token is not the secret token');
       return;
     }
     default:
