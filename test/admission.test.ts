@@ -227,7 +227,9 @@ describe('every provider judges its headers before its body', () => {
             code = (err as { code?: string }).code;
           }
           const early = headerRefusal(p, c.headers, [secret], { nowMs });
-          if (code === undefined || code === 'no_match')
+          // A shared token (GitLab's X-Gitlab-Token) is all in the headers: a wrong one is refused
+          // before a body is read, so its no_match comes from the headers alone too.
+          if (code === undefined || (code === 'no_match' && !p.tokenOnly))
             assert.equal(early, undefined, `${c.what}: refused on its headers, yet verify reads the body`);
           else assert.equal(early?.code, code, `${c.what}: verify says ${code}, the headers alone ${early?.code}`);
         }

@@ -69,7 +69,7 @@ function report(provider: string, unexplained: string[], gone: string[], sent: S
     lines.push('  listed differences that no longer occur (take them out):', ...gone.map((d) => `    ${JSON.stringify(d)},`));
   lines.push(
     '  what send sent:',
-    ...sent.rawHeaders.map(([n, v]) => `    ${n}: ${/signature|hmac/i.test(n) ? '…' : v}`),
+    ...sent.rawHeaders.map(([n, v]) => `    ${n}: ${/signature|hmac|token|authorization/i.test(n) ? '…' : v}`),
     `    body layout: ${LAYOUTS.filter((l) => hasLayout(l, sent.body.toString('utf8'))).join(', ') || 'none known'}`,
   );
   return lines.join('\n');

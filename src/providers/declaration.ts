@@ -17,22 +17,7 @@ import { headerValueProblem } from '../util/http-headers.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: {
-    /** The header the signature is sent in. */
-    header: string;
-    algorithm: 'sha1' | 'sha256' | 'sha512';
-    encoding: 'hex' | 'base64';
-    /** How the secret becomes the HMAC key: its UTF-8 bytes (default), base64, or `whsec_` + base64 (Standard Webhooks). */
-    key?: 'utf8' | 'base64' | 'whsec';
-    /** What is signed: `{body}` once, with `{id}`, `{timestamp}` and `{url}` around it ("{id}.{timestamp}.{body}", "{url}{body}"). */
-    content: string;
-    /** The header's value: "{signature}" (the default), "t={timestamp},v1={signature}", or with `{signatures}` one entry per secret. */
-    value?: string;
-    /** With `{signatures}`: each secret's entry ("v1,{signature}") … */
-    each?: string;
-    /** … and what stands between two entries (" "). */
-    join?: string;
-  };
+  signature: HmacSignature | TokenSignature;
   /** Where the signed timestamp is sent: in its own header, or in the signature's value (no header). */
   timestamp?: { header?: string; unit?: 's' | 'ms'; tolerance?: string };
   /** Where the delivery id a receiver dedupes on is: a header (sent fresh, `prefix` + 24 random characters) or a body field (a dotted path). */
@@ -51,6 +36,52 @@ export interface ProviderDeclaration {
   fixtures?: string;
   /** The fixture sent when none is named (a file in `fixtures`, without .json). */
   fixture?: string;
+}
+
+/**
+ * Verification by a shared secret sent as it is, not a MAC (GitLab's X-Gitlab-Token, Postmark's
+ * Basic credentials, Okta's static Authorization header): the receiver compares what arrives with
+ * what it holds, in constant time. Nothing in the request is signed: the body, the time and the
+ * id are not covered, so a body changed in transit under the right token is still accepted — a
+ * property of the scheme (TLS is what protects the body), which check says rather than demands.
+ *   - `token`: the secret itself in `header` (`X-Gitlab-Token: <secret>`);
+ *   - `bearer`: `Authorization: Bearer <secret>` (or another header, where the sender names one);
+ *   - `basic`: `Authorization: Basic base64(<user>:<password>)`, the secret being `user:password`.
+ */
+export interface TokenSignature {
+  scheme: 'token' | 'bearer' | 'basic';
+  /** Required for `token`; `Authorization` by default for `bearer` and `basic`. */
+  header?: string;
+}
+
+/** The header holding the scheme's secret or signature: a token scheme's Authorization by default. */
+export function signatureHeaderOf(sig: ProviderDeclaration['signature']): string {
+  return sig.header ?? 'Authorization';
+}
+
+/** Whether a declared signature is a shared token or credentials (no MAC, nothing of the request covered). */
+export function isTokenScheme(sig: ProviderDeclaration['signature']): sig is TokenSignature {
+  return sig.scheme === 'token' || sig.scheme === 'bearer' || sig.scheme === 'basic';
+}
+
+/** An HMAC over the body and what the content template puts around it. */
+export interface HmacSignature {
+  /** Absent or `hmac`: a MAC of the content (the other schemes are TokenSignature's). */
+  scheme?: 'hmac';
+  /** The header the signature is sent in. */
+  header: string;
+  algorithm: 'sha1' | 'sha256' | 'sha512';
+  encoding: 'hex' | 'base64';
+  /** How the secret becomes the HMAC key: its UTF-8 bytes (default), base64, or `whsec_` + base64 (Standard Webhooks). */
+  key?: 'utf8' | 'base64' | 'whsec';
+  /** What is signed: `{body}` once, with `{id}`, `{timestamp}` and `{url}` around it ("{id}.{timestamp}.{body}", "{url}{body}"). */
+  content: string;
+  /** The header's value: "{signature}" (the default), "t={timestamp},v1={signature}", or with `{signatures}` one entry per secret. */
+  value?: string;
+  /** With `{signatures}`: each secret's entry ("v1,{signature}") … */
+  each?: string;
+  /** … and what stands between two entries (" "). */
+  join?: string;
 }
 
 /** A declaration checked, with what it means worked out once. */
@@ -122,7 +153,8 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   };
 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
-  const signature: ProviderDeclaration['signature'] = {
+  if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
+  const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
     algorithm: oneOf(s.algorithm, 'signature.algorithm', ['sha1', 'sha256', 'sha512'] as const),
     encoding: oneOf(s.encoding, 'signature.encoding', ['hex', 'base64'] as const),
@@ -130,7 +162,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     content: str(s.content, 'signature.content'),
     value: s.value === undefined ? '{signature}' : headerText(s.value, 'signature.value'),
   };
-  onlyKnown(s, ['header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'], 'signature.');
+  onlyKnown(s, ['scheme', 'header', 'algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'], 'signature.');
   if (signature.content.split('{body}').length !== 2) throw bad('signature.content', 'must hold {body} exactly once');
   const stray = places(signature.content).filter((p) => !['{id}', '{timestamp}', '{url}', '{body}'].includes(p));
   if (stray.length) throw bad('signature.content', `may name {id}, {timestamp}, {url} and {body} only, not ${stray.join(', ')}`);
@@ -173,67 +205,94 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   if (timestamp && !signsTime)
     throw bad('timestamp', 'is declared but not signed: put {timestamp} in signature.content, or a replayed delivery stays valid forever');
 
-  let id: ProviderDeclaration['id'];
-  if (d.id !== undefined) {
-    const i = object(d.id, () => bad('id', 'expected { header, prefix } or { body }'));
-    if (i.header !== undefined && i.body === undefined)
-      id = { header: headerName(i.header, 'id.header'), ...(i.prefix !== undefined ? { prefix: headerText(i.prefix, 'id.prefix') } : {}) };
-    else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
-    else throw bad('id', 'expected { header, prefix } or { body }, one of them');
-  }
-  if (signature.content.includes('{id}') && !(id && 'header' in id))
-    throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
+  return common(signature, timestamp, toleranceSec);
 
-  let eventType: ProviderDeclaration['eventType'];
-  if (d.eventType !== undefined) {
-    const e = object(d.eventType, () => bad('eventType', 'expected { header } or { body }'));
-    if (e.header !== undefined && e.body === undefined) eventType = { header: headerName(e.header, 'eventType.header') };
-    else if (e.body !== undefined && e.header === undefined) eventType = { body: str(e.body, 'eventType.body') };
-    else throw bad('eventType', 'expected { header } or { body }, one of them');
+  /**
+   * A token or credentials (TokenSignature): no MAC, so nothing of the request is covered — no
+   * content to sign, and no timestamp (a window on a value no secret binds would hold nothing).
+   */
+  function checkTokenDeclaration(): CheckedDeclaration {
+    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic'] as const) as TokenSignature['scheme'];
+    const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
+    if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
+    onlyKnown(s, ['scheme', 'header'], 'signature.');
+    if (scheme === 'token' && s.header === undefined) throw bad('signature.header', 'a token scheme names the header its token is sent in');
+    const signature: TokenSignature = { scheme, ...(s.header !== undefined ? { header: headerName(s.header, 'signature.header') } : {}) };
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', `a ${scheme} scheme signs nothing: no timestamp can be held to a window (a replayed delivery stays valid)`);
+    return common(signature, undefined, 300);
   }
 
-  let headers: Record<string, string> | undefined;
-  if (d.headers !== undefined) {
-    const h = object(d.headers, () => bad('headers', 'expected an object of header names and values'));
-    headers = {};
-    for (const [k, v] of Object.entries(h)) {
-      headerName(k, `headers.${k}`);
-      const text = headerText(v, `headers.${k}`);
-      const p = places(text);
-      if (p.length && (p.length > 1 || text !== p[0] || p[0] === '{body}' || p[0] === '{signatures}'))
-        throw bad(`headers.${k}`, 'a value is literal text, or one of {id}, {timestamp}, {signature}, {event} alone');
-      headers[k] = text;
+  function common(
+    signature: ProviderDeclaration['signature'],
+    timestamp: ProviderDeclaration['timestamp'],
+    toleranceSec: number,
+  ): CheckedDeclaration {
+    let id: ProviderDeclaration['id'];
+    if (d.id !== undefined) {
+      const i = object(d.id, () => bad('id', 'expected { header, prefix } or { body }'));
+      if (i.header !== undefined && i.body === undefined)
+        id = {
+          header: headerName(i.header, 'id.header'),
+          ...(i.prefix !== undefined ? { prefix: headerText(i.prefix, 'id.prefix') } : {}),
+        };
+      else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
+      else throw bad('id', 'expected { header, prefix } or { body }, one of them');
     }
-  }
+    if (!isTokenScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
+      throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
 
-  const timeoutMs = durationOf(str(d.timeout, 'timeout'), 'timeout', bad);
-  if (timeoutMs <= 0) throw bad('timeout', 'must be longer than 0');
-  let retryDelaysMs: number[] = [];
-  if (d.retries !== undefined) {
-    if (!Array.isArray(d.retries)) throw bad('retries', 'expected a list of delays ("1m", "5m", …)');
-    retryDelaysMs = d.retries.map((r, i) => durationOf(str(r, `retries[${i}]`), `retries[${i}]`, bad));
+    let eventType: ProviderDeclaration['eventType'];
+    if (d.eventType !== undefined) {
+      const e = object(d.eventType, () => bad('eventType', 'expected { header } or { body }'));
+      if (e.header !== undefined && e.body === undefined) eventType = { header: headerName(e.header, 'eventType.header') };
+      else if (e.body !== undefined && e.header === undefined) eventType = { body: str(e.body, 'eventType.body') };
+      else throw bad('eventType', 'expected { header } or { body }, one of them');
+    }
+
+    let headers: Record<string, string> | undefined;
+    if (d.headers !== undefined) {
+      const h = object(d.headers, () => bad('headers', 'expected an object of header names and values'));
+      headers = {};
+      for (const [k, v] of Object.entries(h)) {
+        headerName(k, `headers.${k}`);
+        const text = headerText(v, `headers.${k}`);
+        const p = places(text);
+        if (p.length && (p.length > 1 || text !== p[0] || p[0] === '{body}' || p[0] === '{signatures}'))
+          throw bad(`headers.${k}`, 'a value is literal text, or one of {id}, {timestamp}, {signature}, {event} alone');
+        headers[k] = text;
+      }
+    }
+
+    const timeoutMs = durationOf(str(d.timeout, 'timeout'), 'timeout', bad);
+    if (timeoutMs <= 0) throw bad('timeout', 'must be longer than 0');
+    let retryDelaysMs: number[] = [];
+    if (d.retries !== undefined) {
+      if (!Array.isArray(d.retries)) throw bad('retries', 'expected a list of delays ("1m", "5m", …)');
+      retryDelaysMs = d.retries.map((r, i) => durationOf(str(r, `retries[${i}]`), `retries[${i}]`, bad));
+    }
+    const out: CheckedDeclaration = {
+      name,
+      file,
+      dir,
+      ...(d.title !== undefined ? { title: str(d.title, 'title') } : {}),
+      signature,
+      ...(timestamp ? { timestamp } : {}),
+      ...(id ? { id } : {}),
+      ...(eventType ? { eventType } : {}),
+      ...(headers ? { headers } : {}),
+      ...(d.contentType !== undefined ? { contentType: str(d.contentType, 'contentType') } : {}),
+      timeout: d.timeout as string,
+      retries: (d.retries as string[] | undefined) ?? [],
+      ...(d.fixtures !== undefined ? { fixtures: str(d.fixtures, 'fixtures') } : {}),
+      ...(d.fixture !== undefined ? { fixture: str(d.fixture, 'fixture') } : {}),
+      timeoutMs,
+      retryDelaysMs,
+      toleranceSec,
+    };
+    if (out.fixture !== undefined && out.fixtures === undefined) throw bad('fixture', 'names a file in fixtures: declare the folder too');
+    return out;
   }
-  const out: CheckedDeclaration = {
-    name,
-    file,
-    dir,
-    ...(d.title !== undefined ? { title: str(d.title, 'title') } : {}),
-    signature,
-    ...(timestamp ? { timestamp } : {}),
-    ...(id ? { id } : {}),
-    ...(eventType ? { eventType } : {}),
-    ...(headers ? { headers } : {}),
-    ...(d.contentType !== undefined ? { contentType: str(d.contentType, 'contentType') } : {}),
-    timeout: d.timeout as string,
-    retries: (d.retries as string[] | undefined) ?? [],
-    ...(d.fixtures !== undefined ? { fixtures: str(d.fixtures, 'fixtures') } : {}),
-    ...(d.fixture !== undefined ? { fixture: str(d.fixture, 'fixture') } : {}),
-    timeoutMs,
-    retryDelaysMs,
-    toleranceSec,
-  };
-  if (out.fixture !== undefined && out.fixtures === undefined) throw bad('fixture', 'names a file in fixtures: declare the folder too');
-  return out;
 }
 
 function object(v: unknown, fail: () => Error): Record<string, unknown> {

@@ -1,9 +1,12 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { formatDelays, formatDuration } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
-import type { JsonObject, JsonValue, OutgoingHeaders, Provider, ProviderName, TimingProfile } from './types.js';
+import { isTokenScheme } from './declaration.js';
+import { at, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import type { DeclaredExtras } from './declared-common.js';
+import { tokenProvider } from './declared-token.js';
+import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
 
@@ -14,27 +17,10 @@ import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requi
  * declares Standard Webhooks and Slack's Events API this way and holds them to the built-in ones,
  * byte for byte.
  */
-/**
- * What a built-in provider on this engine says beyond its declaration: its own profiles, the rules
- * its official verifier keeps, its fresh fields; `futureAccepted` where that verifier's window is
- * one-sided (a timestamp from the future passes), so hookdrill's own verify is no stricter.
- */
-export interface DeclaredExtras {
-  futureAccepted?: boolean;
-  profiles?: Provider['profiles'];
-  defaultProfile?: string;
-  verifier?: Partial<Provider['verifier']>;
-  freshFields?: Provider['freshFields'];
-  otherSecret?: Provider['otherSecret'];
-  newDeliveryId?: Provider['newDeliveryId'];
-  retryHeaders?: Provider['retryHeaders'];
-  serialize?: Provider['serialize'];
-  contract?: Provider['contract'];
-  /** The URL as the provider signs it, where it normalises it first (HubSpot v3 decodes some escapes). */
-  signedUrl?: (url: string) => string;
-}
+export type { DeclaredExtras } from './declared-common.js';
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
+  if (isTokenScheme(d.signature)) return tokenProvider(d, d.signature, extras);
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');
@@ -77,18 +63,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const mac = (secret: string, body: Buffer, parts: Record<string, string>) =>
     createHmac(sig.algorithm, keyOf(secret)).update(fill(before, parts)).update(body).update(fill(after, parts)).digest(sig.encoding);
 
-  const profile: TimingProfile = {
-    name: d.name,
-    summary: `${title} (declared in ${d.file}): ${formatDuration(d.timeoutMs)} timeout; ${
-      d.retryDelaysMs.length ? `retries after ${formatDelays(d.retryDelaysMs)}` : 'no retries'
-    }`,
-    published: true,
-    timeoutMs: d.timeoutMs,
-    retryDelaysMs: d.retryDelaysMs,
-    maxRedirects: 0,
-    retryAfterStatuses: [],
-    stopStatuses: [],
-  };
+  const profile = declaredProfile(d, title);
 
   const bodyField = (rawBody: Buffer, path: readonly string[] | undefined): string | undefined => {
     if (!path) return undefined;
@@ -162,24 +137,15 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
             signatures: macs.map((m) => fill(sig.each as string, { ...parts, signature: m })).join(sig.join as string),
           })
         : fill(value, { ...parts, signature: macs[0] ?? '' });
-      const placed: Record<string, string | undefined> = { signature, timestamp: ts, id: ctx.deliveryId, event: ctx.eventType };
-      const out: OutgoingHeaders = {};
-      for (const [name, v] of Object.entries(d.headers ?? {})) {
-        const place = /^\{(\w+)\}$/.exec(v)?.[1];
-        const filled = place === undefined ? v : placed[place];
-        if (filled !== undefined) out[name] = filled;
-      }
+      const placed = { signature, timestamp: ts, id: ctx.deliveryId, event: ctx.eventType };
       // What the declaration names but did not place is sent after it, in this order.
-      const has = (name: string) => Object.keys(out).some((k) => k.toLowerCase() === name.toLowerCase());
-      const rest: [string | undefined, string | undefined][] = [
+      return placeHeaders(d, placed, [
         ['Content-Type', d.contentType ?? 'application/json'],
         [sig.header, signature],
         [tsHeader, ts],
         [idHeader, ctx.deliveryId],
         [typeHeader, ctx.eventType],
-      ];
-      for (const [name, v] of rest) if (name !== undefined && v !== undefined && !has(name)) out[name] = v;
-      return out;
+      ]);
     },
 
     verify(rawBody, headers, secrets, opts = {}) {
@@ -250,16 +216,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
     },
   };
-  if (extras.profiles) provider.profiles = extras.profiles;
-  if (extras.defaultProfile) provider.defaultProfile = extras.defaultProfile;
-  if (extras.verifier) provider.verifier = { ...provider.verifier, ...extras.verifier };
-  if (extras.freshFields) provider.freshFields = extras.freshFields;
-  if (extras.otherSecret) provider.otherSecret = extras.otherSecret;
-  if (extras.newDeliveryId) provider.newDeliveryId = extras.newDeliveryId;
-  if (extras.retryHeaders) provider.retryHeaders = extras.retryHeaders;
-  if (extras.serialize) provider.serialize = extras.serialize;
-  if (extras.contract) provider.contract = extras.contract;
-  return provider;
+  return withExtras(provider, extras);
 
   function entries(v: string): string[] {
     const all = valueForm.exec(v)?.groups?.signatures;
@@ -282,15 +239,4 @@ function pattern(template: string, signature: string): string {
       return name !== undefined && groups[name] ? groups[name] : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('');
-}
-
-/** A dotted path's value; a number indexes a list (LINE's `events.0.webhookEventId`). */
-function at(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
-  let v = value;
-  for (const key of path) {
-    if (Array.isArray(v) && /^\d+$/.test(key)) v = v[Number(key)];
-    else if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-    else v = v[key];
-  }
-  return v;
 }

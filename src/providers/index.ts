@@ -1,6 +1,7 @@
 import { UsageError } from '../util/errors.js';
 import { discord } from './discord.js';
 import { github } from './github.js';
+import { gitlab } from './gitlab.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
@@ -37,6 +38,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   zoom,
   linear,
   sendgrid,
+  gitlab,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -17,6 +17,7 @@ export const PROVIDER_NAMES = [
   'zoom',
   'linear',
   'sendgrid',
+  'gitlab',
 ] as const;
 
 /*

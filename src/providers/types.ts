@@ -208,6 +208,13 @@ export interface Provider {
    * request of another moment is the body aged (PreparedEvent.aged) and signed again.
    */
   clockInBody?: true;
+  /**
+   * The request carries a shared secret as it is, not a signature (GitLab's X-Gitlab-Token: `token`;
+   * `bearer` or `basic` credentials in Authorization): nothing of the request is covered — not the
+   * body, not a time — so a body changed in transit under the right token is rightly accepted, a
+   * property of the scheme. check skips what only a signature can be held to, and says so.
+   */
+  tokenOnly?: 'token' | 'bearer' | 'basic';
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   /** How it delivers, each fact with its source: batches, re-sends, redelivery markers, endpoint checks, the answer it needs. */

@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * Each provider's own verification code, as a receiver would call it. Stripe, GitHub and Standard
- * Webhooks publish libraries; Slack and Shopify document the algorithm, written out here from the
+ * Webhooks publish libraries; Slack, Shopify and GitLab document the rule, written out here from the
  * docs independently of src/ so a shared mistake cannot hide.
  */
 export async function verifyWithOfficialCode(
@@ -145,6 +145,13 @@ export async function verifyWithOfficialCode(
       if (!ok) throw new Error('sendgrid: verifySignature refused the signature');
       return;
     }
+    case 'gitlab': {
+      // GitLab publishes no verifier: its documented rule is the judge (docs.gitlab.com/user/project/
+      // integrations/webhooks/#create-a-webhook, "Secret token": sent in X-Gitlab-Token), the header
+      // equal to the hook's secret token, written out here apart from src/.
+      if (!equal(secret, h('x-gitlab-token') ?? '')) throw new Error('gitlab: X-Gitlab-Token is not the secret token');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -181,6 +188,8 @@ export const SECRETS: Record<string, string> = {
   linear: 'lin_wh_hookdrill_example_signing_0',
   // A P-256 private key made for these tests (PKCS#8): hookdrill signs with it; a receiver holds its public key.
   sendgrid: P256_TEST_KEY,
+  // A GitLab hook's secret token is any text the project owner typed in: sent as it is in X-Gitlab-Token.
+  gitlab: 'hookdrill-gitlab-example-token-4Rt8',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

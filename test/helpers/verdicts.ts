@@ -33,6 +33,7 @@ export const SECRET: Record<string, string> = {
   zoom: 'zm-verdicts-token-hookdrill-3Kx9',
   linear: 'lin_wh_hookdrill_verdicts_signing_0',
   sendgrid: SECRETS.sendgrid as string,
+  gitlab: 'hookdrill-gitlab-verdicts-token-7Q',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

@@ -15,7 +15,8 @@
  * Zoom's check as @zoom/rivet applies it (JSON.stringify of the parsed body, no window; its verifier
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
- * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id).
+ * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
+ * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -202,6 +203,13 @@ async function verified(req, raw) {
       } catch {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
+    }
+    case 'gitlab': {
+      // GitLab publishes no library: its documented rule (docs.gitlab.com, webhooks, "Secret
+      // token"), X-Gitlab-Token equal to the hook's token; keyed on Idempotency-Key, the same on
+      // every resend of an event (GitLab 17.4+).
+      if (!equal(secret, h('x-gitlab-token'))) throw Object.assign(new Error('invalid X-Gitlab-Token'), { status: 401 });
+      return { id: h('idempotency-key') };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -33,10 +33,14 @@ channel secret; each event of a body stored under its own webhookEventId, as Sen
 timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as its SDK does), Zoom
 (v0= and the hex HMAC of v0:ts:body; endpoint.url_validation answered with the token and its HMAC;
 keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
-webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), SendGrid (the
+webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), GitLab
+(X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
+X-Gitlab-Event-UUID), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
+relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
+Bearer token and Basic credentials in Authorization.
 
 Flaws, one at a time (or several, comma-separated):
   strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
@@ -96,6 +100,9 @@ Flaws, one at a time (or several, comma-separated):
   discord-member-user   Discord: reads the invoker as (member or interaction).user.id and answers 500 when neither has
                         one: Discord sends member (in a guild) or user (in a DM) on every interaction
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
+  gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
+                        GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
+  any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -103,7 +110,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -320,6 +327,29 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider == 'gitlab':
+        # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
+        # signature, nothing of the body covered); compared in constant time.
+        return None if hmac.compare_digest(secret, (h.get('X-Gitlab-Token') or '').encode()) else 'no match'
+    if args.provider in ('relay', 'postbox'):
+        # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
+        # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
+        # RFC 6750 and RFC 7617 write them; the secret held is the token, or "user:password".
+        scheme = 'bearer' if args.provider == 'relay' else 'basic'
+        m = re.match(r'^(\S+)\s+(\S+)$', (h.get('Authorization') or '').strip())
+        if not m or m.group(1).lower() != scheme:
+            return f'no {scheme.title()} credentials'
+        if flaw == 'any-token':
+            return None
+        given = m.group(2).encode()
+        if scheme == 'basic':
+            try:
+                given = base64.b64decode(given, validate=True)
+            except ValueError:
+                return 'credentials not base64'
+        # Compared as digests, so neither the value nor its length shows in the time taken.
+        ok = hmac.compare_digest(hashlib.sha256(given).digest(), hashlib.sha256(secret).digest())
+        return None if ok else 'no match'
     if args.provider == 'acme':
         # A team's own platform, as its docs state the scheme (the project file's declaration in
         # test/declared-cli.test.ts): Acme-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">.
@@ -340,6 +370,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
+    'gitlab': ['object_attributes', 'id'],
 }
 SEEN_ENTITIES = set()
 
@@ -373,6 +404,8 @@ def identify(provider, h, event, flaw=''):
         return h.get('svix-id'), event.get('type')
     if provider == 'acme':
         return h.get('Acme-Delivery'), event.get('type')
+    if provider in ('relay', 'postbox'):
+        return h.get(f'{provider.title()}-Delivery'), event.get('type')
     if provider == 'paddle':
         return event.get('event_id'), event.get('event_type')
     if provider == 'workos':
@@ -384,6 +417,11 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
+        return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
+    if provider == 'gitlab':
+        # Idempotency-Key, the same on every retry of an event (GitLab 17.4+); X-Gitlab-Event-UUID before it.
+        return h.get('Idempotency-Key') or h.get('X-Gitlab-Event-UUID'), h.get('X-Gitlab-Event')
     if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
         return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':

@@ -104,13 +104,25 @@ export interface CheckCase {
   run(ctx: CheckContext): Promise<CaseOutcome>;
 }
 
+/**
+ * Where the provider sends a shared token, not a signature (GitLab's X-Gitlab-Token, Basic or
+ * Bearer credentials): the words that say the token signs nothing, for the cases that hold a
+ * receiver to what a signature covers. Undefined for a provider that signs.
+ */
+export function tokenSignsNothing(p: Provider): string | undefined {
+  if (!p.tokenOnly) return undefined;
+  const what = p.tokenOnly === 'token' ? 'a shared token' : p.tokenOnly === 'bearer' ? 'a Bearer token' : 'Basic credentials';
+  return `${p.title} sends ${what} in ${p.signatureHeader}, not a signature: the token does not sign the body (nor a time, nor an id)`;
+}
+
 /** The timestamp cases need a provider that signs a timestamp (GitHub and Shopify do not). */
 export const needsTimestamp = (p: Provider) =>
-  p.timestamped
+  tokenSignsNothing(p) ??
+  (p.timestamped
     ? undefined
     : p.signedHeaders.some((h) => /timestamp/i.test(h))
       ? `${p.verifier.official} holds the signed timestamp to no window`
-      : `${p.title} signs no timestamp`;
+      : `${p.title} signs no timestamp`);
 
 export const is2xx = (s?: number) => s !== undefined && s >= 200 && s < 300;
 export const is4xx = (s?: number) => s !== undefined && s >= 400 && s < 500;

@@ -20,6 +20,7 @@ import {
   storedText,
   storedWrongly,
   straddling,
+  tokenSignsNothing,
   stranger,
   NEEDS_VALID,
   NEEDS_ANSWERED,
@@ -32,7 +33,12 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     name: 'rotation',
     summary:
       "while a secret is rolled the header holds two signatures (the receiver's and one by a secret it does not know), in either order: both 2xx, stored",
-    skipFor: (p) => (p.rotation ? undefined : `${p.title} signs with one secret at a time`),
+    skipFor: (p) =>
+      p.rotation
+        ? undefined
+        : p.tokenOnly
+          ? `${tokenSignsNothing(p)}: one token at a time, no signatures to rotate`
+          : `${p.title} signs with one secret at a time`,
     needs: NEEDS_VALID,
     async run(ctx) {
       const p = ctx.provider;

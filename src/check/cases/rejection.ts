@@ -9,6 +9,7 @@ import {
   post,
   rejection,
   sigHeader,
+  tokenSignsNothing,
   sign,
   signedAt,
   stranger,
@@ -44,6 +45,13 @@ export const REJECTION: readonly CheckCase[] = [
       return { body, headers };
     },
     () => 'your receiver accepts a body changed after signing: the signature is not checked against the bytes received',
+    // A token receiver takes a changed body under the right token: that is its scheme, not a defect.
+    (p) => {
+      const token = tokenSignsNothing(p);
+      return token
+        ? `${token}: a receiver that compares it rightly accepts a body changed in transit — a property of the scheme (TLS is what protects the body), so a refusal is not demanded`
+        : undefined;
+    },
   ),
   rejection(
     'reserialized',
@@ -52,9 +60,10 @@ export const REJECTION: readonly CheckCase[] = [
     () =>
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
     (p) =>
-      p.verifier.verifiesParsedJson
+      tokenSignsNothing(p) ??
+      (p.verifier.verifiesParsedJson
         ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way${p.verifier.officialVersions ? ` (${p.verifier.officialVersions})` : ''}`
-        : undefined,
+        : undefined),
   ),
   rejection(
     'missing-signature',

@@ -1,0 +1,90 @@
+import { formatDelays, formatDuration } from '../util/duration.js';
+import type { CheckedDeclaration } from './declaration.js';
+import type { JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
+
+/**
+ * What every declared scheme shares, whether it signs with a MAC (providers/declared.ts) or sends
+ * a token (providers/declared-token.ts): its profile, where its headers go, the paths into its
+ * body, and what a built-in provider on the engine says beyond its declaration.
+ */
+
+/**
+ * What a built-in provider on this engine says beyond its declaration: its own profiles, the rules
+ * its official verifier keeps, its fresh fields; `futureAccepted` where that verifier's window is
+ * one-sided (a timestamp from the future passes), so hookdrill's own verify is no stricter.
+ */
+export interface DeclaredExtras {
+  futureAccepted?: boolean;
+  profiles?: Provider['profiles'];
+  defaultProfile?: string;
+  verifier?: Partial<Provider['verifier']>;
+  freshFields?: Provider['freshFields'];
+  otherSecret?: Provider['otherSecret'];
+  newDeliveryId?: Provider['newDeliveryId'];
+  retryHeaders?: Provider['retryHeaders'];
+  serialize?: Provider['serialize'];
+  contract?: Provider['contract'];
+  /** The URL as the provider signs it, where it normalises it first (HubSpot v3 decodes some escapes). */
+  signedUrl?: (url: string) => string;
+}
+
+/** The declaration's one timing profile: its timeout and retries, as its file states them. */
+export function declaredProfile(d: CheckedDeclaration, title: string): TimingProfile {
+  return {
+    name: d.name,
+    summary: `${title} (declared in ${d.file}): ${formatDuration(d.timeoutMs)} timeout; ${
+      d.retryDelaysMs.length ? `retries after ${formatDelays(d.retryDelaysMs)}` : 'no retries'
+    }`,
+    published: true,
+    timeoutMs: d.timeoutMs,
+    retryDelaysMs: d.retryDelaysMs,
+    maxRedirects: 0,
+    retryAfterStatuses: [],
+    stopStatuses: [],
+  };
+}
+
+/**
+ * The headers of one signing in the declared order: those `headers` names first (a `{part}` value
+ * filled from `placed`), then what the declaration names but did not place, in the order `rest` gives.
+ */
+export function placeHeaders(
+  d: CheckedDeclaration,
+  placed: Readonly<Record<string, string | undefined>>,
+  rest: readonly (readonly [string | undefined, string | undefined])[],
+): OutgoingHeaders {
+  const out: OutgoingHeaders = {};
+  for (const [name, v] of Object.entries(d.headers ?? {})) {
+    const place = /^\{(\w+)\}$/.exec(v)?.[1];
+    const filled = place === undefined ? v : placed[place];
+    if (filled !== undefined) out[name] = filled;
+  }
+  const has = (name: string) => Object.keys(out).some((k) => k.toLowerCase() === name.toLowerCase());
+  for (const [name, v] of rest) if (name !== undefined && v !== undefined && !has(name)) out[name] = v;
+  return out;
+}
+
+/** The provider with what a built-in one says beyond its declaration put over the declaration's own. */
+export function withExtras(provider: Provider, extras: DeclaredExtras): Provider {
+  if (extras.profiles) provider.profiles = extras.profiles;
+  if (extras.defaultProfile) provider.defaultProfile = extras.defaultProfile;
+  if (extras.verifier) provider.verifier = { ...provider.verifier, ...extras.verifier };
+  if (extras.freshFields) provider.freshFields = extras.freshFields;
+  if (extras.otherSecret) provider.otherSecret = extras.otherSecret;
+  if (extras.newDeliveryId) provider.newDeliveryId = extras.newDeliveryId;
+  if (extras.retryHeaders) provider.retryHeaders = extras.retryHeaders;
+  if (extras.serialize) provider.serialize = extras.serialize;
+  if (extras.contract) provider.contract = extras.contract;
+  return provider;
+}
+
+/** A dotted path's value; a number indexes a list (LINE's `events.0.webhookEventId`). */
+export function at(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let v = value;
+  for (const key of path) {
+    if (Array.isArray(v) && /^\d+$/.test(key)) v = v[Number(key)];
+    else if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    else v = v[key];
+  }
+  return v;
+}
