@@ -105,7 +105,10 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
       const what = need.fixture ? `a ${need.fixture}` : 'a valid delivery';
       // A refusal is another case's finding: valid's, or (a form-encoded command) form-encoded's.
       if (!is2xx(res.status))
-        return { status: 'skipped', observed: `${answer(res)} to ${what}: ${need.fixture ? 'form-encoded' : 'the valid case'} judges a refusal` };
+        return {
+          status: 'skipped',
+          observed: `${answer(res)} to ${what}: ${need.fixture ? 'form-encoded' : 'the valid case'} judges a refusal`,
+        };
       const body = (res.bodySnippet ?? '').trim();
       if (body.length >= 4096) return { status: 'skipped', observed: `${answer(res)}: an answer over 4 KiB is not judged` };
       const problem = ctx.provider.judgeAnswer?.(e.rawBody, body);
