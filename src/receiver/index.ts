@@ -3,12 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isStoredHeader } from '../util/http-headers.js';
 import type { Inbox } from '../inbox/index.js';
 import { SignatureError } from '../providers/index.js';
-import type { JsonObject, Provider } from '../providers/index.js';
+import type { Provider } from '../providers/index.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
 import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
 import { checkKeysMaterial } from '../providers/key-material.js';
-import { splitBatch } from '../providers/contract.js';
+import { serialized, splitBatch } from '../providers/contract.js';
 import type { BatchPart } from '../providers/contract.js';
 import { UsageError } from '../util/errors.js';
 
@@ -319,9 +319,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the
     // body answered only once all are durable. A body that repeats some and adds others stores the
     // new ones; one of no events (LINE's Verify) is an endpoint check, answered and not stored.
-    const parts = splitBatch(provider.contract, rawBody, (body) =>
-      provider.serialize ? provider.serialize(body as JsonObject) : JSON.stringify(body),
-    );
+    const parts = splitBatch(provider.contract, rawBody, (body) => serialized(provider, body));
     if (parts?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
     if (parts && parts.length > 1) return storeBatch(parts, rawBody, req, res);
 
