@@ -1,14 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
-import { until } from './helpers/until.js';
-import { PY, SECRET } from './helpers/verdicts.js';
+import { PY, SECRET, startPython } from './helpers/verdicts.js';
 
 // Issue 52, item 4: a fixture file of the user's goes out byte for byte as written — its `\u00e9`
 // and `\/` escapes, its 2-space layout, its key order and its final newline — but for the values
@@ -19,41 +17,6 @@ import { PY, SECRET } from './helpers/verdicts.js';
 // The receiver is the Python one (test/receivers/webhook_receiver.py): it verifies each request's
 // signature over the bytes it received, answers 2xx only when they verify, and --dump writes each
 // request as it arrived.
-
-/** The Python receiver for `provider`, writing each request it gets to `dump`. */
-async function pythonReceiver(provider: string, secret: string, dir: string): Promise<{ url: string; dump: string; child: ChildProcess }> {
-  const dump = join(dir, `dump-${provider}`);
-  mkdirSync(dump);
-  const port = await freePort();
-  const child = spawn(
-    PYTHON,
-    [
-      PY,
-      'serve',
-      '--provider',
-      provider,
-      '--secret',
-      secret,
-      '--port',
-      String(port),
-      '--store',
-      join(dir, `${provider}.txt`),
-      '--dump',
-      dump,
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}/`;
-  await until(
-    () =>
-      fetch(url, { method: 'GET' }).then(
-        () => true,
-        () => false,
-      ),
-    `the ${provider} receiver listening`,
-  );
-  return { url, dump, child };
-}
 
 /** The body of the one request the receiver wrote, as it arrived; the dump is emptied for the next. */
 function receivedBody(dump: string): string {
@@ -103,7 +66,7 @@ test('a Stripe fixture file goes out as written: escapes, layout, key order and 
   const dir = tempDir();
   const file = join(dir, 'my-event.json');
   writeFileSync(file, STRIPE_FILE);
-  const r = await pythonReceiver('stripe', SECRET.stripe as string, dir);
+  const r = await startPython('stripe', { secret: SECRET.stripe as string, dir, dump: true });
   try {
     const sent = await hookdrill([
       'send',
@@ -119,7 +82,7 @@ test('a Stripe fixture file goes out as written: escapes, layout, key order and 
       'data.object.amount_paid=5000',
     ]);
     assert.equal(sent.code, 0, sent.stdout + sent.stderr);
-    const body = receivedBody(r.dump);
+    const body = receivedBody(r.dump as string);
     const event = JSON.parse(body) as { id: string; created: number };
     assert.notEqual(event.id, 'evt_FILE0000000000000000001', 'the id is made fresh');
     assert.match(event.id, /^evt_[A-Za-z0-9]{24}$/);
@@ -133,7 +96,7 @@ test('a Stripe fixture file goes out as written: escapes, layout, key order and 
       ]),
     );
   } finally {
-    r.child.kill('SIGKILL');
+    r.stop();
   }
 });
 
@@ -168,7 +131,7 @@ test('a captured HubSpot batch goes out as captured but for each event its fresh
   const dir = tempDir();
   const file = join(dir, 'batch.json');
   writeFileSync(file, HUBSPOT_FILE);
-  const r = await pythonReceiver('hubspot', SECRET.hubspot as string, dir);
+  const r = await startPython('hubspot', { secret: SECRET.hubspot as string, dir, dump: true });
   try {
     const sent = await hookdrill([
       'send',
@@ -182,7 +145,7 @@ test('a captured HubSpot batch goes out as captured but for each event its fresh
       '--no-retry',
     ]);
     assert.equal(sent.code, 0, sent.stdout + sent.stderr);
-    const body = receivedBody(r.dump);
+    const body = receivedBody(r.dump as string);
     const events = JSON.parse(body) as { eventId: number; occurredAt: number }[];
     assert.equal(events.length, 2);
     assert.ok(events.every((e) => e.eventId !== 100000001 && e.eventId !== 100000002 && Math.abs(e.occurredAt - Date.now()) < 120_000));
@@ -196,7 +159,7 @@ test('a captured HubSpot batch goes out as captured but for each event its fresh
       ]),
     );
   } finally {
-    r.child.kill('SIGKILL');
+    r.stop();
   }
 });
 
@@ -240,20 +203,20 @@ test("a declared provider's fixture goes out as its file is written, but for the
   mkdirSync(join(dir, 'webhooks'));
   writeFileSync(join(dir, 'webhooks', 'payment.succeeded.json'), ACME_FILE);
   const secret = 'acme-signing-secret';
-  const r = await pythonReceiver('acme', secret, dir);
+  const r = await startPython('acme', { secret, dir, dump: true });
   try {
     // The default fixture (from the declared folder), then the same file named as a path.
     for (const args of [[], ['webhooks/payment.succeeded.json']]) {
       const sent = await hookdrill(['send', ...args, '--url', r.url, '--no-retry'], { ACME_SECRET: secret }, [], dir);
       assert.equal(sent.code, 0, sent.stdout + sent.stderr);
-      const body = receivedBody(r.dump);
+      const body = receivedBody(r.dump as string);
       const { id } = JSON.parse(body) as { id: string };
       assert.match(id, /^pay_[A-Za-z0-9]{24}$/);
       assert.notEqual(id, 'pay_FILE00000000000000000001');
       assert.equal(body, withValues(ACME_FILE, [['"pay_FILE00000000000000000001"', id]]));
     }
   } finally {
-    r.child.kill('SIGKILL');
+    r.stop();
   }
 });
 

@@ -1,13 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookdrill } from './helpers/cli.js';
 import { startServer, reply } from './helpers/server.js';
-import { freePort } from './helpers/ports.js';
-import { PY, SECRET } from './helpers/verdicts.js';
-import { PYTHON } from './helpers/python.js';
+import { SECRET, startPython, storedIds } from './helpers/verdicts.js';
 import { tempDir } from './helpers/tmp.js';
 
 /**
@@ -61,40 +58,17 @@ test('sent as LINE batches, a Python receiver that keeps the first event of each
     ['', 6],
     ['first-event-only', 2],
   ] as const) {
-    const store = join(tempDir(), 'stored.txt');
-    const port = await freePort();
-    const child = spawn(
-      PYTHON,
-      [
-        PY,
-        'serve',
-        '--provider',
-        'line',
-        '--secret',
-        SECRET.line as string,
-        '--port',
-        String(port),
-        '--store',
-        store,
-        ...(flaw ? ['--flaw', flaw] : []),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const receiver = await startPython('line', flaw ? { flaw } : {});
     try {
-      // It prints "listening on …" once it listens.
-      await new Promise((ok, fail) => {
-        child.stdout?.once('data', ok);
-        child.once('exit', () => fail(new Error('the Python receiver exited')));
-      });
       const r = await hookdrill(
-        ['send', 'line/message.text', '--count', '6', '--url', `http://127.0.0.1:${port}/`, '--secret', SECRET.line as string],
+        ['send', 'line/message.text', '--count', '6', '--url', receiver.url, '--secret', SECRET.line as string],
         env,
       );
       assert.equal(r.code, 0, r.stdout + r.stderr);
-      const ids = execFileSync(PYTHON, [PY, 'ids', '--store', store], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+      const ids = storedIds(receiver.store);
       assert.equal(ids.length, kept, `${flaw || 'right'}: ${ids.join(' ')}`);
     } finally {
-      child.kill();
+      receiver.stop();
     }
   }
 });

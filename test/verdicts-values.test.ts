@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { hookdrill } from './helpers/cli.js';
-import { freePort } from './helpers/ports.js';
-import { PY, SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
-import { PYTHON } from './helpers/python.js';
-import { tempDir } from './helpers/tmp.js';
+import { SECRET, checkReceiver, explain, named, python, startPython } from './helpers/verdicts.js';
 
 /**
  * Issue 52: bodies that hold what the providers' real deliveries hold. A handler that reads a
@@ -22,43 +17,12 @@ test("a Paddle handler that reads a transaction's details.totals.total, as every
 });
 
 test("a Linear handler that reads an Issue update's updatedFrom and actor takes send's Issue.update (and check's related case)", async () => {
-  const store = join(tempDir(), 'stored.txt');
-  const port = await freePort();
-  const child = spawn(
-    PYTHON,
-    [
-      PY,
-      'serve',
-      '--provider',
-      'linear',
-      '--secret',
-      SECRET.linear as string,
-      '--port',
-      String(port),
-      '--store',
-      store,
-      '--flaw',
-      'reads-fields',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const receiver = await startPython('linear', { flaw: 'reads-fields' });
   try {
-    await new Promise((ok, fail) => {
-      child.stdout?.once('data', ok);
-      child.once('exit', () => fail(new Error('the Python receiver exited')));
-    });
-    const sent = await hookdrill([
-      'send',
-      'linear/Issue.update',
-      '--url',
-      `http://127.0.0.1:${port}/`,
-      '--secret',
-      SECRET.linear as string,
-      '--no-retry',
-    ]);
+    const sent = await hookdrill(['send', 'linear/Issue.update', '--url', receiver.url, '--secret', SECRET.linear as string, '--no-retry']);
     assert.equal(sent.code, 0, sent.stdout + sent.stderr);
   } finally {
-    child.kill();
+    receiver.stop();
   }
   const r = await checkReceiver('linear', python('linear', 'reads-fields'), { only: 'valid,related' });
   assert.deepEqual(named(r, 'fail'), [], explain(r));

@@ -3,6 +3,8 @@
  * test/receivers/webhook_receiver.py (Python's standard library; right, or wrong in exactly one
  * way) and test/receivers/official_library.mjs (plain Node on each provider's official library).
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
@@ -82,3 +84,52 @@ export async function checkReceiver(provider: string, r: Receiver, more: Partial
 
 export const named = (r: CheckResult, status: 'fail' | 'warn') => r.cases.filter((c) => c.status === status).map((c) => c.name);
 export const explain = (r: CheckResult) => JSON.stringify(r.cases.filter((c) => c.status !== 'pass' && c.status !== 'skipped'));
+
+/** A Python receiver started by the test itself (not by check): where it listens, its store, its dump. */
+export interface StartedPython {
+  url: string;
+  store: string;
+  /** With `dump`: the folder each request is written to, as it arrived. */
+  dump?: string;
+  stop(): void;
+}
+
+/**
+ * The Python receiver on a free port, resolved once it prints that it listens (rejected if it exits
+ * first). `secret` defaults to the provider's test secret; `dump` makes it write every request raw.
+ */
+export async function startPython(
+  provider: string,
+  o: { flaw?: string; secret?: string; dir?: string; dump?: boolean } = {},
+): Promise<StartedPython> {
+  const dir = o.dir ?? tempDir();
+  const store = join(dir, `${provider}-stored.txt`);
+  const dump = o.dump ? join(dir, `dump-${provider}`) : undefined;
+  if (dump) mkdirSync(dump);
+  const port = await freePort();
+  const args = [
+    PY,
+    'serve',
+    '--provider',
+    provider,
+    '--secret',
+    o.secret ?? receiverSecret(provider),
+    '--port',
+    String(port),
+    '--store',
+    store,
+  ];
+  const child = spawn(PYTHON, [...args, ...(o.flaw ? ['--flaw', o.flaw] : []), ...(dump ? ['--dump', dump] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((ok, fail) => {
+    child.stdout.once('data', ok);
+    child.once('exit', () => fail(new Error(`the Python ${provider} receiver exited before listening`)));
+  });
+  return { url: `http://127.0.0.1:${port}/`, store, ...(dump ? { dump } : {}), stop: () => child.kill() };
+}
+
+/** The ids a Python receiver's store holds (its `ids` command). */
+export function storedIds(store: string): string[] {
+  return execFileSync(PYTHON, [PY, 'ids', '--store', store], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+}
