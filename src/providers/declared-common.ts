@@ -1,6 +1,7 @@
 import { formatDelays, formatDuration } from '../util/duration.js';
 import type { CheckedDeclaration } from './declaration.js';
-import type { JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
+import type { JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
+import { header, parseJson, randomAlnum } from './util.js';
 
 /**
  * What every declared scheme shares, whether it signs with a MAC (providers/declared.ts) or sends
@@ -87,4 +88,44 @@ export function at(value: JsonValue | undefined, path: readonly string[]): JsonV
     else v = v[key];
   }
   return v;
+}
+
+/**
+ * Where a declaration finds a delivery's id and its type (a header, or a path in the body), and
+ * the members of a provider that follow from it alone — the same for every scheme, HMAC or token.
+ */
+export function declaredIdentity(d: CheckedDeclaration) {
+  const idHeader = d.id && 'header' in d.id ? d.id.header : undefined;
+  const idPath = d.id && 'body' in d.id ? d.id.body.split('.') : undefined;
+  const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
+  const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
+  const bodyField = (rawBody: Buffer, path: readonly string[] | undefined): string | undefined => {
+    if (!path) return undefined;
+    const v = at(parseJson(rawBody), path);
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+  };
+  const members: Pick<Provider, 'deliveryId' | 'eventTypeOf' | 'freshFields' | 'describe' | 'newDeliveryId'> = {
+    deliveryId(headers, rawBody) {
+      return idHeader ? header(headers, idHeader) || undefined : bodyField(rawBody, idPath);
+    },
+    eventTypeOf(headers, rawBody) {
+      return typeHeader ? header(headers, typeHeader) || undefined : bodyField(rawBody, typePath);
+    },
+    freshFields(body: JsonObject) {
+      // A body-held id is made new for every event, in the shape it has (its prefix kept).
+      const held = idPath ? at(body, idPath) : undefined;
+      if (!idPath || typeof held !== 'string') return [];
+      const prefix = /^[A-Za-z]+_/.exec(held)?.[0] ?? '';
+      return [{ path: idPath, make: () => `${prefix}${randomAlnum(24)}` }];
+    },
+    describe(body: JsonValue, fixtureName: string) {
+      const type = typePath ? at(body, typePath) : undefined;
+      const id = idPath ? at(body, idPath) : undefined;
+      return { eventType: typeof type === 'string' ? type : fixtureName, ...(typeof id === 'string' ? { deliveryId: id } : {}) };
+    },
+    newDeliveryId() {
+      return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
+    },
+  };
+  return { idHeader, idPath, typeHeader, typePath, members };
 }

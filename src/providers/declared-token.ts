@@ -3,11 +3,11 @@ import { UsageError } from '../util/errors.js';
 import { headerValueProblem } from '../util/http-headers.js';
 import type { CheckedDeclaration, TokenSignature } from './declaration.js';
 import { signatureHeaderOf } from './declaration.js';
-import { at, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
-import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
+import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
-import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requireSecrets } from './util.js';
+import { otherStringSecret, requireHeader, requireSecrets } from './util.js';
 
 /**
  * A declared scheme that sends a shared secret as it is, not a MAC (providers/declaration.ts's
@@ -20,10 +20,8 @@ import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requi
  */
 export function tokenProvider(d: CheckedDeclaration, sig: TokenSignature, extras: DeclaredExtras = {}): Provider {
   const name = signatureHeaderOf(sig);
-  const idHeader = d.id && 'header' in d.id ? d.id.header : undefined;
-  const idPath = d.id && 'body' in d.id ? d.id.body.split('.') : undefined;
-  const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
-  const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
+  const identity = declaredIdentity(d);
+  const { idHeader, typeHeader, typePath } = identity;
   const title = d.title ?? d.name;
 
   /** The header's value for a secret, as the scheme writes it. */
@@ -52,13 +50,8 @@ export function tokenProvider(d: CheckedDeclaration, sig: TokenSignature, extras
   };
 
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  const bodyField = (rawBody: Buffer, path: readonly string[] | undefined): string | undefined => {
-    if (!path) return undefined;
-    const v = at(parseJson(rawBody), path);
-    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
-  };
-
   const provider: Provider = {
+    ...identity.members,
     // A declared name is registered at run time (providers/index.ts) and passes as a known one.
     name: d.name as ProviderName,
     title,
@@ -119,35 +112,10 @@ export function tokenProvider(d: CheckedDeclaration, sig: TokenSignature, extras
       throw new SignatureError('no_match', `${name} does not hold the ${sig.scheme === 'basic' ? 'credentials' : 'token'} for any secret`);
     },
 
-    deliveryId(headers, rawBody) {
-      return idHeader ? header(headers, idHeader) || undefined : bodyField(rawBody, idPath);
-    },
-
-    eventTypeOf(headers, rawBody) {
-      return typeHeader ? header(headers, typeHeader) || undefined : bodyField(rawBody, typePath);
-    },
-
     otherSecret(secret) {
       if (sig.scheme !== 'basic') return otherStringSecret(secret);
       const user = secret.slice(0, secret.indexOf(':'));
       return `${user}:${otherStringSecret(secret.slice(secret.indexOf(':') + 1))}`;
-    },
-
-    freshFields(body: JsonObject) {
-      const held = idPath ? at(body, idPath) : undefined;
-      if (!idPath || typeof held !== 'string') return [];
-      const prefix = /^[A-Za-z]+_/.exec(held)?.[0] ?? '';
-      return [{ path: idPath, make: () => `${prefix}${randomAlnum(24)}` }];
-    },
-
-    describe(body: JsonValue, fixtureName: string) {
-      const type = typePath ? at(body, typePath) : undefined;
-      const id = idPath ? at(body, idPath) : undefined;
-      return { eventType: typeof type === 'string' ? type : fixtureName, ...(typeof id === 'string' ? { deliveryId: id } : {}) };
-    },
-
-    newDeliveryId() {
-      return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
     },
   };
   return withExtras(provider, extras);

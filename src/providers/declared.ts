@@ -3,12 +3,12 @@ import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
 import { isTokenScheme } from './declaration.js';
-import { at, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
-import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
+import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
-import { header, otherStringSecret, parseJson, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
+import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './util.js';
 
 /**
  * A provider from its declaration (providers/declaration.ts): one scheme engine for every HMAC
@@ -27,10 +27,8 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const [before, after] = sig.content.split('{body}') as [string, string];
   const tsHeader = d.timestamp?.header;
   const ms = d.timestamp?.unit === 'ms';
-  const idHeader = d.id && 'header' in d.id ? d.id.header : undefined;
-  const idPath = d.id && 'body' in d.id ? d.id.body.split('.') : undefined;
-  const typeHeader = d.eventType && 'header' in d.eventType ? d.eventType.header : undefined;
-  const typePath = d.eventType && 'body' in d.eventType ? d.eventType.body.split('.') : undefined;
+  const identity = declaredIdentity(d);
+  const { idHeader, typeHeader, typePath } = identity;
   const title = d.title ?? d.name;
   const urlOf = (url: string) => extras.signedUrl?.(url) ?? url;
   const urlBound = sig.content.includes('{url}');
@@ -65,13 +63,8 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
 
   const profile = declaredProfile(d, title);
 
-  const bodyField = (rawBody: Buffer, path: readonly string[] | undefined): string | undefined => {
-    if (!path) return undefined;
-    const v = at(parseJson(rawBody), path);
-    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
-  };
-
   const provider: Provider = {
+    ...identity.members,
     // A declared name is registered at run time (providers/index.ts) and passes as a known one.
     name: d.name as ProviderName,
     title,
@@ -183,37 +176,11 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       throw new SignatureError('no_match', `${sig.header} does not match the body for any secret`);
     },
 
-    deliveryId(headers, rawBody) {
-      return idHeader ? header(headers, idHeader) || undefined : bodyField(rawBody, idPath);
-    },
-
-    eventTypeOf(headers, rawBody) {
-      return typeHeader ? header(headers, typeHeader) || undefined : bodyField(rawBody, typePath);
-    },
-
     otherSecret(secret) {
       if (sig.key === 'utf8') return otherStringSecret(secret);
       const a = Buffer.from("not the receiver's key, hookdrill").toString('base64');
       const other = sig.key === 'whsec' ? `whsec_${a}` : a;
       return secret === other ? other.replace(a, Buffer.from('another key, hookdrill').toString('base64')) : other;
-    },
-
-    freshFields(body: JsonObject) {
-      // A body-held id is made new for every event, in the shape it has (its prefix kept).
-      const held = idPath ? at(body, idPath) : undefined;
-      if (!idPath || typeof held !== 'string') return [];
-      const prefix = /^[A-Za-z]+_/.exec(held)?.[0] ?? '';
-      return [{ path: idPath, make: () => `${prefix}${randomAlnum(24)}` }];
-    },
-
-    describe(body: JsonValue, fixtureName: string) {
-      const type = typePath ? at(body, typePath) : undefined;
-      const id = idPath ? at(body, idPath) : undefined;
-      return { eventType: typeof type === 'string' ? type : fixtureName, ...(typeof id === 'string' ? { deliveryId: id } : {}) };
-    },
-
-    newDeliveryId() {
-      return `${d.id && 'header' in d.id ? (d.id.prefix ?? '') : ''}${randomAlnum(24)}`;
     },
   };
   return withExtras(provider, extras);
