@@ -10,26 +10,15 @@ import { spawnHookdrill } from './helpers/spawned.js';
 import { PY } from './helpers/verdicts.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
+import { ACME_DECLARATION } from './helpers/acme.js';
 
 // A team whose own platform sends webhooks declares its scheme in the project file, and gets send,
 // listen, check and chaos for it. The receivers are Python's (test/receivers/webhook_receiver.py,
 // --provider acme), written to the scheme as the team's docs would state it, right or wrong.
 const SECRET = 'acme-signing-secret';
 const ACME = {
-  title: 'Acme Payments',
-  signature: {
-    header: 'Acme-Signature',
-    algorithm: 'sha256',
-    encoding: 'hex',
-    content: '{timestamp}.{body}',
-    value: 't={timestamp},v1={signature}',
-  },
-  timestamp: { tolerance: '5m' },
-  id: { header: 'Acme-Delivery', prefix: 'dlv_' },
-  eventType: { body: 'type' },
+  ...ACME_DECLARATION,
   headers: { 'User-Agent': 'Acme-Webhooks/2.1' },
-  timeout: '10s',
-  retries: ['30s', '5m', '1h'],
   fixtures: 'webhooks',
   fixture: 'payment.succeeded',
 };

@@ -7,6 +7,7 @@ import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 import { PY, SECRET, startPython } from './helpers/verdicts.js';
+import { ACME_DECLARATION } from './helpers/acme.js';
 
 // Issue 52, item 4: a fixture file of the user's goes out byte for byte as written — its `\u00e9`
 // and `\/` escapes, its 2-space layout, its key order and its final newline — but for the values
@@ -165,23 +166,7 @@ test('a captured HubSpot batch goes out as captured but for each event its fresh
 
 // A team's own platform, declared in the project file (as test/declared-cli.test.ts declares it),
 // its id in the body: its fixtures folder holds deliveries as the platform writes them.
-const ACME = {
-  title: 'Acme Payments',
-  signature: {
-    header: 'Acme-Signature',
-    algorithm: 'sha256',
-    encoding: 'hex',
-    content: '{timestamp}.{body}',
-    value: 't={timestamp},v1={signature}',
-  },
-  timestamp: { tolerance: '5m' },
-  id: { body: 'id' },
-  eventType: { body: 'type' },
-  timeout: '10s',
-  retries: ['30s', '5m', '1h'],
-  fixtures: 'webhooks',
-  fixture: 'payment.succeeded',
-};
+const ACME = { ...ACME_DECLARATION, id: { body: 'id' }, fixtures: 'webhooks', fixture: 'payment.succeeded' };
 const ACME_FILE = `{
   "type": "payment.succeeded",
   "id": "pay_FILE00000000000000000001",

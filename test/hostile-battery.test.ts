@@ -12,6 +12,7 @@ import { UsageError } from '../src/util/errors.js';
 import { hookdrill } from './helpers/cli.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import { tempDir } from './helpers/tmp.js';
+import { ACME_DECLARATION } from './helpers/acme.js';
 
 /**
  * The shared hostile battery (issue 54): every invariant the first providers hold, every provider
@@ -25,21 +26,7 @@ const KEYS = tempDir();
 const ENV = { HOOKDRILL_KEYS_DIR: KEYS };
 
 // The declared provider: a team's own HMAC scheme with a utf8 key (the engine skipped the check for those).
-const ACME = {
-  title: 'Acme',
-  signature: {
-    header: 'Acme-Signature',
-    algorithm: 'sha256',
-    encoding: 'hex',
-    content: '{timestamp}.{body}',
-    value: 't={timestamp},v1={signature}',
-  },
-  timestamp: { tolerance: '5m' },
-  id: { header: 'Acme-Delivery' },
-  eventType: { body: 'type' },
-  timeout: '10s',
-  retries: ['1m'],
-};
+const ACME = { ...ACME_DECLARATION, title: 'Acme', id: { header: 'Acme-Delivery' }, retries: ['1m'] };
 
 function projectDir(): string {
   const dir = tempDir();
