@@ -152,6 +152,15 @@ export async function verifyWithOfficialCode(
       if (!equal(secret, h('x-gitlab-token') ?? '')) throw new Error('gitlab: X-Gitlab-Token is not the secret token');
       return;
     }
+    case 'postmark': {
+      // Postmark publishes no verifier: its documented rule is the judge (postmarkapp.com/developer/
+      // webhooks/webhooks-overview, "Basic HTTP authentication": the webhook URL's user and password),
+      // sent as RFC 7617 Basic credentials, written out here apart from src/.
+      const m = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec((h('authorization') ?? '').trim());
+      if (!m || !equal(secret, Buffer.from(m[1] as string, 'base64').toString('utf8')))
+        throw new Error("postmark: Authorization does not hold the webhook URL's Basic credentials");
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -190,6 +199,8 @@ export const SECRETS: Record<string, string> = {
   sendgrid: P256_TEST_KEY,
   // A GitLab hook's secret token is any text the project owner typed in: sent as it is in X-Gitlab-Token.
   gitlab: 'hookdrill-gitlab-example-token-4Rt8',
+  // A Postmark webhook's Basic credentials, "user:password" as its URL carries them (https://user:password@host/…).
+  postmark: 'hookdrill-postmark:example-password-9Jd2',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

@@ -211,6 +211,15 @@ async function verified(req, raw) {
       if (!equal(secret, h('x-gitlab-token'))) throw Object.assign(new Error('invalid X-Gitlab-Token'), { status: 401 });
       return { id: h('idempotency-key') };
     }
+    case 'postmark': {
+      // Postmark publishes no library: its documented rule (postmarkapp.com, webhooks overview,
+      // "Basic HTTP authentication"), the credentials of the webhook's URL sent as RFC 7617 Basic.
+      // Postmark sends no delivery id and re-posts a record unchanged: kept by its body's hash.
+      const m = /^Basic\s+(\S+)$/i.exec((h('authorization') ?? '').trim());
+      if (!m || !equal(secret, Buffer.from(m[1], 'base64').toString('utf8')))
+        throw Object.assign(new Error('invalid Basic credentials'), { status: 401 });
+      return { id: createHash('sha256').update(raw).digest('hex') };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }

@@ -35,7 +35,8 @@ timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as 
 keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), GitLab
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
-X-Gitlab-Event-UUID), SendGrid (the
+X-Gitlab-Event-UUID), Postmark (HTTP Basic credentials, RFC 7617, equal to the webhook URL's user:password,
+compared as digests; keyed on the SHA-256 of the body, as Postmark sends no delivery id), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
@@ -102,7 +103,9 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
-  any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
+  any-token             relay, postbox, postmark: takes any Bearer token (any Basic credentials) as long as the scheme is right
+  postmark-no-auth      Postmark: checks no credentials at all ("basic auth is handled by the web server or proxy"),
+                        so anyone who finds the URL can post records: a missing or wrong Authorization is taken
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -110,7 +113,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -331,10 +334,13 @@ def verify(args, h, body):
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
         return None if hmac.compare_digest(secret, (h.get('X-Gitlab-Token') or '').encode()) else 'no match'
-    if args.provider in ('relay', 'postbox'):
+    if args.provider == 'postmark' and flaw == 'postmark-no-auth':
+        return None
+    if args.provider in ('relay', 'postbox', 'postmark'):
         # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
         # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
         # RFC 6750 and RFC 7617 write them; the secret held is the token, or "user:password".
+        # Postmark sends the Basic credentials its webhook's URL holds (https://user:password@host/…).
         scheme = 'bearer' if args.provider == 'relay' else 'basic'
         m = re.match(r'^(\S+)\s+(\S+)$', (h.get('Authorization') or '').strip())
         if not m or m.group(1).lower() != scheme:
@@ -370,7 +376,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'],
+    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'],
 }
 SEEN_ENTITIES = set()
 
@@ -422,6 +428,10 @@ def identify(provider, h, event, flaw=''):
     if provider == 'gitlab':
         # Idempotency-Key, the same on every retry of an event (GitLab 17.4+); X-Gitlab-Event-UUID before it.
         return h.get('Idempotency-Key') or h.get('X-Gitlab-Event-UUID'), h.get('X-Gitlab-Event')
+    if provider == 'postmark':
+        # No delivery id anywhere, and a retry re-posts the same record: keyed below on the body's
+        # SHA-256. A parsed inbound email has no RecordType.
+        return None, event.get('RecordType') or ('Inbound' if event.get('MessageStream') == 'inbound' else None)
     if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
         return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':

@@ -466,6 +466,17 @@ export function likeBody(provider: Provider, rawBody: Buffer, json: string): str
   return provider.formPayload && formPayloadJson(rawBody) !== undefined ? provider.formPayload(json) : json;
 }
 
+/**
+ * `e` with another body (grown, or of other text) as the same delivery. Where the provider reads
+ * the delivery id from the body's bytes themselves (Postmark sends none, so a record is keyed by
+ * its hash), the new body is a new delivery with its own id; a body-held id field stays as it was.
+ */
+export function withBody(provider: Provider, e: PreparedEvent, rawBody: Buffer): PreparedEvent {
+  const fromBytes = provider.deliveryId({}, e.rawBody) === e.deliveryId;
+  const id = fromBytes ? (provider.deliveryId({}, rawBody) ?? e.deliveryId) : e.deliveryId;
+  return { ...e, rawBody, deliveryId: id };
+}
+
 /** The body of `e` grown to about `bytes` with a padding field: still the JSON object it was, written as the provider writes it. */
 export function padded(provider: Provider, e: PreparedEvent, bytes: number): Buffer {
   const { head, tail } = around(provider, e, 'hookdrill_padding');

@@ -21,6 +21,7 @@ import {
   storedWrongly,
   straddling,
   tokenSignsNothing,
+  withBody,
   stranger,
   NEEDS_VALID,
   NEEDS_ANSWERED,
@@ -121,7 +122,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       for (const size of sizes) {
         const base = ctx.factory.make(Date.now());
         const body = padded(p, base, size);
-        const e = { ...base, rawBody: body };
+        const e = withBody(p, base, body);
         const r = await mustAccept(ctx, e, sign(ctx, e), body);
         results.push(`${r.text} to ${mib(body.length)}`);
         if (!r.ok && refused === undefined) refused = { bytes: body.length, answered2xx: is2xx(r.res.status), n: r.n, id: e.deliveryId };
@@ -153,7 +154,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       if (ctx.contentType === 'form') return { status: 'skipped', observed: 'a form body is ASCII on the wire: no character to split' };
       const base = ctx.factory.make(Date.now());
       const { body, pieces } = straddling(ctx.provider, base, MULTIBYTE_BODY_BYTES, 1024);
-      const e = { ...base, rawBody: body };
+      const e = withBody(ctx.provider, base, body);
       const { res, n, ok, text } = await mustAccept(ctx, e, sign(ctx, e), body, pieces);
       const observed = `${text} to ${Math.round(body.length / 1024)} KiB in ${pieces.length} pieces`;
       if (ok) return { status: 'pass', observed };
@@ -167,13 +168,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       // that decodes chunk by chunk takes it, one that re-encodes non-ASCII refuses it too.
       const again = ctx.factory.make(Date.now());
       const aligned = straddling(ctx.provider, again, MULTIBYTE_BODY_BYTES, 1024, false);
-      const single = await mustAccept(
-        ctx,
-        { ...again, rawBody: aligned.body },
-        sign(ctx, { ...again, rawBody: aligned.body }),
-        aligned.body,
-        aligned.pieces,
-      );
+      const alignedEvent = withBody(ctx.provider, again, aligned.body);
+      const single = await mustAccept(ctx, alignedEvent, sign(ctx, alignedEvent), aligned.body, aligned.pieces);
       if (!is2xx(single.res.status))
         return {
           status: 'fail',
