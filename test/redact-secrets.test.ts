@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -406,6 +407,9 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   add('gitlab', json({ object_kind: 'push', event_name: 'push' }), 'Push Hook', '3a427872-00df-429c-9bc9-a9475de2efe4');
+  // Postmark's delivery id is its body's SHA-256: no header carries one.
+  const record = json({ RecordType: 'Delivery', MessageID: '883953f4-6105-42a2-a16a-77a8eac79483' });
+  add('postmark', record, 'Delivery', createHash('sha256').update(record).digest('hex'));
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
