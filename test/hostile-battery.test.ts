@@ -147,7 +147,11 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
   for (const name of [...providerNames, 'acme']) {
     const inbox = join(tempDir(), 'inbox.db');
     // A key-pair provider verifies with hookdrill's own key when none is given.
-    const secret = ['discord', 'sendgrid'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
+    // Basic credentials (Postmark) are "user:password": a secret of their shape, so the URL is what is refused.
+    const basic = allProviders().some((p) => p.name === name && p.tokenOnly === 'basic');
+    const secret = ['discord', 'sendgrid'].includes(name)
+      ? []
+      : ['--secret', basic ? 'hookdrill:YmFkLXVybC1zZWNyZXQ=' : 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(
       ['listen', '--provider', name, ...secret, '--public-url', 'not a url', '--inbox', inbox],
       ENV,
