@@ -3,6 +3,7 @@ import { discord } from './discord.js';
 import { github } from './github.js';
 import { gitlab } from './gitlab.js';
 import { postmark } from './postmark.js';
+import { intercom } from './intercom.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
@@ -41,6 +42,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   sendgrid,
   gitlab,
   postmark,
+  intercom,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

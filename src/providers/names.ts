@@ -19,6 +19,7 @@ export const PROVIDER_NAMES = [
   'sendgrid',
   'gitlab',
   'postmark',
+  'intercom',
 ] as const;
 
 /*

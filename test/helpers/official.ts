@@ -161,6 +161,14 @@ export async function verifyWithOfficialCode(
         throw new Error("postmark: Authorization does not hold the webhook URL's Basic credentials");
       return;
     }
+    case 'intercom': {
+      // Intercom publishes no verifier: its documented rule is the judge (developers.intercom.com,
+      // webhook models, "Signed notifications": "sha1=" and the hex HMAC-SHA1 of the body with the
+      // app's client secret), written out here apart from src/.
+      const expected = `sha1=${createHmac('sha1', secret).update(rawBody).digest('hex')}`;
+      if (!equal(expected, h('x-hub-signature') ?? '')) throw new Error('intercom: X-Hub-Signature is not sha1= the HMAC-SHA1 of the body');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -201,6 +209,8 @@ export const SECRETS: Record<string, string> = {
   gitlab: 'hookdrill-gitlab-example-token-4Rt8',
   // A Postmark webhook's Basic credentials, "user:password" as its URL carries them (https://user:password@host/…).
   postmark: 'hookdrill-postmark:example-password-9Jd2',
+  // An Intercom app's client secret (its Basic Info page): the HMAC key as its UTF-8 bytes.
+  intercom: 'hookdrill-intercom-client-secret-6e2f',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

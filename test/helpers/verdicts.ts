@@ -37,6 +37,7 @@ export const SECRET: Record<string, string> = {
   sendgrid: SECRETS.sendgrid as string,
   gitlab: 'hookdrill-gitlab-verdicts-token-7Q',
   postmark: 'hookdrill-postmark:verdicts-password-4Wq8',
+  intercom: 'hookdrill-intercom-verdicts-secret-8c1d',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

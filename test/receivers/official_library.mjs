@@ -220,6 +220,14 @@ async function verified(req, raw) {
         throw Object.assign(new Error('invalid Basic credentials'), { status: 401 });
       return { id: createHash('sha256').update(raw).digest('hex') };
     }
+    case 'intercom': {
+      // Intercom publishes no library: its documented rule (developers.intercom.com, webhook models,
+      // "Signed notifications"), X-Hub-Signature "sha1=" and the hex HMAC-SHA1 of the raw body with
+      // the app's client secret; keyed on the notification's id (a ping's is null: its body's hash).
+      const expected = `sha1=${createHmac('sha1', secret).update(raw).digest('hex')}`;
+      if (!equal(expected, h('x-hub-signature'))) throw Object.assign(new Error('invalid X-Hub-Signature'), { status: 401 });
+      return { id: JSON.parse(raw.toString('utf8')).id ?? createHash('sha256').update(raw).digest('hex') };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }

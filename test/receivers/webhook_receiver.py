@@ -35,7 +35,8 @@ timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as 
 keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), GitLab
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
-X-Gitlab-Event-UUID), Postmark (HTTP Basic credentials, RFC 7617, equal to the webhook URL's user:password,
+X-Gitlab-Event-UUID), Intercom (X-Hub-Signature: sha1= the hex HMAC-SHA1 of the body with the client
+secret; keyed on the notification id), Postmark (HTTP Basic credentials, RFC 7617, equal to the webhook URL's user:password,
 compared as digests; keyed on the SHA-256 of the body, as Postmark sends no delivery id), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
@@ -113,7 +114,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -334,6 +335,11 @@ def verify(args, h, body):
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
         return None if hmac.compare_digest(secret, (h.get('X-Gitlab-Token') or '').encode()) else 'no match'
+    if args.provider == 'intercom':
+        # Intercom's documented rule: X-Hub-Signature is "sha1=" and the hex HMAC-SHA1 of the raw
+        # body with the app's client secret; no timestamp is signed.
+        expected = 'sha1=' + hmac.new(secret, body, hashlib.sha1).hexdigest()
+        return None if hmac.compare_digest(expected, h.get('X-Hub-Signature') or '') else 'no match'
     if args.provider == 'postmark' and flaw == 'postmark-no-auth':
         return None
     if args.provider in ('relay', 'postbox', 'postmark'):
@@ -376,7 +382,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'],
+    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'],
 }
 SEEN_ENTITIES = set()
 
@@ -428,6 +434,9 @@ def identify(provider, h, event, flaw=''):
     if provider == 'gitlab':
         # Idempotency-Key, the same on every retry of an event (GitLab 17.4+); X-Gitlab-Event-UUID before it.
         return h.get('Idempotency-Key') or h.get('X-Gitlab-Event-UUID'), h.get('X-Gitlab-Event')
+    if provider == 'intercom':
+        # The notification's id (a ping's is null: keyed below on the body's hash).
+        return event.get('id'), event.get('topic')
     if provider == 'postmark':
         # No delivery id anywhere, and a retry re-posts the same record: keyed below on the body's
         # SHA-256. A parsed inbound email has no RecordType.
