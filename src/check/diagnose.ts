@@ -219,7 +219,8 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       `the signed timestamp is ${formatDuration(olderMs)} old`,
       `its clock runs ahead of the sender's, or it refuses any timestamp not already in the past: sync the clock (NTP) and accept a timestamp up to ${windowWords(p)} either side`,
     );
-  } else if (no('plain') && yes('compact')) {
+  } else if ((no('plain') || taken.get('plain') === undefined) && yes('compact')) {
+    // No plain variant where the body's strings are plain already: the delivery itself, refused, is it.
     diagnosis = yes('no-line-ends')
       ? only(
           'the body has no line breaks',
