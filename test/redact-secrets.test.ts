@@ -410,6 +410,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   // Postmark's delivery id is its body's SHA-256: no header carries one.
   const record = json({ RecordType: 'Delivery', MessageID: '883953f4-6105-42a2-a16a-77a8eac79483' });
   add('postmark', record, 'Delivery', createHash('sha256').update(record).digest('hex'));
+  add(
+    'intercom',
+    json({ type: 'notification_event', id: 'notif_3a1862e2-6876-4c03-bd46-e065ab0f141c', topic: 'company.updated' }),
+    'company.updated',
+    'notif_3a1862e2-6876-4c03-bd46-e065ab0f141c',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

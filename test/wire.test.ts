@@ -27,6 +27,7 @@ interface Kind {
     | 'sendgrid-crlf'
     | 'compact-slashes'
     | 'compact-capital-escapes'
+    | 'jackson'
     | 'form'
     | 'form-payload'
     | 'form-json';
@@ -113,6 +114,16 @@ function sortedKeys(v: unknown): unknown {
   );
 }
 
+/** Jackson's DefaultPrettyPrinter as its documentation shows it, written apart from src/. */
+function jacksonPretty(v: unknown, level: number): string {
+  if (Array.isArray(v)) return v.length ? `[ ${v.map((x) => jacksonPretty(x, level)).join(', ')} ]` : '[ ]';
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+  const entries = Object.entries(v);
+  if (!entries.length) return '{ }';
+  const inner = entries.map(([k, x]) => `${'  '.repeat(level + 1)}${JSON.stringify(k)} : ${jacksonPretty(x, level + 1)}`);
+  return `{\n${inner.join(',\n')}\n${'  '.repeat(level)}}`;
+}
+
 const profiles = readdirSync(WIRE)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(`${WIRE}${f}`, 'utf8')) as Profile);
@@ -180,6 +191,9 @@ for (const profile of profiles) {
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
+        } else if (kind.body === 'jackson') {
+          // Jackson's DefaultPrettyPrinter (Intercom): `" : "`, two spaces a level, `{ }`, arrays on one line.
+          assert.equal(text, jacksonPretty(JSON.parse(text), 0), "Jackson's pretty printer");
         } else if (kind.body === 'compact-sorted') {
           assert.equal(text, JSON.stringify(sortedKeys(JSON.parse(text))), "compact JSON, every object's keys sorted");
         } else if (kind.body === 'sendgrid-crlf') {
