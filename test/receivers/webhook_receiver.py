@@ -47,7 +47,7 @@ Flaws, one at a time (or several, comma-separated):
   first-v1-only         compares only the first v1= entry (breaks while a secret is rolled)
   limit-64k             413 for bodies over 64 KiB
   refuse-unknown-types  400 to every event type but the one it handles
-  no-challenge          answers Slack's url_verification (and Discord's PING) with 200 "ok", not the challenge (PONG)
+  no-challenge          answers Slack's url_verification, Twitch's challenge (and Discord's PING) with 200 "ok", not the challenge (PONG)
   ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
@@ -63,7 +63,7 @@ Flaws, one at a time (or several, comma-separated):
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
   first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
   refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
-  challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  challenge-unverified  Zoom, Slack, Twitch: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
   no-url-decode         HubSpot: hashes the URL as it arrived, not with %3A %2F %3F … decoded as HubSpot's v3 docs say
   answer-ok             Discord: answers an interaction 200 "ok", not an interaction response
   refuse-old-events     refuses an event whose own time (created, occurred_at) is over 5 minutes old: every late retry
@@ -102,15 +102,17 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
+  twitch-json-challenge  Twitch: echoes webhook_callback_verification's challenge as JSON, not the raw value
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
 import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'twitch': 'channel.follow', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -327,6 +329,8 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider == 'twitch':
+        return twitch_scheme.verify(h, body, secret, check_time)
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -370,7 +374,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'],
+    'gitlab': ['object_attributes', 'id'], 'twitch': ['event', 'broadcaster_user_id'],
 }
 SEEN_ENTITIES = set()
 
@@ -417,6 +421,8 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'twitch':
+        return twitch_scheme.identify(h, event)
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -572,6 +578,9 @@ def serve(args):
                     token = (early.get('payload') or {}).get('plainToken') or ''
                     encrypted = hmac.new(secret_of(args), token.encode(), hashlib.sha256).hexdigest()
                     return self.answer(200, json.dumps({'plainToken': token, 'encryptedToken': encrypted}).encode(), 'application/json')
+                challenge = twitch_scheme.challenge_of(self.headers, early) if args.provider == 'twitch' else None
+                if challenge is not None:
+                    return self.answer(200, challenge.encode(), 'text/plain')
                 if isinstance(early, dict) and early.get('type') == 'url_verification':
                     return self.answer(200, json.dumps({'challenge': early.get('challenge')}).encode(), 'application/json')
             why = verify(args, self.headers, signed)
@@ -591,6 +600,8 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.provider == 'twitch' and twitch_scheme.challenge_of(self.headers, event) is not None:
+                return self.answer(200, *twitch_scheme.challenge_answer(twitch_scheme.challenge_of(self.headers, event), args.flaw))
             if args.provider == 'zoom' and event.get('event') == 'endpoint.url_validation':
                 token = (event.get('payload') or {}).get('plainToken') or ''
                 if args.flaw == 'no-challenge':
