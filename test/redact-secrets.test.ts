@@ -406,6 +406,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   add('gitlab', json({ object_kind: 'push', event_name: 'push' }), 'Push Hook', '3a427872-00df-429c-9bc9-a9475de2efe4');
+  add(
+    'twitch',
+    json({ subscription: { type: 'channel.follow', version: '2' }, event: {} }),
+    'channel.follow',
+    'ae2ff348-e102-16be-a3eb-6830c1bf38d2',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
