@@ -7,6 +7,10 @@ import { run as send } from '../src/delivery/send.js';
 import { checkReceiver, explain, named, python, SECRET } from './helpers/verdicts.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { hookdrill } from './helpers/cli.js';
+import { startListenFor, stopAll } from './helpers/listen.js';
+import { tempDir } from './helpers/tmp.js';
+import { join } from 'node:path';
+import { providers } from '../src/providers/index.js';
 
 /**
  * Twitch EventSub (issue 55): a challenge handshake judged by its answer. Before any event Twitch
@@ -41,7 +45,7 @@ test("Twitch: a receiver right by Twitch's docs passes — the raw challenge ech
 });
 
 test('Twitch: a receiver that echoes the challenge as JSON fails url-verification: Twitch needs the raw value', async () => {
-  const r = await checkReceiver('twitch', python('twitch', 'twitch-json-challenge'), { only: 'valid,url-verification' });
+  const r = await checkReceiver('twitch', python('twitch', 'json-challenge'), { only: 'valid,url-verification' });
   assert.equal(status(r, 'valid')?.status, 'pass', explain(r));
   const c = status(r, 'url-verification');
   assert.equal(c?.status, 'fail', explain(r));
@@ -142,4 +146,27 @@ test('Twitch: a secret Twitch would not take is refused in one line, exit 2, and
   assert.doesNotMatch(short.stderr, /short/);
   const listed = await hookdrill(['profiles']);
   assert.match(listed.stdout, /^twitch \(default for twitch\) \(partly chosen by hookdrill/m);
+});
+
+test('Twitch: listen answers a verified webhook_callback_verification with the raw challenge as text/plain, stores nothing, and refuses a forged one', async () => {
+  const secret = SECRET.twitch as string;
+  const { p, url } = await startListenFor('twitch', join(tempDir(), 'inbox.db'), secret);
+  try {
+    const body = Buffer.from(JSON.stringify({ challenge: 'c-4f1e9a', subscription: { type: 'channel.follow', version: '2' } }));
+    const post = (secrets: string[]) =>
+      fetch(url, {
+        method: 'POST',
+        body,
+        headers: providers.twitch.sign(body, secrets, { nowMs: Date.now(), deliveryId: crypto.randomUUID(), eventType: 'channel.follow' }),
+      });
+    const ok = await post([secret]);
+    assert.equal(ok.status, 200);
+    assert.match(ok.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal(await ok.text(), 'c-4f1e9a');
+    const forged = await post(['another-secret-entirely']);
+    assert.equal(forged.status, 401);
+    assert.doesNotMatch(await forged.text(), /c-4f1e9a/);
+  } finally {
+    await stopAll(p);
+  }
 });

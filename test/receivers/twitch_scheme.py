@@ -9,7 +9,7 @@ dev.twitch.tv/docs/eventsub/handling-webhook-events:
   - Responding to a challenge request: a verified webhook_callback_verification is answered 200 with
     the raw challenge as the body, Content-Type text/plain.
 Flaws (webhook_receiver.py's --flaw):
-  twitch-json-challenge   echoes the challenge as JSON, {"challenge": ...}, as a framework's default answer does
+  json-challenge   echoes the challenge as JSON, {"challenge": ...}, as a framework's default answer does
   no-challenge            answers the challenge request 200 "ok"
   challenge-unverified    echoes the challenge before verifying the request
 """
@@ -33,13 +33,13 @@ def seconds(ts):
     return whole.astimezone(timezone.utc).timestamp() + float('0.' + (m.group(3) or '0'))
 
 
-def verify(h, body, secret, check_time):
-    """None when Twitch sent it; otherwise why not."""
-    message_id = h.get('Twitch-Eventsub-Message-Id') or ''
-    ts = h.get('Twitch-Eventsub-Message-Timestamp') or ''
-    given = h.get('Twitch-Eventsub-Message-Signature') or ''
+def verify(h, body, secret, check_time, prefix='Twitch-Eventsub-'):
+    """None when Twitch sent it; otherwise why not. `prefix`: the headers' (a declared scheme of the same kind names its own)."""
+    message_id = h.get(f'{prefix}Message-Id') or ''
+    ts = h.get(f'{prefix}Message-Timestamp') or ''
+    given = h.get(f'{prefix}Message-Signature') or ''
     if not message_id or not ts or not given:
-        return 'missing Twitch-Eventsub headers'
+        return f'missing {prefix}* headers'
     at = seconds(ts)
     if at is None:
         return 'timestamp is not RFC 3339'
@@ -65,7 +65,7 @@ def challenge_of(h, event):
 
 def challenge_answer(challenge, flaw):
     """(body, content type) answering the challenge, as the flaw has it."""
-    if flaw == 'twitch-json-challenge':
+    if flaw == 'json-challenge':
         return json.dumps({'challenge': challenge}).encode(), 'application/json'
     if flaw == 'no-challenge':
         return b'ok', 'text/plain'

@@ -102,7 +102,7 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
-  twitch-json-challenge  Twitch: echoes webhook_callback_verification's challenge as JSON, not the raw value
+  json-challenge        Twitch, beacon: echoes the handshake's challenge as JSON, not the raw value
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
@@ -112,7 +112,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'twitch': 'channel.follow', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -331,6 +331,9 @@ def verify(args, h, body):
         return None
     if args.provider == 'twitch':
         return twitch_scheme.verify(h, body, secret, check_time)
+    if args.provider == 'beacon':
+        # A team's own platform declaring Twitch's kind of scheme (test/declared-handshake.test.ts).
+        return twitch_scheme.verify(h, body, secret, check_time, prefix='Beacon-')
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -423,6 +426,8 @@ def identify(provider, h, event, flaw=''):
         return h.get('Linear-Delivery'), event.get('type')
     if provider == 'twitch':
         return twitch_scheme.identify(h, event)
+    if provider == 'beacon':
+        return h.get('Beacon-Message-Id'), event.get('type')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -600,6 +605,8 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.provider == 'beacon' and event.get('type') == 'endpoint.verify' and isinstance(event.get('challenge'), str):
+                return self.answer(200, *twitch_scheme.challenge_answer(event['challenge'], args.flaw))
             if args.provider == 'twitch' and twitch_scheme.challenge_of(self.headers, event) is not None:
                 return self.answer(200, *twitch_scheme.challenge_answer(twitch_scheme.challenge_of(self.headers, event), args.flaw))
             if args.provider == 'zoom' and event.get('event') == 'endpoint.url_validation':
