@@ -158,7 +158,10 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
       source: c.redelivery.source,
     });
   for (const e of c.endpointChecks)
-    out.push({ fact: `endpoint check ${e.name} (${e.signed ? 'signed' : 'unsigned'}): ${e.answer}`, source: e.source });
+    out.push({
+      fact: `endpoint check ${e.name} (${e.signed ? 'signed' : 'unsigned'}): ${e.answer}${e.unverified ? `; answered unverified, ${e.unverified}` : ''}`,
+      source: e.source,
+    });
   out.push({
     fact:
       c.answer.kind === 'status'

@@ -319,7 +319,13 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
       const text = String((challenge as { challenge: string }).challenge);
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
       res.end(text);
-      return void options.onRequest?.({ status: 200, result: 'challenge', bytes });
+      const t0 = arrived.get(res);
+      return void options.onRequest?.({
+        status: 200,
+        result: 'challenge',
+        bytes,
+        ...(t0 !== undefined ? { ms: performance.now() - t0 } : {}),
+      });
     }
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 

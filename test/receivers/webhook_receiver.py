@@ -37,7 +37,9 @@ webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Del
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
 X-Gitlab-Event-UUID), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
-event's sg_event_id), and acme — a
+event's sg_event_id), Twitch EventSub (test/receivers/twitch_scheme.py: sha256= HMAC of Message-Id +
+Message-Timestamp + body, a timestamp over 10 minutes old refused, keyed on Message-Id; the
+webhook_callback_verification answered with its raw challenge as text/plain), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
