@@ -53,6 +53,13 @@ test('Twitch: a receiver that echoes the challenge as JSON fails url-verificatio
   assert.match(c?.diagnosis ?? '', /echoes webhook_callback_verification's challenge wrapped in JSON — Twitch needs the raw value alone/);
 });
 
+test("Twitch: a receiver that echoes the raw challenge chunked, with no Content-Length, is warned: Twitch's docs ask for one", async () => {
+  const r = await checkReceiver('twitch', python('twitch', 'chunked-challenge'), { only: 'valid,url-verification' });
+  const c = status(r, 'url-verification');
+  assert.equal(c?.status, 'warn', explain(r));
+  assert.match(c?.diagnosis ?? '', /with no Content-Length \(a chunked answer\) — Twitch's docs say to set Content-Length/);
+});
+
 test('Twitch: a receiver that answers the challenge request 200 without the challenge fails url-verification', async () => {
   const r = await checkReceiver('twitch', python('twitch', 'no-challenge'), { only: 'valid,url-verification' });
   const c = status(r, 'url-verification');

@@ -104,6 +104,7 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
+  chunked-challenge     Twitch: echoes the raw challenge as text/plain, but chunked (no Content-Length)
   json-challenge        Twitch, beacon: echoes the handshake's challenge as JSON, not the raw value
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -609,6 +610,15 @@ def serve(args):
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
             if args.provider == 'beacon' and event.get('type') == 'endpoint.verify' and isinstance(event.get('challenge'), str):
                 return self.answer(200, *twitch_scheme.challenge_answer(event['challenge'], args.flaw))
+            if args.provider == 'twitch' and args.flaw == 'chunked-challenge' and twitch_scheme.challenge_of(self.headers, event):
+                # The raw challenge, as text/plain, but chunked: no Content-Length, which Twitch's docs ask for.
+                text = twitch_scheme.challenge_of(self.headers, event).encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'text/plain')
+                self.send_header('Transfer-Encoding', 'chunked')
+                self.end_headers()
+                self.wfile.write(b'%x\r\n%s\r\n0\r\n\r\n' % (len(text), text))
+                return
             if args.provider == 'twitch' and twitch_scheme.challenge_of(self.headers, event) is not None:
                 return self.answer(200, *twitch_scheme.challenge_answer(twitch_scheme.challenge_of(self.headers, event), args.flaw))
             if args.provider == 'zoom' and event.get('event') == 'endpoint.url_validation':

@@ -9,7 +9,8 @@ import type { CaseOutcome, CheckContext } from './common.js';
  * the signed handshake request is answered 200 with the challenge as the handshake says — for a
  * `text` answer (Twitch) the value alone, so JSON around it fails, with what the receiver sent.
  * The answer's Content-Type is read too: text/plain is what the provider's docs show; another one
- * with the raw value in the body is a warning, not a failure, since the sender reads the body.
+ * with the raw value in the body is a warning, not a failure, since the sender reads the body — as
+ * is an answer without Content-Length (chunked), which Twitch's docs ask for.
  */
 export async function judgeHandshake(ctx: CheckContext, h: Handshake, e: PreparedEvent, challenge: string): Promise<CaseOutcome> {
   const res = await post(ctx, e.rawBody, sign(ctx, e), { readAnswer: true });
@@ -19,6 +20,15 @@ export async function judgeHandshake(ctx: CheckContext, h: Handshake, e: Prepare
   const shown = `${answer(res)} ${type ? `(${type.split(';')[0]}) ` : ''}${JSON.stringify(body.slice(0, 60))}`;
   const { ok, got } = judgeHandshakeAnswer(h, challenge, body);
   if (is2xx(res.status) && ok) {
+    // Twitch's docs: "you must set the Content-Length response header to the length of the challenge
+    // value" (twitchdev/issues#750, the docs' wording as corrected): a chunked answer has none.
+    const length = res.wire?.headers['content-length'];
+    if (h.answer === 'text' && length === undefined)
+      return {
+        status: 'warn',
+        observed: `${shown}: the challenge echoed, chunked`,
+        diagnosis: `your receiver echoes ${h.name}'s challenge with no Content-Length (a chunked answer) — ${title}'s docs say to set Content-Length to the challenge's length: answer it in one piece`,
+      };
     if (h.answer === 'text' && !type.startsWith('text/plain'))
       return {
         status: 'warn',
