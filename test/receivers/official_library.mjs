@@ -271,7 +271,8 @@ createServer(async (req, res) => {
     return;
   }
   if (event.text !== undefined) {
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(event.text);
+    // As the docs' sample's res.send does: its length set (writeHead alone would answer it chunked).
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(event.text) }).end(event.text);
     return;
   }
   if (event.challenge !== undefined) {
