@@ -194,7 +194,7 @@ test('check --list: every case with what it proves and where it does not apply; 
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
   assert.match(
     r.stdout,
-    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom\)$/m,
+    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom, twitch\)$/m,
   );
   assert.match(
     r.stdout,

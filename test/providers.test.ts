@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { getProvider, providers, SignatureError } from '../src/providers/index.js';
 import type { ProviderName } from '../src/providers/index.js';
 import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
@@ -64,6 +65,46 @@ test('slack: the known answer from Slack\'s "verifying requests" docs', () => {
   });
   assert.equal(headers['X-Slack-Signature'], 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
   assert.equal(headers['X-Slack-Request-Timestamp'], '1531420618');
+});
+
+test("twitch: the known answer of a request the Twitch CLI signed (twitch_api2's verify_request), verified at nine, three and no fraction digits", () => {
+  // Twitch publishes no vector of its own: this one is the Twitch CLI's (secret "secretabcd"),
+  // recorded in twitch-rs/twitch_api2's src/eventsub/mod.rs; the docs' algorithm gives the same.
+  const cliBody = Buffer.from(
+    '{"subscription":{"id":"ae2ff348-e102-16be-a3eb-6830c1bf38d2","status":"enabled","type":"channel.follow","version":"1","condition":{"broadcaster_user_id":"44429626"},"transport":{"method":"webhook","callback":"null"},"created_at":"2021-02-19T23:47:00.7621315Z"},"event":{"user_id":"28408015","user_login":"testFromUser","user_name":"testFromUser","broadcaster_user_id":"44429626","broadcaster_user_login":"44429626","broadcaster_user_name":"testBroadcaster"}}',
+  );
+  assert.equal(cliBody.length, 458, "the recorded request's Content-Length");
+  const headers = {
+    'twitch-eventsub-message-id': 'ae2ff348-e102-16be-a3eb-6830c1bf38d2',
+    'twitch-eventsub-message-timestamp': '2021-02-19T23:47:00.8091512Z',
+    'twitch-eventsub-message-signature': 'sha256=d10f5bd9474b7ac7bd7105eb79c2d52768b4d0cd2a135982c3bf5a1d59a78823',
+  };
+  const at = Date.parse('2021-02-19T23:47:00.809Z');
+  providers.twitch.verify(cliBody, headers, ['secretabcd'], { nowMs: at + 599_000 });
+  assert.throws(() => providers.twitch.verify(cliBody, headers, ['secretabcd'], { nowMs: at + 601_000 }), /601s old, beyond the 600s/);
+  // One-sided, as the docs' replay rule is: a timestamp ahead is no replay.
+  providers.twitch.verify(cliBody, headers, ['secretabcd'], { nowMs: at - 3_600_000 });
+  assert.throws(() => providers.twitch.verify(cliBody, headers, ['secretabcdX'], { nowMs: at }), /does not match/);
+  // The digits are signed as sent: a timestamp written otherwise is another message.
+  assert.throws(
+    () =>
+      providers.twitch.verify(cliBody, { ...headers, 'twitch-eventsub-message-timestamp': '2021-02-19T23:47:00.809Z' }, ['secretabcd'], {
+        nowMs: at,
+      }),
+    /does not match/,
+  );
+  for (const ts of ['2021-02-19T23:47:00.809151200Z', '2021-02-19T23:47:00Z', '2021-02-19T23:47:00.8+00:00']) {
+    const h = providers.twitch.sign(cliBody, ['secretabcd'], { nowMs: at, deliveryId: 'm', eventType: 'channel.follow' });
+    const signed = `sha256=${createHmac('sha256', 'secretabcd').update(`m${ts}`).update(cliBody).digest('hex')}`;
+    const given = { ...lower(h), 'twitch-eventsub-message-timestamp': ts, 'twitch-eventsub-message-signature': signed };
+    providers.twitch.verify(cliBody, given, ['secretabcd'], { nowMs: at });
+  }
+  for (const ts of ['1613778420', '2021-02-19 23:47:00Z', '2021-02-19T23:47:00.1234567890Z'])
+    assert.throws(
+      () => providers.twitch.verify(cliBody, { ...headers, 'twitch-eventsub-message-timestamp': ts }, ['secretabcd'], { nowMs: at }),
+      (e: unknown) => e instanceof SignatureError && e.code === 'malformed_header',
+      ts,
+    );
 });
 
 test('stripe: the header is t=<seconds>,v1=<hex> and one v1 per secret during rotation', () => {

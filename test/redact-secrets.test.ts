@@ -416,6 +416,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'company.updated',
     'notif_3a1862e2-6876-4c03-bd46-e065ab0f141c',
   );
+  add(
+    'twitch',
+    json({ subscription: { type: 'channel.follow', version: '2' }, event: {} }),
+    'channel.follow',
+    'ae2ff348-e102-16be-a3eb-6830c1bf38d2',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -60,6 +60,12 @@ export interface EndpointCheck {
   answer: string;
   /** What check sends as it, where the contract makes it: a batch body with no events (LINE's Verify). */
   request?: 'empty-batch';
+  /**
+   * What answering it unverified gives away, where the provider says to verify it first and the
+   * answer itself is what it asks for (Twitch: a stranger's subscription enabled on your URL):
+   * forged-check fails such a receiver, where it only warns one that answers a check nothing hangs on.
+   */
+  unverified?: string;
 }
 
 /**
@@ -152,7 +158,10 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
       source: c.redelivery.source,
     });
   for (const e of c.endpointChecks)
-    out.push({ fact: `endpoint check ${e.name} (${e.signed ? 'signed' : 'unsigned'}): ${e.answer}`, source: e.source });
+    out.push({
+      fact: `endpoint check ${e.name} (${e.signed ? 'signed' : 'unsigned'}): ${e.answer}${e.unverified ? `; answered unverified, ${e.unverified}` : ''}`,
+      source: e.source,
+    });
   out.push({
     fact:
       c.answer.kind === 'status'

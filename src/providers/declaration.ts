@@ -1,6 +1,8 @@
 import { UsageError } from '../util/errors.js';
 import { parseDuration, toleranceProblem } from '../util/duration.js';
 import { headerValueProblem } from '../util/http-headers.js';
+import { checkHandshake } from './handshake.js';
+import type { HandshakeDeclaration } from './handshake.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -18,8 +20,13 @@ export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
   signature: HmacSignature | TokenSignature;
-  /** Where the signed timestamp is sent: in its own header, or in the signature's value (no header). */
-  timestamp?: { header?: string; unit?: 's' | 'ms'; tolerance?: string };
+  /**
+   * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
+   * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
+   * (`rfc3339`, Twitch's "2021-03-19T23:51:24.637747359Z"), signed as the text sent; an RFC 3339
+   * timestamp goes in a header of its own.
+   */
+  timestamp?: { header?: string; unit?: 's' | 'ms' | 'rfc3339'; tolerance?: string };
   /** Where the delivery id a receiver dedupes on is: a header (sent fresh, `prefix` + 24 random characters) or a body field (a dotted path). */
   id?: { header: string; prefix?: string } | { body: string };
   /** Where the event type is: a header or a body field (a dotted path). */
@@ -36,6 +43,8 @@ export interface ProviderDeclaration {
   fixtures?: string;
   /** The fixture sent when none is named (a file in `fixtures`, without .json). */
   fixture?: string;
+  /** A challenge the receiver must echo before any event (providers/handshake.ts): Twitch's webhook_callback_verification. */
+  handshake?: HandshakeDeclaration;
 }
 
 /**
@@ -107,6 +116,7 @@ const FIELDS = [
   'retries',
   'fixtures',
   'fixture',
+  'handshake',
 ];
 const PLACES = ['{id}', '{timestamp}', '{url}', '{body}', '{signature}', '{signatures}', '{event}'];
 
@@ -187,7 +197,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     onlyKnown(t, ['header', 'unit', 'tolerance'], 'timestamp.');
     timestamp = {
       ...(t.header !== undefined ? { header: headerName(t.header, 'timestamp.header') } : {}),
-      unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms'] as const),
+      unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms', 'rfc3339'] as const),
       ...(t.tolerance !== undefined ? { tolerance: str(t.tolerance, 'timestamp.tolerance') } : {}),
     };
     if (timestamp.tolerance !== undefined) {
@@ -198,6 +208,9 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     }
     if (!timestamp.header && !value.includes('{timestamp}'))
       throw bad('timestamp', 'give it a header, or send it in signature.value ({timestamp})');
+    // A date-time holds ',', ':' and '.': read back from a value of other parts it would be ambiguous.
+    if (timestamp.unit === 'rfc3339' && !timestamp.header)
+      throw bad('timestamp.unit', 'rfc3339 goes with a header of its own (timestamp.header)');
   }
   const signsTime = signature.content.includes('{timestamp}');
   if (signsTime && !timestamp)
@@ -291,6 +304,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       toleranceSec,
     };
     if (out.fixture !== undefined && out.fixtures === undefined) throw bad('fixture', 'names a file in fixtures: declare the folder too');
+    if (d.handshake !== undefined) out.handshake = checkHandshake(d.handshake, bad, str);
     return out;
   }
 }

@@ -6,6 +6,7 @@ import { isTokenScheme } from './declaration.js';
 import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
+import { withDeclaredHandshake } from './handshake.js';
 import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -20,13 +21,14 @@ import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './u
 export type { DeclaredExtras } from './declared-common.js';
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
-  if (isTokenScheme(d.signature)) return tokenProvider(d, d.signature, extras);
+  if (isTokenScheme(d.signature)) return withDeclaredHandshake(d, tokenProvider(d, d.signature, extras));
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');
   const [before, after] = sig.content.split('{body}') as [string, string];
   const tsHeader = d.timestamp?.header;
   const ms = d.timestamp?.unit === 'ms';
+  const rfc3339 = d.timestamp?.unit === 'rfc3339';
   const identity = declaredIdentity(d);
   const { idHeader, typeHeader, typePath } = identity;
   const title = d.title ?? d.name;
@@ -121,7 +123,9 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     },
 
     sign(rawBody, secrets, ctx) {
-      const ts = String(ms ? Math.floor(ctx.nowMs) : Math.floor(ctx.nowMs / 1000));
+      const ts = rfc3339
+        ? new Date(Math.floor(ctx.nowMs)).toISOString()
+        : String(ms ? Math.floor(ctx.nowMs) : Math.floor(ctx.nowMs / 1000));
       const parts = { id: ctx.deliveryId, timestamp: ts, url: urlOf(ctx.url ?? '') };
       const macs = secrets.map((s) => mac(s, rawBody, parts));
       const signature = many
@@ -152,9 +156,13 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       if (d.timestamp) {
         const text = tsHeader ? requireHeader(headers, tsHeader) : (m.groups.timestamp ?? '');
         const name = tsHeader ?? sig.header;
-        if (!/^\d{1,15}$/.test(text))
-          throw new SignatureError('malformed_header', `${name} timestamp "${text}" is not Unix ${ms ? 'milliseconds' : 'seconds'}`);
-        const skew = Math.floor(((opts.nowMs ?? Date.now()) - (ms ? Number(text) : Number(text) * 1000)) / 1000);
+        const at = rfc3339 ? rfc3339Ms(text) : /^\d{1,15}$/.test(text) ? (ms ? Number(text) : Number(text) * 1000) : undefined;
+        if (at === undefined)
+          throw new SignatureError(
+            'malformed_header',
+            `${name} timestamp "${text}" is not ${rfc3339 ? 'an RFC 3339 date-time' : `Unix ${ms ? 'milliseconds' : 'seconds'}`}`,
+          );
+        const skew = Math.floor(((opts.nowMs ?? Date.now()) - at) / 1000);
         const tolerance = opts.toleranceSec ?? d.toleranceSec;
         if (skew > tolerance) throw new SignatureError('stale_timestamp', `timestamp is ${skew}s old, beyond the ${tolerance}s tolerance`);
         if (-skew > tolerance && !extras.futureAccepted)
@@ -183,7 +191,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
       return secret === other ? other.replace(a, Buffer.from('another key, hookdrill').toString('base64')) : other;
     },
   };
-  return withExtras(provider, extras);
+  return withDeclaredHandshake(d, withExtras(provider, extras));
 
   function entries(v: string): string[] {
     const all = valueForm.exec(v)?.groups?.signatures;
@@ -206,4 +214,15 @@ function pattern(template: string, signature: string): string {
       return name !== undefined && groups[name] ? groups[name] : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('');
+}
+
+/**
+ * An RFC 3339 date-time in Unix ms, or undefined: any number of fraction digits (Twitch sends
+ * nanoseconds, "…24.637747359Z", and milliseconds, "…55.813Z"), read to the millisecond.
+ */
+export function rfc3339Ms(text: string): number | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const ms = Date.parse(`${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}${m[4] === 'z' ? 'Z' : m[4]}`);
+  return Number.isNaN(ms) ? undefined : ms;
 }

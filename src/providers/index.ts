@@ -14,6 +14,7 @@ import { slack } from './slack.js';
 import { square } from './square.js';
 import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
+import { twitch } from './twitch.js';
 import { workos } from './workos.js';
 import { zoom } from './zoom.js';
 import type { Provider, ProviderName, TimingProfile } from './types.js';
@@ -43,6 +44,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   gitlab,
   postmark,
   intercom,
+  twitch,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

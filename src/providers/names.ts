@@ -20,6 +20,7 @@ export const PROVIDER_NAMES = [
   'gitlab',
   'postmark',
   'intercom',
+  'twitch',
 ] as const;
 
 /*

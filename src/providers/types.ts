@@ -1,4 +1,5 @@
 import type { DeliveryContract } from './contract.js';
+import type { Handshake } from './handshake.js';
 /** What every provider module exports: data (names, a timing profile) plus sign and verify. */
 
 import type { PROVIDER_NAMES } from './names.js';
@@ -249,6 +250,12 @@ export interface Provider {
    * receiver answers it after verifying the signature and stores nothing.
    */
   challengeAnswer?(rawBody: Buffer, secrets?: readonly string[]): unknown;
+  /**
+   * A challenge handshake (providers/handshake.ts): where its value is and how the answer is
+   * written — `text`, the value alone as text/plain (Twitch), so JSON around it is refused; `json`
+   * (Slack takes either). challengeAnswer gives `{ challenge }` for it.
+   */
+  handshake?: Handshake;
   /**
    * A check the provider sends *unsigned* (Slack's `ssl_check=1` to a slash command's URL): true
    * when the request is one. The receiver answers it 200 before any verification, reads nothing

@@ -314,6 +314,19 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
       provider.challengeAnswer?.(rawBody) === undefined
         ? undefined
         : provider.challengeAnswer(rawBody, [verifyingSecret(provider, rawBody, req, options.secrets, verifyOptionsOf(req))]);
+    if (challenge !== undefined && provider.handshake?.answer === 'text') {
+      // The value alone, as text/plain: Twitch enables the subscription only on the raw challenge (JSON around it fails).
+      const text = String((challenge as { challenge: string }).challenge);
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      const t0 = arrived.get(res);
+      return void options.onRequest?.({
+        status: 200,
+        result: 'challenge',
+        bytes,
+        ...(t0 !== undefined ? { ms: performance.now() - t0 } : {}),
+      });
+    }
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
 
     // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the

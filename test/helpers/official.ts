@@ -169,6 +169,20 @@ export async function verifyWithOfficialCode(
       if (!equal(expected, h('x-hub-signature') ?? '')) throw new Error('intercom: X-Hub-Signature is not sha1= the HMAC-SHA1 of the body');
       return;
     }
+    case 'twitch': {
+      // Twitch publishes no verifier: its docs' algorithm is the judge (dev.twitch.tv/docs/eventsub/
+      // handling-webhook-events, "Verifying the event message"), written out here apart from src/:
+      // sha256= + hex HMAC-SHA256 of Message-Id + Message-Timestamp + raw body; older than 10 minutes refused.
+      const id = h('twitch-eventsub-message-id') ?? '';
+      const ts = h('twitch-eventsub-message-timestamp') ?? '';
+      const expected = `sha256=${createHmac('sha256', secret)
+        .update(id + ts)
+        .update(rawBody)
+        .digest('hex')}`;
+      if (!equal(expected, h('twitch-eventsub-message-signature') ?? '')) throw new Error('twitch: signature mismatch');
+      if (!(Date.now() - Date.parse(ts) <= 600_000)) throw new Error('twitch: message older than 10 minutes');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -211,6 +225,8 @@ export const SECRETS: Record<string, string> = {
   postmark: 'hookdrill-postmark:example-password-9Jd2',
   // An Intercom app's client secret (its Basic Info page): the HMAC key as its UTF-8 bytes.
   intercom: 'hookdrill-intercom-client-secret-6e2f',
+  // A subscription's secret: ASCII, 10 to 100 characters (Create EventSub Subscription).
+  twitch: 'hookdrill-twitch-example-secret-9Vq',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

@@ -38,6 +38,7 @@ export const SECRET: Record<string, string> = {
   gitlab: 'hookdrill-gitlab-verdicts-token-7Q',
   postmark: 'hookdrill-postmark:verdicts-password-4Wq8',
   intercom: 'hookdrill-intercom-verdicts-secret-8c1d',
+  twitch: 'hookdrill-twitch-verdicts-secret-2Lm',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

@@ -16,7 +16,10 @@
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
- * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key).
+ * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key),
+ * and Twitch EventSub's documented check (no library: sha256= HMAC of Message-Id + Message-Timestamp +
+ * body, a timestamp over 10 minutes old refused; keyed on Message-Id; a webhook_callback_verification
+ * answered with its raw challenge as text/plain, as the docs' sample does).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -228,6 +231,21 @@ async function verified(req, raw) {
       if (!equal(expected, h('x-hub-signature'))) throw Object.assign(new Error('invalid X-Hub-Signature'), { status: 401 });
       return { id: JSON.parse(raw.toString('utf8')).id ?? createHash('sha256').update(raw).digest('hex') };
     }
+    case 'twitch': {
+      // Twitch publishes no library: its docs' algorithm (dev.twitch.tv/docs/eventsub/
+      // handling-webhook-events, "Verifying the event message" and "Guarding against replay attacks").
+      const id = h('twitch-eventsub-message-id');
+      const ts = h('twitch-eventsub-message-timestamp');
+      const expected = `sha256=${createHmac('sha256', secret)
+        .update(id + ts)
+        .update(raw)
+        .digest('hex')}`;
+      if (!equal(expected, h('twitch-eventsub-message-signature'))) throw Object.assign(new Error('signature mismatch'), { status: 403 });
+      if (!(Date.now() - Date.parse(ts) <= 10 * 60_000)) throw Object.assign(new Error('message too old'), { status: 403 });
+      if (h('twitch-eventsub-message-type') === 'webhook_callback_verification')
+        return { text: JSON.parse(raw.toString('utf8')).challenge };
+      return { id };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }
@@ -267,6 +285,11 @@ createServer(async (req, res) => {
   }
   if (event.pong) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { type: InteractionResponseType.PONG }));
+    return;
+  }
+  if (event.text !== undefined) {
+    // As the docs' sample's res.send does: its length set (writeHead alone would answer it chunked).
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(event.text) }).end(event.text);
     return;
   }
   if (event.challenge !== undefined) {

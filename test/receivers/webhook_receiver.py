@@ -39,7 +39,9 @@ X-Gitlab-Event-UUID), Intercom (X-Hub-Signature: sha1= the hex HMAC-SHA1 of the 
 secret; keyed on the notification id), Postmark (HTTP Basic credentials, RFC 7617, equal to the webhook URL's user:password,
 compared as digests; keyed on the SHA-256 of the body, as Postmark sends no delivery id), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
-event's sg_event_id), and acme — a
+event's sg_event_id), Twitch EventSub (test/receivers/twitch_scheme.py: sha256= HMAC of Message-Id +
+Message-Timestamp + body, a timestamp over 10 minutes old refused, keyed on Message-Id; the
+webhook_callback_verification answered with its raw challenge as text/plain), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
@@ -49,7 +51,7 @@ Flaws, one at a time (or several, comma-separated):
   first-v1-only         compares only the first v1= entry (breaks while a secret is rolled)
   limit-64k             413 for bodies over 64 KiB
   refuse-unknown-types  400 to every event type but the one it handles
-  no-challenge          answers Slack's url_verification (and Discord's PING) with 200 "ok", not the challenge (PONG)
+  no-challenge          answers Slack's url_verification, Twitch's challenge (and Discord's PING) with 200 "ok", not the challenge (PONG)
   ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
@@ -65,7 +67,7 @@ Flaws, one at a time (or several, comma-separated):
   crlf-lines            writes the body's line ends as CRLF before verifying (a text-mode stream on Windows)
   first-event-only      LINE, SendGrid, HubSpot: stores the first event of a batch and drops the rest
   refuse-empty          LINE: answers 400 to a body with no events (the console's Verify)
-  challenge-unverified  Zoom, Slack: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
+  challenge-unverified  Zoom, Slack, Twitch: answers the endpoint check before verifying its signature (Zoom's answer an HMAC oracle)
   no-url-decode         HubSpot: hashes the URL as it arrived, not with %3A %2F %3F … decoded as HubSpot's v3 docs say
   answer-ok             Discord: answers an interaction 200 "ok", not an interaction response
   refuse-old-events     refuses an event whose own time (created, occurred_at) is over 5 minutes old: every late retry
@@ -104,6 +106,8 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
+  chunked-challenge     Twitch: echoes the raw challenge as text/plain, but chunked (no Content-Length)
+  json-challenge        Twitch, beacon: echoes the handshake's challenge as JSON, not the raw value
   any-token             relay, postbox, postmark: takes any Bearer token (any Basic credentials) as long as the scheme is right
   postmark-no-auth      Postmark: checks no credentials at all ("basic auth is handled by the web server or proxy"),
                         so anyone who finds the URL can post records: a missing or wrong Authorization is taken
@@ -112,9 +116,10 @@ reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver a
 """
 import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -331,6 +336,11 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider == 'twitch':
+        return twitch_scheme.verify(h, body, secret, check_time)
+    if args.provider == 'beacon':
+        # A team's own platform declaring Twitch's kind of scheme (test/declared-handshake.test.ts).
+        return twitch_scheme.verify(h, body, secret, check_time, prefix='Beacon-')
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -382,7 +392,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'],
+    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'],
 }
 SEEN_ENTITIES = set()
 
@@ -429,6 +439,10 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'twitch':
+        return twitch_scheme.identify(h, event)
+    if provider == 'beacon':
+        return h.get('Beacon-Message-Id'), event.get('type')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -591,6 +605,9 @@ def serve(args):
                     token = (early.get('payload') or {}).get('plainToken') or ''
                     encrypted = hmac.new(secret_of(args), token.encode(), hashlib.sha256).hexdigest()
                     return self.answer(200, json.dumps({'plainToken': token, 'encryptedToken': encrypted}).encode(), 'application/json')
+                challenge = twitch_scheme.challenge_of(self.headers, early) if args.provider == 'twitch' else None
+                if challenge is not None:
+                    return self.answer(200, challenge.encode(), 'text/plain')
                 if isinstance(early, dict) and early.get('type') == 'url_verification':
                     return self.answer(200, json.dumps({'challenge': early.get('challenge')}).encode(), 'application/json')
             why = verify(args, self.headers, signed)
@@ -610,6 +627,19 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, json.dumps({'challenge': event.get('challenge')}).encode(), 'application/json')
+            if args.provider == 'beacon' and event.get('type') == 'endpoint.verify' and isinstance(event.get('challenge'), str):
+                return self.answer(200, *twitch_scheme.challenge_answer(event['challenge'], args.flaw))
+            if args.provider == 'twitch' and args.flaw == 'chunked-challenge' and twitch_scheme.challenge_of(self.headers, event):
+                # The raw challenge, as text/plain, but chunked: no Content-Length, which Twitch's docs ask for.
+                text = twitch_scheme.challenge_of(self.headers, event).encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'text/plain')
+                self.send_header('Transfer-Encoding', 'chunked')
+                self.end_headers()
+                self.wfile.write(b'%x\r\n%s\r\n0\r\n\r\n' % (len(text), text))
+                return
+            if args.provider == 'twitch' and twitch_scheme.challenge_of(self.headers, event) is not None:
+                return self.answer(200, *twitch_scheme.challenge_answer(twitch_scheme.challenge_of(self.headers, event), args.flaw))
             if args.provider == 'zoom' and event.get('event') == 'endpoint.url_validation':
                 token = (event.get('payload') or {}).get('plainToken') or ''
                 if args.flaw == 'no-challenge':

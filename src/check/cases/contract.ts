@@ -212,6 +212,12 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
           diagnosis: `your receiver answers ${check.name} before verifying it, with an HMAC of the token under your secret: anyone can have it sign their own data — ${proof}. Verify the request first, as ${ctx.provider.verifier.official} does (${check.source})`,
         };
       }
+      if (check.unverified)
+        return {
+          status: 'fail',
+          observed,
+          diagnosis: `your receiver answers ${check.name} without verifying it — ${check.unverified} (${check.source}): verify the signature first, and answer only a request that verifies`,
+        };
       return {
         status: 'warn',
         observed,

@@ -27,6 +27,7 @@ import {
   NEEDS_ANSWERED,
 } from './common.js';
 import { afterFailure } from '../wording.js';
+import { judgeHandshake } from './handshake.js';
 import type { CheckCase } from './common.js';
 
 export const PROVIDER_QUIRKS: readonly CheckCase[] = [
@@ -226,7 +227,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
   {
     name: 'url-verification',
     summary:
-      "the provider's endpoint check is answered 2xx as it asks: Slack's url_verification with its challenge (plain text or JSON), Zoom's endpoint.url_validation with its plainToken and the token's HMAC",
+      "the provider's endpoint check is answered 2xx as it asks: Slack's url_verification with its challenge (plain text or JSON), Zoom's endpoint.url_validation with its plainToken and the token's HMAC, Twitch's webhook_callback_verification with the raw challenge (text/plain, not JSON)",
     skipFor: (p) =>
       !p.challengeAnswer
         ? `${p.title} sends no endpoint check`
@@ -244,6 +245,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       // What the provider wants back: Slack its challenge (JSON or plain text), Zoom its token and the token's HMAC.
       const expected = (ctx.provider.challengeAnswer?.(e.rawBody, ctx.secrets) ?? {}) as Record<string, unknown>;
       const challenge = typeof expected.challenge === 'string' ? expected.challenge : undefined;
+      // A declared handshake (Twitch's) says how its answer is written: judged by it.
+      if (ctx.provider.handshake && challenge !== undefined) return judgeHandshake(ctx, ctx.provider.handshake, e, challenge);
       const res = await post(ctx, e.rawBody, sign(ctx, e));
       const body = (res.bodySnippet ?? '').trim();
       let echoed = challenge !== undefined && (body === challenge || body === `challenge=${challenge}`);

@@ -19,6 +19,13 @@ import {
   withoutSignatures,
 } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
+import { windowSec } from '../../providers/util.js';
+
+/**
+ * How old stale-timestamp's signature is: 6 minutes, past the 5-minute window most verifiers keep,
+ * or a minute past a longer one (Twitch's 10 minutes), so a receiver right by its window passes.
+ */
+const staleAgeMs = (p: { toleranceSec?: number }) => Math.max(360_000, Math.ceil((windowSec(p) + 60) / 60) * 60_000);
 
 export const REJECTION: readonly CheckCase[] = [
   rejection(
@@ -94,10 +101,10 @@ export const REJECTION: readonly CheckCase[] = [
   ),
   rejection(
     'stale-timestamp',
-    "signed 6 minutes ago (past every window: 5 minutes, Paddle's 5 seconds): 4xx, nothing stored",
-    (ctx, e) => signedAt(ctx, e, -360_000),
+    "signed 6 minutes ago (past every window: 5 minutes, Paddle's 5 seconds; a minute past a longer one, Twitch's 10 minutes): 4xx, nothing stored",
+    (ctx, e) => signedAt(ctx, e, -staleAgeMs(ctx.provider)),
     (ctx) =>
-      `your receiver accepts a signature 6 minutes old: a captured request can be replayed forever; refuse timestamps older than ${windowWords(ctx.provider)}, as ${ctx.provider.verifier.official} does`,
+      `your receiver accepts a signature ${staleAgeMs(ctx.provider) / 60_000} minutes old: a captured request can be replayed forever; refuse timestamps older than ${windowWords(ctx.provider)}, as ${ctx.provider.verifier.official} does`,
     needsTimestamp,
   ),
   {

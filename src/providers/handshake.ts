@@ -1,0 +1,150 @@
+import type { JsonValue, Provider } from './types.js';
+import { isObject, parseJson } from './util.js';
+
+/**
+ * A challenge handshake: before any event, the sender posts a request holding a value the receiver
+ * must echo back (Twitch EventSub's webhook_callback_verification, Slack's url_verification), and
+ * enables the endpoint only once the answer is that value. What a declaration says of it: where the
+ * value is, which requests are the handshake, and how the answer is written. `check`'s
+ * url-verification case judges the answer, forged-check that it is given only to a verified request.
+ *
+ *   - `challenge`: the body field holding the value (a dotted path: "challenge");
+ *   - `when`: only bodies whose field has this value are the handshake (Slack's `type:
+ *     url_verification`); absent, any body holding a text `challenge` is;
+ *   - `answer`: `text` — the value alone as the body, `Content-Type: text/plain` (Twitch: "the
+ *     response body must contain the raw challenge value"), so JSON around it fails; `json` —
+ *     `{"challenge": value}` (Slack takes it either way);
+ *   - `name`: what the sender calls it, for messages ("webhook_callback_verification").
+ */
+export interface HandshakeDeclaration {
+  name: string;
+  challenge: string;
+  when?: { body: string; value: string };
+  answer: 'text' | 'json';
+}
+
+/** The handshake as a provider carries it: what check and listen read. */
+export interface Handshake {
+  name: string;
+  /** Path to the value to echo. */
+  challenge: readonly string[];
+  when?: { path: readonly string[]; value: string };
+  answer: 'text' | 'json';
+}
+
+export const HANDSHAKE_FIELDS = ['name', 'challenge', 'when', 'answer'] as const;
+
+/** A checked declaration's handshake, or one fault in words (the caller names the field). */
+export function checkHandshake(
+  v: unknown,
+  bad: (field: string, what: string) => Error,
+  str: (v: unknown, field: string) => string,
+): HandshakeDeclaration {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw bad('handshake', 'expected { name, challenge, answer } (and when, where only some bodies are the handshake)');
+  const h = v as Record<string, unknown>;
+  for (const k of Object.keys(h))
+    if (!(HANDSHAKE_FIELDS as readonly string[]).includes(k))
+      throw bad(`handshake.${k}`, `unknown field (known: ${HANDSHAKE_FIELDS.join(', ')})`);
+  if (h.answer !== 'text' && h.answer !== 'json')
+    throw bad('handshake.answer', 'must be one of text (the value alone, text/plain), json ({"challenge": value})');
+  let when: HandshakeDeclaration['when'];
+  if (h.when !== undefined) {
+    const w = h.when as Record<string, unknown>;
+    if (typeof w !== 'object' || w === null || Array.isArray(w) || Object.keys(w).some((k) => k !== 'body' && k !== 'value'))
+      throw bad('handshake.when', 'expected { body, value }: the field that says a body is the handshake, and its value');
+    when = { body: str(w.body, 'handshake.when.body'), value: str(w.value, 'handshake.when.value') };
+  }
+  return {
+    name: str(h.name, 'handshake.name'),
+    challenge: str(h.challenge, 'handshake.challenge'),
+    ...(when ? { when } : {}),
+    answer: h.answer,
+  };
+}
+
+/** The handshake a provider carries, from its declaration. */
+export function handshakeOf(d: HandshakeDeclaration): Handshake {
+  return {
+    name: d.name,
+    challenge: d.challenge.split('.'),
+    ...(d.when ? { when: { path: d.when.body.split('.'), value: d.when.value } } : {}),
+    answer: d.answer,
+  };
+}
+
+function at(v: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let x = v;
+  for (const k of path) x = isObject(x) ? x[k] : undefined;
+  return x;
+}
+
+/** The value a body asks to be echoed, where the body is the handshake. */
+export function challengeIn(h: Handshake, rawBody: Buffer): string | undefined {
+  const body = parseJson(rawBody);
+  if (h.when && at(body, h.when.path) !== h.when.value) return undefined;
+  const value = at(body, h.challenge);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The members a handshake gives a provider: its challengeAnswer (`{ challenge }`, what listen and
+ * check read; listen writes it as text/plain where the answer is `text`) and the handshake itself.
+ */
+export function handshakeMembers(h: Handshake): Pick<Provider, 'handshake' | 'challengeAnswer'> {
+  return {
+    handshake: h,
+    challengeAnswer(rawBody) {
+      const challenge = challengeIn(h, rawBody);
+      return challenge === undefined ? undefined : { challenge };
+    },
+  };
+}
+
+/** Whether an answer's body is the challenge as the handshake needs it, and if not, what it is instead, in words. */
+export function judgeHandshakeAnswer(
+  h: Handshake,
+  challenge: string,
+  body: string,
+): { ok: boolean; got: 'raw' | 'json' | 'form' | 'other' } {
+  const raw = body.trim() === challenge;
+  let json = false;
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    json = (isObject(parsed as JsonValue) && (parsed as Record<string, unknown>).challenge === challenge) || parsed === challenge;
+  } catch {
+    /* not JSON */
+  }
+  const form = body.trim() === `challenge=${challenge}`;
+  const got = raw ? 'raw' : json ? 'json' : form ? 'form' : 'other';
+  return { ok: h.answer === 'text' ? raw : raw || json || form, got };
+}
+
+/**
+ * A declared provider with its declaration's handshake: the members above, and the endpoint check
+ * in its contract (signed: the sender signs it as any delivery, so a receiver verifies before it
+ * echoes), unless the contract a built-in provider wrote names it already.
+ */
+export function withDeclaredHandshake(d: { handshake?: HandshakeDeclaration; name: string; file: string }, provider: Provider): Provider {
+  if (!d.handshake) return provider;
+  const h = handshakeOf(d.handshake);
+  const named = provider.contract.endpointChecks.some((c) => c.name === h.name);
+  return {
+    ...provider,
+    ...handshakeMembers(h),
+    contract: named
+      ? provider.contract
+      : {
+          ...provider.contract,
+          endpointChecks: [
+            ...provider.contract.endpointChecks,
+            {
+              name: h.name,
+              signed: true,
+              answer: h.answer === 'text' ? 'the challenge alone as the body, text/plain' : '{"challenge": the challenge}',
+              source: `the ${d.name} declaration in ${d.file}`,
+            },
+          ],
+        },
+  };
+}
