@@ -5,6 +5,7 @@ import { gitlab } from './gitlab.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
+import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
@@ -39,6 +40,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   linear,
   sendgrid,
   gitlab,
+  mailgun,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

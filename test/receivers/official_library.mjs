@@ -16,7 +16,8 @@
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
- * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key).
+ * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key), and
+ * Mailgun's documented check (no library: the body's signature, the HMAC of timestamp + token; keyed on event-data.id).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -210,6 +211,17 @@ async function verified(req, raw) {
       // every resend of an event (GitLab 17.4+).
       if (!equal(secret, h('x-gitlab-token'))) throw Object.assign(new Error('invalid X-Gitlab-Token'), { status: 401 });
       return { id: h('idempotency-key') };
+    }
+    case 'mailgun': {
+      // Mailgun publishes no library (mailgun.js has no verifier): its docs' Node snippet ("Securing
+      // Webhooks"), the body's signature.signature equal to the hex HMAC-SHA256 of
+      // timestamp.concat(token); no window. Refused 406, the answer Mailgun does not retry; keyed on
+      // event-data.id.
+      const event = JSON.parse(raw.toString('utf8'));
+      const { timestamp = '', token = '', signature = '' } = event?.signature ?? {};
+      const expected = createHmac('sha256', secret).update(String(timestamp).concat(String(token))).digest('hex');
+      if (!equal(expected, String(signature))) throw Object.assign(new Error('invalid signature'), { status: 406 });
+      return { id: event['event-data']?.id };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

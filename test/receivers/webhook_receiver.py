@@ -35,7 +35,9 @@ timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as 
 keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), GitLab
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
-X-Gitlab-Event-UUID), SendGrid (the
+X-Gitlab-Event-UUID), Mailgun (the body's signature.signature, the hex HMAC-SHA256 of
+signature.timestamp + signature.token, as Mailgun's docs check it: no window, the body's other fields
+not covered; refused 406, which Mailgun does not retry; keyed on event-data.id), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
@@ -103,6 +105,11 @@ Flaws, one at a time (or several, comma-separated):
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
+  mailgun-window-5m     Mailgun: verifies the body's signature right but refuses a signature.timestamp more than 5
+                        minutes old, as Stripe's window: Mailgun's retries carry the first attempt's signature, so
+                        every retry after the first 5 minutes is refused and the event is never stored
+  mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
+                        with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -110,7 +117,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'mailgun': 'delivered', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -331,6 +338,21 @@ def verify(args, h, body):
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
         return None if hmac.compare_digest(secret, (h.get('X-Gitlab-Token') or '').encode()) else 'no match'
+    if args.provider == 'mailgun':
+        # Mailgun's documented check: the signature is in the body, the hex HMAC-SHA256 of
+        # signature.timestamp + signature.token with the webhook signing key; nothing else of the
+        # body is covered. The docs make a timestamp check optional: this receiver has none.
+        try:
+            sig = json.loads(body).get('signature') or {}
+        except (ValueError, AttributeError):
+            return 'not JSON'
+        given = sig.get('signature') if isinstance(sig, dict) else None
+        if not isinstance(given, str) or not isinstance(sig.get('timestamp'), str) or not isinstance(sig.get('token'), str):
+            return 'no signature'
+        if flaw == 'mailgun-window-5m' and not fresh(sig['timestamp'], two_sided=False):
+            return 'stale'
+        signed = body if flaw == 'mailgun-hmac-body' else (sig['timestamp'] + sig['token']).encode()
+        return None if hmac.compare_digest(mac(secret, signed), given) else 'no match'
     if args.provider in ('relay', 'postbox'):
         # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
         # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
@@ -370,7 +392,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'],
+    'gitlab': ['object_attributes', 'id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
 }
 SEEN_ENTITIES = set()
 
@@ -422,6 +444,9 @@ def identify(provider, h, event, flaw=''):
     if provider == 'gitlab':
         # Idempotency-Key, the same on every retry of an event (GitLab 17.4+); X-Gitlab-Event-UUID before it.
         return h.get('Idempotency-Key') or h.get('X-Gitlab-Event-UUID'), h.get('X-Gitlab-Event')
+    if provider == 'mailgun':
+        data = event.get('event-data') or {}
+        return data.get('id'), data.get('event')
     if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
         return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':
@@ -578,6 +603,8 @@ def serve(args):
             if why:
                 # Discord's endpoint check wants 401 for a bad signature; the others take any 4xx.
                 status = 401 if args.provider == 'discord' and args.flaw != 'refuse-400' else 400
+                # Mailgun retries every answer but 200 and 406: a forgery is refused 406, once.
+                status = 406 if args.provider == 'mailgun' else status
                 return self.answer(status, why.encode())
             try:
                 event = json.loads(body)
