@@ -60,4 +60,8 @@ test('Mailgun: a receiver that computes the HMAC over the whole body (as most pr
   const valid = status(r, 'valid');
   assert.equal(valid?.status, 'fail', explain(r));
   assert.match(valid?.observed ?? '', /^406/);
+  assert.match(
+    valid?.diagnosis ?? '',
+    /signature is in the body \(signature\.signature\), an HMAC of signature\.timestamp and signature\.token.*never over the body/,
+  );
 });

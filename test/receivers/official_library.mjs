@@ -219,7 +219,9 @@ async function verified(req, raw) {
       // event-data.id.
       const event = JSON.parse(raw.toString('utf8'));
       const { timestamp = '', token = '', signature = '' } = event?.signature ?? {};
-      const expected = createHmac('sha256', secret).update(String(timestamp).concat(String(token))).digest('hex');
+      const expected = createHmac('sha256', secret)
+        .update(String(timestamp).concat(String(token)))
+        .digest('hex');
       if (!equal(expected, String(signature))) throw Object.assign(new Error('invalid signature'), { status: 406 });
       return { id: event['event-data']?.id };
     }

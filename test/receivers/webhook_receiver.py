@@ -43,6 +43,8 @@ event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
+parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
+"auth.timestamp.auth.nonce.data.id".
 
 Flaws, one at a time (or several, comma-separated):
   strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
@@ -117,7 +119,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'mailgun': 'delivered', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -353,6 +355,17 @@ def verify(args, h, body):
             return 'stale'
         signed = body if flaw == 'mailgun-hmac-body' else (sig['timestamp'] + sig['token']).encode()
         return None if hmac.compare_digest(mac(secret, signed), given) else 'no match'
+    if args.provider == 'parcel':
+        # A team's own platform that signs in the body (test/declared-body.test.ts): auth.signature,
+        # the base64 HMAC-SHA256 of "auth.timestamp.auth.nonce.data.id".
+        try:
+            event = json.loads(body)
+            auth, data_id = event.get('auth') or {}, (event.get('data') or {}).get('id')
+            signed = f"{auth['timestamp']}.{auth['nonce']}.{data_id}".encode()
+            given = auth['signature']
+        except (ValueError, AttributeError, KeyError, TypeError):
+            return 'no signature'
+        return None if isinstance(given, str) and hmac.compare_digest(mac(secret, signed, 'base64'), given) else 'no match'
     if args.provider in ('relay', 'postbox'):
         # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
         # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
@@ -447,6 +460,8 @@ def identify(provider, h, event, flaw=''):
     if provider == 'mailgun':
         data = event.get('event-data') or {}
         return data.get('id'), data.get('event')
+    if provider == 'parcel':
+        return (event.get('data') or {}).get('id'), event.get('type')
     if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
         return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':
