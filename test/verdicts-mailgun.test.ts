@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { run as send } from '../src/delivery/send.js';
+import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
 
 /**
  * Mailgun (issue 55): a sender whose signature is in the body — `signature: {timestamp, token,
@@ -64,4 +67,41 @@ test('Mailgun: a receiver that computes the HMAC over the whole body (as most pr
     valid?.diagnosis ?? '',
     /signature is in the body \(signature\.signature\), an HMAC of signature\.timestamp and signature\.token.*never over the body/,
   );
+});
+
+test('Mailgun takes 200 alone: a receiver that stores and answers 204 is warned that every delivery comes again, and send retries a 204 as Mailgun does', async () => {
+  const r = await checkReceiver('mailgun', python('mailgun', 'answer-204'), { only: 'valid' });
+  const valid = status(r, 'valid');
+  assert.equal(valid?.status, 'warn', explain(r));
+  assert.match(
+    valid?.diagnosis ?? '',
+    /answers 204; Mailgun takes 200 alone as success and retries any other answer.*comes again, for 7h30m — answer 200/,
+  );
+
+  const answers = [204, 200];
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks));
+      res.statusCode = answers[bodies.length - 1] ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const sent = await send({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      provider: 'mailgun',
+      secrets: [SECRET.mailgun as string],
+      fixtures: ['mailgun/opened'],
+      retryDelays: [0],
+    });
+    assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    assert.equal(bodies.length, 2, 'the 204 was retried');
+    assert.ok(bodies[1]?.equals(bodies[0] as Buffer), 'the retry carries the first body, signature and all');
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

@@ -1,5 +1,5 @@
 import { asSent } from '../providers/body-placed.js';
-import { markRedelivery } from '../providers/contract.js';
+import { answerTaken, markRedelivery } from '../providers/contract.js';
 import type { Dispatcher } from 'undici';
 import type { PreparedEvent } from '../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
@@ -211,12 +211,15 @@ export async function deliver(
     if (result.status !== undefined) finalStatus = result.status;
 
     const status = result.status;
-    const ok = status !== undefined && status >= 200 && status < 300;
+    // A 2xx, or exactly the status the provider takes (Mailgun retries a 204).
+    const ok = answerTaken(provider.contract, status);
+    // A 2xx the provider does not take (Mailgun's 204) is retried as it retries it, whatever --expect says of 2xx.
+    const untaken = !ok && status !== undefined && status >= 200 && status < 300;
     if (!ok) record.reason = lastReason = retryReason(result);
 
     if (result.error === 'interrupted') {
       outcome = 'interrupted';
-    } else if (status !== undefined && ctx.expectation.matches(status)) {
+    } else if (status !== undefined && ctx.expectation.matches(status) && !untaken) {
       outcome = ok ? 'acknowledged' : 'expected';
     } else if (ok) {
       outcome = 'acknowledged';

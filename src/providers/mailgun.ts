@@ -100,7 +100,9 @@ const base = declaredProvider(
       endpointChecks: [],
       answer: {
         kind: 'status',
-        source: 'documentation.mailgun.com/docs/mailgun/user-manual/webhooks/webhook-retries: 200 is success, 406 a refusal not retried',
+        only: 200,
+        source:
+          'documentation.mailgun.com/docs/mailgun/user-manual/webhooks/webhook-retries: 200 is success, 406 a refusal not retried, "any other code" retried',
       },
       related: {
         about: 'a message opened, then clicked',
