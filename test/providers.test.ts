@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { asSent } from '../src/providers/body-placed.js';
 import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -131,11 +132,13 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       eventType: 'invoice.paid',
       url: HOOK_URL,
     });
-    await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, HOOK_URL);
+    // As the request leaves: where the signature is written into the body (Mailgun), there.
+    const sent = asSent(p, body, headers);
+    await verifyWithOfficialCode(name, sent.body, lower(sent.headers), SECRETS[name] as string, HOOK_URL);
     // ...and the official verifier refuses a different secret (for Discord, another key pair's), so the check above can fail.
     const other =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
-    await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other, HOOK_URL));
+    await assert.rejects(verifyWithOfficialCode(name, sent.body, lower(sent.headers), other, HOOK_URL));
     // A URL-bound scheme: the same signature for another URL is refused by the official verifier too.
     if (p.urlBound) await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, `${HOOK_URL}x`));
   });
@@ -147,11 +150,21 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     // What a receiver holds: the secret, or for a key pair (Discord) its public key.
     const held = publicKeyOf(secret, name);
     const headers = lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
-    p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW });
+    // Verified as the request leaves: where the signature is written into the body (Mailgun), there.
+    const verifyAs = (
+      b: Buffer,
+      h: Record<string, string>,
+      secrets: string[],
+      opts: { url?: string; nowMs: number; toleranceSec?: number },
+    ) => {
+      const out = asSent(p, b, h);
+      p.verify(out.body, lower(out.headers), secrets, opts);
+    };
+    verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
     const notIt =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('a retired key, not this one').toString('base64')}` : 'not-it';
-    p.verify(body, headers, [notIt, held], { url: HOOK_URL, nowMs: NOW });
+    verifyAs(body, headers, [notIt, held], { url: HOOK_URL, nowMs: NOW });
 
     const code = (fn: () => void) => {
       try {
@@ -163,46 +176,50 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       return 'accepted';
     };
     const sigHeader = p.signatureHeader.toLowerCase();
-    const flipped = Buffer.from(body);
-    flipped[10] = (flipped[10] as number) ^ 1;
+    // A byte of the body as sent changed (where a signature is written into it, "evt_1" made "evt_0": still JSON).
+    const sent = asSent(p, body, headers);
+    const flipped = Buffer.from(sent.body);
+    const at = p.bodySignature ? flipped.indexOf('evt_1') + 4 : 10;
+    flipped[at] = (flipped[at] as number) ^ 1;
     assert.equal(
-      code(() => p.verify(flipped, headers, [held], { url: HOOK_URL, nowMs: NOW })),
-      // A shared token (GitLab's X-Gitlab-Token) covers nothing of the request: a changed body with
-      // the right token is accepted, as GitLab's documented rule accepts it — the scheme's property.
-      p.tokenOnly ? 'accepted' : 'no_match',
+      code(() => p.verify(flipped, lower(sent.headers), [held], { url: HOOK_URL, nowMs: NOW })),
+      // A shared token (GitLab's X-Gitlab-Token) covers nothing of the request, and Mailgun's
+      // signature only its timestamp and token: a changed body with the right token or signature is
+      // accepted, as the documented rule accepts it — the scheme's property.
+      p.tokenOnly || p.bodySignature ? 'accepted' : 'no_match',
     );
-    if (p.tokenOnly)
+    if (p.tokenOnly || p.bodySignature)
       // ...and the official rule agrees: what verify accepts here, it accepts too, so the branch is not a loophole of hookdrill's own.
-      await verifyWithOfficialCode(name, flipped, headers, secret, HOOK_URL);
+      await verifyWithOfficialCode(name, flipped, lower(sent.headers), secret, HOOK_URL);
     const wrongSecret =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
     assert.equal(
-      code(() => p.verify(body, headers, [wrongSecret], { url: HOOK_URL, nowMs: NOW })),
+      code(() => verifyAs(body, headers, [wrongSecret], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
     const missing = { ...headers };
     delete missing[sigHeader];
     assert.equal(
-      code(() => p.verify(body, missing, [held], { url: HOOK_URL, nowMs: NOW })),
+      code(() => verifyAs(body, missing, [held], { url: HOOK_URL, nowMs: NOW })),
       'missing_header',
     );
     assert.equal(
-      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [held], { url: HOOK_URL, nowMs: NOW })),
+      code(() => verifyAs(body, { ...headers, [sigHeader]: 'garbage' }, [held], { url: HOOK_URL, nowMs: NOW })),
       // A bare token has no form to break: any text is a token, just not the right one.
       p.tokenOnly === 'token' ? 'no_match' : 'malformed_header',
     );
     assert.equal(
-      code(() => p.verify(body, headers, [], { url: HOOK_URL, nowMs: NOW })),
+      code(() => verifyAs(body, headers, [], { url: HOOK_URL, nowMs: NOW })),
       'no_secret',
     );
     if (p.urlBound) {
       // Signed for the URL posted to: verified over another, or over none, it does not match.
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: 'http://127.0.0.1:3000/hooks', nowMs: NOW })),
+        code(() => verifyAs(body, headers, [held], { url: 'http://127.0.0.1:3000/hooks', nowMs: NOW })),
         'no_match',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [held], { nowMs: NOW })),
+        code(() => verifyAs(body, headers, [held], { nowMs: NOW })),
         'no_match',
       );
     }
@@ -210,26 +227,26 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       // Each provider's own window (Paddle's SDK: 5 s; the rest 5 minutes), and its rule for the future.
       const window = windowSec(p) * 1000;
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window + 1_000 })),
+        code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window + 1_000 })),
         'stale_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW - window - 1_000 })),
+        code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW - window - 1_000 })),
         // One-sided where the provider says so, as its SDK is (Paddle); hookdrill's Stripe verify is two-sided, stricter than stripe-node.
         p.futureAccepted ? 'accepted' : 'future_timestamp',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window - 1_000 })),
+        code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW + window - 1_000 })),
         'accepted',
       );
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
+        code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
         'stale_timestamp',
       );
     } else {
       // No timestamp is signed, or none held to a clock, so no clock can make it stale (GitHub, Shopify, Discord).
       assert.equal(
-        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 86_400_000 })),
+        code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 86_400_000 })),
         'accepted',
       );
     }

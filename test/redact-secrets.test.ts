@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
+import { asSent } from '../src/providers/body-placed.js';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -358,18 +359,16 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   const out: { provider: ProviderName; headers: OutgoingHeaders; body: Buffer }[] = [];
   const add = (provider: ProviderName, body: Buffer, eventType: string, deliveryId: string, facts?: Record<string, string>) => {
     const secrets = [SECRETS[provider] as string, SECRETS[provider] as string];
-    out.push({
-      provider,
-      body,
-      // Square signs the URL it posts to.
-      headers: providers[provider].sign(body, secrets, {
-        ...at,
-        eventType,
-        deliveryId,
-        url: 'https://hooks.example.com/x',
-        ...(facts ? { facts } : {}),
-      }),
+    // Square signs the URL it posts to.
+    const signed = providers[provider].sign(body, secrets, {
+      ...at,
+      eventType,
+      deliveryId,
+      url: 'https://hooks.example.com/x',
+      ...(facts ? { facts } : {}),
     });
+    // As the request leaves: Mailgun's signature written into the body, no header carrying it.
+    out.push({ provider, ...asSent(providers[provider], body, signed) });
   };
   add('stripe', json({ id: 'evt_sign_1', object: 'event', type: 'invoice.paid', livemode: false }), 'invoice.paid', 'evt_sign_1');
   const issue = json({ action: 'opened', issue: { number: 1 }, repository: { id: 1 } });
@@ -421,6 +420,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     json({ subscription: { type: 'channel.follow', version: '2' }, event: {} }),
     'channel.follow',
     'ae2ff348-e102-16be-a3eb-6830c1bf38d2',
+  );
+  add(
+    'mailgun',
+    json({ signature: {}, 'event-data': { id: 'Fs7-5t81S2ispqxqDw2U4Q', event: 'delivered' } }),
+    'delivered',
+    'Fs7-5t81S2ispqxqDw2U4Q',
   );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(

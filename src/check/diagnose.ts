@@ -265,6 +265,11 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       ? `the public key (is it ${p.publicKey?.(ctx.secrets[0] ?? '') ?? '?'}, the one check signs for? \`hookdrill keys ${p.name}\` prints it)`
       : "the secret (is it this endpoint's signing secret, given exactly?)";
     diagnosis = `your receiver refuses every variant of a valid delivery (${taken.size ? [...taken.keys()].map((n) => IN_WORDS[n] ?? n).join(', ') : 'none applied'}): what is left is ${secret}, the URL or its path, or a proxy in between that rewrites the body`;
+    // A signature in the body signs named fields, not the bytes: the HMAC over the body, as most
+    // providers sign, is the mistake this scheme invites, and no variant can tell it from a wrong secret.
+    const inBody = p.bodySignature;
+    if (inBody)
+      diagnosis += `; and ${p.title}'s signature is in the body (${inBody.carrier}), an HMAC of ${inBody.covers}: compute it over those fields as ${p.verifier.official} does, never over the body`;
   }
   if (!is2xx(refused.status) && refused.status !== undefined && refused.status >= 500)
     diagnosis += ` (it answered ${refused.status}: a failure of its own, ${retrySpan(p) ? `which ${p.title} retries` : `and ${p.title} does not retry`})`;

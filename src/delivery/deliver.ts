@@ -1,4 +1,5 @@
-import { markRedelivery } from '../providers/contract.js';
+import { asSent } from '../providers/body-placed.js';
+import { answerTaken, markRedelivery } from '../providers/contract.js';
 import type { Dispatcher } from 'undici';
 import type { PreparedEvent } from '../fixtures/index.js';
 import type { OutgoingHeaders, Provider, RetryReason } from '../providers/index.js';
@@ -155,6 +156,8 @@ export async function deliver(
       n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, rawBody) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);
     applyExtraHeaders(headers, ctx.extraHeaders);
+    // Where the provider writes its signature into the body (Mailgun), the request leaves with it there.
+    const sent = asSent(provider, rawBody, headers);
 
     // A tenth of a millisecond is all a timer on a shared machine can tell apart: no 2.6369129999999927.
     const atMs = Math.round((performance.now() - ctx.runStartMs) * 10) / 10;
@@ -162,8 +165,8 @@ export async function deliver(
     try {
       result = await attempt({
         url: ctx.url,
-        headers,
-        body: rawBody,
+        headers: sent.headers,
+        body: sent.body,
         timeoutMs: timing.timeoutMs,
         maxRedirects: timing.maxRedirects,
         dispatcher: ctx.dispatcher,
@@ -193,11 +196,11 @@ export async function deliver(
     attempts.push(record);
     if (ctx.onWire) {
       // Credentials are never shown (the signature is not a secret: it proves one, and changes each time).
-      const shown = maskCredentials(headers);
+      const shown = maskCredentials(sent.headers);
       ctx.onWire({
         deliveryId: event.deliveryId,
         n,
-        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: rawBody.toString('utf8') },
+        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: sent.body.toString('utf8') },
         ...(result.status !== undefined && result.wire
           ? { response: { status: result.status, body: result.wire.body, headers: maskCredentials(result.wire.headers) } }
           : {}),
@@ -208,12 +211,15 @@ export async function deliver(
     if (result.status !== undefined) finalStatus = result.status;
 
     const status = result.status;
-    const ok = status !== undefined && status >= 200 && status < 300;
+    // A 2xx, or exactly the status the provider takes (Mailgun retries a 204).
+    const ok = answerTaken(provider.contract, status);
+    // A 2xx the provider does not take (Mailgun's 204) is retried as it retries it, whatever --expect says of 2xx.
+    const untaken = !ok && status !== undefined && status >= 200 && status < 300;
     if (!ok) record.reason = lastReason = retryReason(result);
 
     if (result.error === 'interrupted') {
       outcome = 'interrupted';
-    } else if (status !== undefined && ctx.expectation.matches(status)) {
+    } else if (status !== undefined && ctx.expectation.matches(status) && !untaken) {
       outcome = ok ? 'acknowledged' : 'expected';
     } else if (ok) {
       outcome = 'acknowledged';

@@ -86,7 +86,15 @@ export interface Related {
 }
 
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
-export type DeliveryAnswer = { kind: 'status' } | { kind: 'body'; what: string; deadlineMs: number };
+export type DeliveryAnswer =
+  /** `only`: the one status the provider takes as success (Mailgun's 200); any other 2xx is retried. */
+  { kind: 'status'; only?: number } | { kind: 'body'; what: string; deadlineMs: number };
+
+/** Whether the provider takes this answer as a delivery made: a 2xx, or exactly the status it names. */
+export function answerTaken(c: DeliveryContract, status: number | undefined): boolean {
+  if (status === undefined || status < 200 || status >= 300) return false;
+  return c.answer.kind !== 'status' || c.answer.only === undefined || status === c.answer.only;
+}
 
 export interface DeliveryContract {
   batching: Batching & Sourced;
@@ -165,7 +173,9 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
   out.push({
     fact:
       c.answer.kind === 'status'
-        ? 'a delivery needs a 2xx, nothing more'
+        ? c.answer.only !== undefined
+          ? `a delivery needs ${c.answer.only} exactly; any other answer, another 2xx too, is retried`
+          : 'a delivery needs a 2xx, nothing more'
         : `a delivery needs ${c.answer.what} within ${c.answer.deadlineMs / 1000} s`,
     source: c.answer.source,
   });

@@ -3,6 +3,10 @@ import { parseDuration, toleranceProblem } from '../util/duration.js';
 import { headerValueProblem } from '../util/http-headers.js';
 import { checkHandshake } from './handshake.js';
 import type { HandshakeDeclaration } from './handshake.js';
+import type { BodySignature } from './declaration-body.js';
+import { checkBodySignature } from './declaration-body.js';
+
+export type { BodySignature } from './declaration-body.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -19,7 +23,7 @@ import type { HandshakeDeclaration } from './handshake.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature;
+  signature: HmacSignature | TokenSignature | BodySignature;
   /**
    * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
    * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
@@ -64,8 +68,13 @@ export interface TokenSignature {
 }
 
 /** The header holding the scheme's secret or signature: a token scheme's Authorization by default. */
-export function signatureHeaderOf(sig: ProviderDeclaration['signature']): string {
+export function signatureHeaderOf(sig: HmacSignature | TokenSignature): string {
   return sig.header ?? 'Authorization';
+}
+
+/** Whether a declared signature is written into the body (BodySignature), not sent in a header. */
+export function isBodyScheme(sig: ProviderDeclaration['signature']): sig is BodySignature {
+  return sig.scheme === 'body';
 }
 
 /** Whether a declared signature is a shared token or credentials (no MAC, nothing of the request covered). */
@@ -163,6 +172,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   };
 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
+  if (s.scheme === 'body') return checkBodyDeclaration();
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -225,7 +235,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
    * content to sign, and no timestamp (a window on a value no secret binds would hold nothing).
    */
   function checkTokenDeclaration(): CheckedDeclaration {
-    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic'] as const) as TokenSignature['scheme'];
+    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic', 'body'] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
     onlyKnown(s, ['scheme', 'header'], 'signature.');
@@ -234,6 +244,23 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     if (d.timestamp !== undefined)
       throw bad('timestamp', `a ${scheme} scheme signs nothing: no timestamp can be held to a window (a replayed delivery stays valid)`);
     return common(signature, undefined, 300);
+  }
+
+  /**
+   * A signature written into the body (declaration-body.ts): its timestamp, if any, is a body
+   * field named in the signature, so the top-level `timestamp` (a header's) is refused.
+   */
+  function checkBodyDeclaration(): CheckedDeclaration {
+    const signature = checkBodySignature(s, bad, onlyKnown);
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', 'a body scheme writes its timestamp into the body: name the field in signature.timestamp');
+    const declared = common(signature, undefined, 300);
+    const placed = Object.entries(declared.headers ?? {}).find(([, v]) => v === '{signature}');
+    if (placed) throw bad(`headers.${placed[0]}`, 'a body scheme sends its signature in the body (signature.field), not in a header');
+    const signed = [signature.field, signature.timestamp, signature.token].filter((p) => p !== undefined);
+    if (declared.id && 'body' in declared.id && signed.includes(declared.id.body))
+      throw bad('id.body', `is ${declared.id.body}, which the signing writes anew: name the event's own id`);
+    return declared;
   }
 
   function common(
@@ -252,7 +279,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
       else throw bad('id', 'expected { header, prefix } or { body }, one of them');
     }
-    if (!isTokenScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
+    if (!isTokenScheme(signature) && !isBodyScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
       throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
 
     let eventType: ProviderDeclaration['eventType'];

@@ -25,6 +25,8 @@ export interface DeclaredExtras {
   retryHeaders?: Provider['retryHeaders'];
   serialize?: Provider['serialize'];
   contract?: Provider['contract'];
+  /** Where every retry carries its first attempt's signature, the source that says so (Mailgun's). */
+  signedOnce?: Provider['signedOnce'];
   /** The URL as the provider signs it, where it normalises it first (HubSpot v3 decodes some escapes). */
   signedUrl?: (url: string) => string;
 }
@@ -76,6 +78,7 @@ export function withExtras(provider: Provider, extras: DeclaredExtras): Provider
   if (extras.retryHeaders) provider.retryHeaders = extras.retryHeaders;
   if (extras.serialize) provider.serialize = extras.serialize;
   if (extras.contract) provider.contract = extras.contract;
+  if (extras.signedOnce) provider.signedOnce = extras.signedOnce;
   return provider;
 }
 

@@ -7,6 +7,7 @@ import { intercom } from './intercom.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
+import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
@@ -45,6 +46,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   postmark,
   intercom,
   twitch,
+  mailgun,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

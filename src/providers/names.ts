@@ -21,6 +21,7 @@ export const PROVIDER_NAMES = [
   'postmark',
   'intercom',
   'twitch',
+  'mailgun',
 ] as const;
 
 /*

@@ -216,6 +216,26 @@ export interface Provider {
    * property of the scheme. check skips what only a signature can be held to, and says so.
    */
   tokenOnly?: 'token' | 'bearer' | 'basic';
+  /**
+   * The signature travels in the body, not a header (Mailgun's `signature: {timestamp, token,
+   * signature}` beside `event-data`). `sign` writes the fields it signs under `carrier`, as if a
+   * header — so every case that takes a signature away, edits it or makes it with another secret
+   * works on it by that name — and the request leaves with them written into the body (asSent,
+   * providers/body-placed.ts); the carrier itself is never sent.
+   */
+  bodySignature?: {
+    carrier: string;
+    /** The body with the carried fields written in; undefined: the signature field taken out. */
+    place(rawBody: Buffer, carried: string | undefined): Buffer;
+    /** What the signature covers, in words ("signature.timestamp and signature.token, not the rest of the body"). */
+    covers: string;
+  };
+  /**
+   * Every attempt of a delivery carries its first attempt's signature, as Mailgun's retries do
+   * (the same timestamp and token): a retry's signed time is as old as the delivery, hours for a
+   * late one, so no window of minutes may be held to it.
+   */
+  signedOnce?: { source: string };
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   /** How it delivers, each fact with its source: batches, re-sends, redelivery markers, endpoint checks, the answer it needs. */

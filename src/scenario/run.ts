@@ -1,3 +1,4 @@
+import { asSent } from '../providers/body-placed.js';
 import { exec } from 'node:child_process';
 import { stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
@@ -135,7 +136,8 @@ export async function run(o: ScenarioOptions): Promise<ScenarioResult> {
       });
       let status: number;
       try {
-        const res = await fetch(url, { method: 'POST', body: ev.rawBody, headers, signal: AbortSignal.timeout(timeoutMs) });
+        const sent = asSent(provider, ev.rawBody, headers);
+        const res = await fetch(url, { method: 'POST', body: sent.body, headers: sent.headers, signal: AbortSignal.timeout(timeoutMs) });
         await res.arrayBuffer();
         status = res.status;
       } catch (err) {

@@ -39,6 +39,7 @@ export const SECRET: Record<string, string> = {
   postmark: 'hookdrill-postmark:verdicts-password-4Wq8',
   intercom: 'hookdrill-intercom-verdicts-secret-8c1d',
   twitch: 'hookdrill-twitch-verdicts-secret-2Lm',
+  mailgun: 'key-hookdrill0mailgun0verdicts00000',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

@@ -17,6 +17,7 @@
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
  * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key),
+ * Mailgun's documented check (no library: the body's signature, the HMAC of timestamp + token; keyed on event-data.id),
  * and Twitch EventSub's documented check (no library: sha256= HMAC of Message-Id + Message-Timestamp +
  * body, a timestamp over 10 minutes old refused; keyed on Message-Id; a webhook_callback_verification
  * answered with its raw challenge as text/plain, as the docs' sample does).
@@ -245,6 +246,19 @@ async function verified(req, raw) {
       if (h('twitch-eventsub-message-type') === 'webhook_callback_verification')
         return { text: JSON.parse(raw.toString('utf8')).challenge };
       return { id };
+    }
+    case 'mailgun': {
+      // Mailgun publishes no library (mailgun.js has no verifier): its docs' Node snippet ("Securing
+      // Webhooks"), the body's signature.signature equal to the hex HMAC-SHA256 of
+      // timestamp.concat(token); no window. Refused 406, the answer Mailgun does not retry; keyed on
+      // event-data.id.
+      const event = JSON.parse(raw.toString('utf8'));
+      const { timestamp = '', token = '', signature = '' } = event?.signature ?? {};
+      const expected = createHmac('sha256', secret)
+        .update(String(timestamp).concat(String(token)))
+        .digest('hex');
+      if (!equal(expected, String(signature))) throw Object.assign(new Error('invalid signature'), { status: 406 });
+      return { id: event['event-data']?.id };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

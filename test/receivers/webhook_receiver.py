@@ -37,7 +37,9 @@ webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Del
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
 X-Gitlab-Event-UUID), Intercom (X-Hub-Signature: sha1= the hex HMAC-SHA1 of the body with the client
 secret; keyed on the notification id), Postmark (HTTP Basic credentials, RFC 7617, equal to the webhook URL's user:password,
-compared as digests; keyed on the SHA-256 of the body, as Postmark sends no delivery id), SendGrid (the
+compared as digests; keyed on the SHA-256 of the body, as Postmark sends no delivery id), Mailgun (the body's signature.signature, the hex HMAC-SHA256 of
+signature.timestamp + signature.token, as Mailgun's docs check it: no window, the body's other fields
+not covered; refused 406, which Mailgun does not retry; keyed on event-data.id), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), Twitch EventSub (test/receivers/twitch_scheme.py: sha256= HMAC of Message-Id +
 Message-Timestamp + body, a timestamp over 10 minutes old refused, keyed on Message-Id; the
@@ -45,6 +47,8 @@ webhook_callback_verification answered with its raw challenge as text/plain), an
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
+parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
+"auth.timestamp.auth.nonce.data.id".
 
 Flaws, one at a time (or several, comma-separated):
   strict-stripe-header  parses Stripe-Signature with ^t=\\d+,v1=[0-9a-f]{64}$: refuses v0= and a second v1=
@@ -111,6 +115,12 @@ Flaws, one at a time (or several, comma-separated):
   any-token             relay, postbox, postmark: takes any Bearer token (any Basic credentials) as long as the scheme is right
   postmark-no-auth      Postmark: checks no credentials at all ("basic auth is handled by the web server or proxy"),
                         so anyone who finds the URL can post records: a missing or wrong Authorization is taken
+  mailgun-window-5m     Mailgun: verifies the body's signature right but refuses a signature.timestamp more than 5
+                        minutes old, as Stripe's window: Mailgun's retries carry the first attempt's signature, so
+                        every retry after the first 5 minutes is refused and the event is never stored
+  answer-204            answers a stored delivery 204 No Content: Mailgun takes 200 alone as success and retries it
+  mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
+                        with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -119,7 +129,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -352,6 +362,32 @@ def verify(args, h, body):
         return None if hmac.compare_digest(expected, h.get('X-Hub-Signature') or '') else 'no match'
     if args.provider == 'postmark' and flaw == 'postmark-no-auth':
         return None
+    if args.provider == 'mailgun':
+        # Mailgun's documented check: the signature is in the body, the hex HMAC-SHA256 of
+        # signature.timestamp + signature.token with the webhook signing key; nothing else of the
+        # body is covered. The docs make a timestamp check optional: this receiver has none.
+        try:
+            sig = json.loads(body).get('signature') or {}
+        except (ValueError, AttributeError):
+            return 'not JSON'
+        given = sig.get('signature') if isinstance(sig, dict) else None
+        if not isinstance(given, str) or not isinstance(sig.get('timestamp'), str) or not isinstance(sig.get('token'), str):
+            return 'no signature'
+        if flaw == 'mailgun-window-5m' and not fresh(sig['timestamp'], two_sided=False):
+            return 'stale'
+        signed = body if flaw == 'mailgun-hmac-body' else (sig['timestamp'] + sig['token']).encode()
+        return None if hmac.compare_digest(mac(secret, signed), given) else 'no match'
+    if args.provider == 'parcel':
+        # A team's own platform that signs in the body (test/declared-body.test.ts): auth.signature,
+        # the base64 HMAC-SHA256 of "auth.timestamp.auth.nonce.data.id".
+        try:
+            event = json.loads(body)
+            auth, data_id = event.get('auth') or {}, (event.get('data') or {}).get('id')
+            signed = f"{auth['timestamp']}.{auth['nonce']}.{data_id}".encode()
+            given = auth['signature']
+        except (ValueError, AttributeError, KeyError, TypeError):
+            return 'no signature'
+        return None if isinstance(given, str) and hmac.compare_digest(mac(secret, signed, 'base64'), given) else 'no match'
     if args.provider in ('relay', 'postbox', 'postmark'):
         # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
         # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
@@ -392,7 +428,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'],
+    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
 }
 SEEN_ENTITIES = set()
 
@@ -455,6 +491,11 @@ def identify(provider, h, event, flaw=''):
         # No delivery id anywhere, and a retry re-posts the same record: keyed below on the body's
         # SHA-256. A parsed inbound email has no RecordType.
         return None, event.get('RecordType') or ('Inbound' if event.get('MessageStream') == 'inbound' else None)
+    if provider == 'mailgun':
+        data = event.get('event-data') or {}
+        return data.get('id'), data.get('event')
+    if provider == 'parcel':
+        return (event.get('data') or {}).get('id'), event.get('type')
     if provider == 'zoom' and flaw == 'zoom-trackingid-dedupe':
         return h.get('x-zm-trackingid'), event.get('event')
     if provider == 'zoom':
@@ -614,6 +655,8 @@ def serve(args):
             if why:
                 # Discord's endpoint check wants 401 for a bad signature; the others take any 4xx.
                 status = 401 if args.provider == 'discord' and args.flaw != 'refuse-400' else 400
+                # Mailgun retries every answer but 200 and 406: a forgery is refused 406, once.
+                status = 406 if args.provider == 'mailgun' else status
                 return self.answer(status, why.encode())
             try:
                 event = json.loads(body)
@@ -737,6 +780,9 @@ def serve(args):
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')
             if args.answer_after:
                 time.sleep(args.answer_after)
+            if args.flaw == 'answer-204':
+                # "Accepted, nothing to say": a 204, which a sender taking 200 alone (Mailgun) retries.
+                return self.answer(204)
             if args.flaw == 'answer-json-ok':
                 # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
                 return self.answer(200, b'{"ok": true}', 'application/json')

@@ -21,6 +21,7 @@ import type { Provider } from '../../providers/index.js';
 const resentNever = (p: Provider) =>
   mayResend(p.contract) ? undefined : `${p.title} never sends a request twice (${p.contract.resends.source}): nothing to dedupe`;
 import { IN_WORDS, answerItself, diagnoseRefusal } from '../diagnose.js';
+import { retrySpan } from '../wording.js';
 
 export const ACCEPTANCE: readonly CheckCase[] = [
   {
@@ -34,6 +35,17 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       const ok = is2xx(res.status) && (n === undefined || n === 1);
       const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 0 ? ', nothing stored' : n === 1 ? ', stored' : `, stored ${n} times`}`;
       const deliveryId = e.deliveryId;
+      const only = ctx.provider.contract.answer.kind === 'status' ? ctx.provider.contract.answer.only : undefined;
+      // Stored, and answered a 2xx the provider does not take (Mailgun's 200 only): nothing is lost,
+      // but every delivery comes again on the whole schedule.
+      if (ok && only !== undefined && res.status !== only)
+        return {
+          status: 'warn',
+          observed,
+          diagnosis: `your receiver answers ${res.status}; ${ctx.provider.title} takes ${only} alone as success and retries any other answer (${ctx.provider.contract.answer.source}): every delivery comes again, for ${retrySpan(ctx.provider) ?? 'as long as it retries'} — answer ${only}`,
+          accepted: true,
+          deliveryId,
+        };
       if (ok) return { status: 'pass', observed, accepted: true, deliveryId };
       const sent = { headers, body: e.rawBody, deliveryId, eventType: e.eventType };
       if (is2xx(res.status) && n === 0) {

@@ -4,6 +4,7 @@ import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFi
 import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
 import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
+import { asSent } from '../../providers/body-placed.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
 import { CHECK_HEADER } from '../../inbox/types.js';
@@ -115,9 +116,21 @@ export function tokenSignsNothing(p: Provider): string | undefined {
   return `${p.title} sends ${what} in ${p.signatureHeader}, not a signature: the token does not sign the body (nor a time, nor an id)`;
 }
 
+/**
+ * Where the signature is written into the body and covers named fields only (Mailgun's timestamp +
+ * token, not event-data): the words that say a changed body under a right signature is accepted.
+ */
+export function signsFieldsOnly(p: Provider): string | undefined {
+  if (!p.bodySignature) return undefined;
+  return `${p.title}'s signature covers ${p.bodySignature.covers}: a receiver that checks it as ${p.verifier.official} does rightly accepts a body changed in transit — a property of the scheme (TLS is what protects the body), so a refusal is not demanded`;
+}
+
 /** The timestamp cases need a provider that signs a timestamp (GitHub and Shopify do not). */
 export const needsTimestamp = (p: Provider) =>
   tokenSignsNothing(p) ??
+  (p.signedOnce
+    ? `${p.title}'s retries carry their first attempt's signature, timestamp and all (${p.signedOnce.source}), so a delivery's signed time is hours old by its last retry: no window of minutes is demanded (late-retry holds a receiver to its retries instead)`
+    : undefined) ??
   (p.timestamped
     ? undefined
     : p.signedHeaders.some((h) => /timestamp/i.test(h))
@@ -258,16 +271,18 @@ export async function post(
     readAnswer?: boolean;
   } = {},
 ): Promise<AttemptOutcome> {
+  // Where the provider writes its signature into the body (Mailgun), the request leaves with it there.
+  const sent = asSent(ctx.provider, body, headers);
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
-  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, headers), [CHECK_HEADER]: ctx.runId };
+  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, sent.headers), [CHECK_HEADER]: ctx.runId };
   const res = await attempt({
     url: ctx.url,
     headers: marked,
-    body,
+    body: sent.body,
     timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
-    ...(o.pieces ? { pieces: o.pieces } : {}),
+    ...(o.pieces ? { pieces: recut(o.pieces, body, sent.body) } : {}),
     ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
     ...(o.readAnswer ? { wire: true } : {}),
   });
@@ -283,6 +298,27 @@ export async function post(
     };
   }
   return res;
+}
+
+/**
+ * The pieces of `body` as cuts of `sent`, where a signature written into the body (Mailgun's) changed
+ * its start: each cut moved by the length the body gained, so it falls inside the same character.
+ */
+function recut(pieces: readonly Buffer[], body: Buffer, sent: Buffer): readonly Buffer[] {
+  if (sent === body) return pieces;
+  const delta = sent.length - body.length;
+  const out: Buffer[] = [];
+  let from = 0;
+  let at = 0;
+  for (const piece of pieces) {
+    at += piece.length;
+    const end = at === body.length ? sent.length : at + delta;
+    // A cut before the written signature ends, or where the rest of the body differs, cannot be moved: sent as one.
+    if (end <= from || !body.subarray(at).equals(sent.subarray(end))) return [sent];
+    out.push(sent.subarray(from, end));
+    from = end;
+  }
+  return out;
 }
 
 export function answer(o: AttemptOutcome): string {

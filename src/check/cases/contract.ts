@@ -146,8 +146,15 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
       const delays = ctx.provider.profiles[ctx.provider.defaultProfile]?.retryDelaysMs ?? [];
       const lateMs = delays.reduce((a, b) => a + b, 0);
       const e = ctx.factory.make(Date.now());
-      if (!e.aged) return { status: 'skipped', observed: 'the default fixture holds no time of its own' };
-      const late = { ...e, rawBody: markRedelivery(ctx.provider.contract, e.aged(lateMs), delays.length) };
+      // Where every retry carries the first attempt's signature (Mailgun), the signed time is as old
+      // as the retry is late: that is what is held, whether or not the event has a time of its own.
+      const signedOnce = ctx.provider.signedOnce;
+      if (!e.aged && !signedOnce) return { status: 'skipped', observed: 'the default fixture holds no time of its own' };
+      const late = {
+        ...e,
+        rawBody: markRedelivery(ctx.provider.contract, e.aged ? e.aged(lateMs) : e.rawBody, delays.length),
+        ...(signedOnce ? { madeAtMs: (e.madeAtMs ?? Date.now()) - lateMs } : {}),
+      };
       const res = await post(ctx, late.rawBody, sign(ctx, late, { retry: delays.length }));
       const n = await storedCount(ctx, e.deliveryId);
       const age = formatDuration(lateMs);
@@ -158,7 +165,9 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
         observed,
         diagnosis: is2xx(res.status)
           ? `your receiver answers 2xx to a late retry and does not store it — ${ctx.provider.title}'s last retry comes ${age} after the first attempt (${ctx.provider.contract.resends.source})`
-          : `your receiver refuses an event whose own time is ${age} old — ${ctx.provider.title}'s last retry comes that late, freshly signed, the event's own time unchanged (${ctx.provider.contract.resends.source}): after an outage every retry would be refused and the event never stored. Bound replays by the signed timestamp, never by the event's own time`,
+          : signedOnce
+            ? `your receiver refuses a retry whose signature is ${age} old — ${ctx.provider.title}'s last retry comes that late and carries the first attempt's signature, timestamp and token unchanged (${signedOnce.source}): a window of minutes on the signed timestamp refuses every retry, and after an outage the event is never stored. Refuse replays by the token you have already seen, or a window longer than the retries`
+            : `your receiver refuses an event whose own time is ${age} old — ${ctx.provider.title}'s last retry comes that late, freshly signed, the event's own time unchanged (${ctx.provider.contract.resends.source}): after an outage every retry would be refused and the event never stored. Bound replays by the signed timestamp, never by the event's own time`,
       };
     },
   },

@@ -10,6 +10,7 @@ import {
   rejection,
   sigHeader,
   tokenSignsNothing,
+  signsFieldsOnly,
   sign,
   signedAt,
   stranger,
@@ -57,7 +58,7 @@ export const REJECTION: readonly CheckCase[] = [
       const token = tokenSignsNothing(p);
       return token
         ? `${token}: a receiver that compares it rightly accepts a body changed in transit — a property of the scheme (TLS is what protects the body), so a refusal is not demanded`
-        : undefined;
+        : signsFieldsOnly(p);
     },
   ),
   rejection(
@@ -68,6 +69,7 @@ export const REJECTION: readonly CheckCase[] = [
       'your receiver verifies a re-serialised copy of the JSON, not the raw bytes: read the body as bytes (express.raw, not express.json) and verify those',
     (p) =>
       tokenSignsNothing(p) ??
+      signsFieldsOnly(p) ??
       (p.verifier.verifiesParsedJson
         ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way${p.verifier.officialVersions ? ` (${p.verifier.officialVersions})` : ''}`
         : undefined),
