@@ -138,3 +138,38 @@ test('Postmark: a wrong password is refused by the documented rule; credentials 
   const listed = await hookdrill(['profiles']);
   assert.match(listed.stdout, /^postmark \(default for postmark\)/m);
 });
+
+test('Postmark takes 200 alone: a receiver that stores and answers 204 is warned that every record comes again, and send retries a 204 as Postmark does', async () => {
+  // "If Postmark doesn't receive a 200 OK response from your server, we'll automatically retry" —
+  // a 204 is no 200: the record comes again on the whole schedule (~10.5 h).
+  const r = await checkReceiver('postmark', python('postmark', 'answer-204'), { only: 'valid' });
+  const valid = r.cases.find((c) => c.name === 'valid');
+  assert.equal(valid?.status, 'warn', explain(r));
+  assert.match(valid?.diagnosis ?? '', /answers 204; Postmark takes 200 alone as success and retries any other answer.*— answer 200/);
+
+  const answers = [204, 200];
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks));
+      res.statusCode = answers[bodies.length - 1] ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const sent = await send({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      provider: 'postmark',
+      secrets: [SECRET.postmark as string],
+      fixtures: ['postmark/Delivery'],
+      retryDelays: [0],
+    });
+    assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    assert.equal(bodies.length, 2, 'the 204 was retried');
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

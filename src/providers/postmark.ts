@@ -105,7 +105,9 @@ const base = declaredProvider(
       endpointChecks: [],
       answer: {
         kind: 'status',
-        source: 'postmarkapp.com/developer/webhooks/webhooks-overview and the retries article: a 200 is success, nothing else is asked',
+        only: 200,
+        source:
+          'postmarkapp.com/support/article/understanding-inbound-webhook-retries-in-postmark: "If Postmark doesn\'t receive a 200 OK response from your server, we\'ll automatically retry" — a 200 is success, any other answer is retried',
       },
       related: {
         about: 'a message delivered, then opened',

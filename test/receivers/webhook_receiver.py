@@ -118,7 +118,7 @@ Flaws, one at a time (or several, comma-separated):
   mailgun-window-5m     Mailgun: verifies the body's signature right but refuses a signature.timestamp more than 5
                         minutes old, as Stripe's window: Mailgun's retries carry the first attempt's signature, so
                         every retry after the first 5 minutes is refused and the event is never stored
-  answer-204            answers a stored delivery 204 No Content: Mailgun takes 200 alone as success and retries it
+  answer-204            answers a stored delivery 204 No Content: Mailgun and Postmark take 200 alone as success and retries it
   mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
                         with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -781,7 +781,7 @@ def serve(args):
             if args.answer_after:
                 time.sleep(args.answer_after)
             if args.flaw == 'answer-204':
-                # "Accepted, nothing to say": a 204, which a sender taking 200 alone (Mailgun) retries.
+                # "Accepted, nothing to say": a 204, which a sender taking 200 alone (Mailgun, Postmark) retries.
                 return self.answer(204)
             if args.flaw == 'answer-json-ok':
                 # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
