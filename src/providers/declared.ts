@@ -2,7 +2,8 @@ import { createHmac, createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
-import { isTokenScheme } from './declaration.js';
+import { isCanonicalScheme, isTokenScheme } from './declaration.js';
+import { canonicalProvider } from './declared-canonical.js';
 import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
@@ -21,6 +22,7 @@ export type { DeclaredExtras } from './declared-common.js';
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
   if (isTokenScheme(d.signature)) return tokenProvider(d, d.signature, extras);
+  if (isCanonicalScheme(d.signature)) return canonicalProvider(d, d.signature, extras);
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

@@ -127,6 +127,11 @@ export interface VerifierRules {
   /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
   parsesJson: boolean;
   /**
+   * The official verifier signs the form's parameters as it parses them, not the body's bytes
+   * (twilio's validateRequest): the same parameters written another way are the same delivery.
+   */
+  signsParsedForm?: true;
+  /**
    * Where the official code that parses the body is not `official` itself (Discord's verifyKey
    * only verifies; its verifyKeyMiddleware parses): named in messages about parsing.
    */

@@ -39,6 +39,9 @@ X-Gitlab-Event-UUID), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
+Twilio (twilio_scheme.py: the HMAC-SHA1 of the URL and the form's parameters sorted by name, as
+twilio-python's RequestValidator; keyed on I-Twilio-Idempotency-Token; TwiML answered).
+ringer is a declared one on the same canonical scheme (test/declared-canonical.test.ts): HMAC-SHA256 in hex, Ringer-Signature.
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
 
@@ -102,15 +105,17 @@ Flaws, one at a time (or several, comma-separated):
   zoom-trackingid-dedupe  Zoom: keys its store on x-zm-trackingid (400 without it), as Zoom's forum advises
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
+  twilio-unsorted       Twilio: signs the form's parameters in the order they came, not sorted by name
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
 import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
+import twilio_scheme
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'twilio': 'message.received', 'ringer': 'call.answered', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -327,6 +332,11 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider == 'twilio':
+        return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw)
+    if args.provider == 'ringer':
+        # A team's own canonical scheme (test/declared-canonical.test.ts): Twilio's string, HMAC-SHA256 in hex.
+        return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw, 'Ringer-Signature', hashlib.sha256, 'hex')
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -370,7 +380,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'],
+    'gitlab': ['object_attributes', 'id'], 'twilio': ['MessageSid'],
 }
 SEEN_ENTITIES = set()
 
@@ -417,6 +427,10 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'twilio':
+        return h.get('I-Twilio-Idempotency-Token'), twilio_scheme.type_of(event)
+    if provider == 'ringer':
+        return h.get('Ringer-Delivery'), event.get('Kind')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -587,6 +601,8 @@ def serve(args):
                 event = {}
             if not isinstance(event, dict) and not (args.provider in ('hubspot', 'sendgrid') and isinstance(event, list)):
                 event = {}
+            if args.provider in ('twilio', 'ringer'):
+                event = dict(twilio_scheme.fields(body))
             if args.provider == 'slack' and event.get('type') == 'url_verification':
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
@@ -691,6 +707,9 @@ def serve(args):
             if args.flaw == 'answer-json-ok':
                 # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
                 return self.answer(200, b'{"ok": true}', 'application/json')
+            if args.provider == 'twilio' and twilio_scheme.needs_twiml(event):
+                # An incoming message or call is answered with TwiML: the empty <Response> sends no reply.
+                return self.answer(200, twilio_scheme.TWIML_EMPTY, 'text/xml')
             self.answer(200, b'ok')
 
     server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
