@@ -80,7 +80,17 @@ export interface Related {
 }
 
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
-export type DeliveryAnswer = { kind: 'status' } | { kind: 'body'; what: string; deadlineMs: number };
+export type DeliveryAnswer =
+  | { kind: 'status' }
+  | {
+      kind: 'body';
+      what: string;
+      deadlineMs: number;
+      /** What the provider does with a wrong answer, in its words (Discord: shows "This interaction failed"). */
+      otherwise?: string;
+      /** How a receiver answers right (Discord: a deferred response, {"type": 5}, and the work after). */
+      fix?: string;
+    };
 
 export interface DeliveryContract {
   batching: Batching & Sourced;

@@ -2,6 +2,7 @@ import { UsageError } from '../util/errors.js';
 import { discord } from './discord.js';
 import { github } from './github.js';
 import { gitlab } from './gitlab.js';
+import { twilio } from './twilio.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
@@ -39,6 +40,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   linear,
   sendgrid,
   gitlab,
+  twilio,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

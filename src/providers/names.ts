@@ -18,6 +18,7 @@ export const PROVIDER_NAMES = [
   'linear',
   'sendgrid',
   'gitlab',
+  'twilio',
 ] as const;
 
 /*

@@ -10,6 +10,7 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
+import twilio from 'twilio';
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -152,6 +153,13 @@ export async function verifyWithOfficialCode(
       if (!equal(secret, h('x-gitlab-token') ?? '')) throw new Error('gitlab: X-Gitlab-Token is not the secret token');
       return;
     }
+    case 'twilio': {
+      // twilio's validateRequest, given the form's parameters as express.urlencoded() parses them.
+      const params = Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));
+      if (!twilio.validateRequest(secret, h('x-twilio-signature') ?? '', url ?? '', params))
+        throw new Error('twilio: validateRequest refused the signature');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -190,6 +198,8 @@ export const SECRETS: Record<string, string> = {
   sendgrid: P256_TEST_KEY,
   // A GitLab hook's secret token is any text the project owner typed in: sent as it is in X-Gitlab-Token.
   gitlab: 'hookdrill-gitlab-example-token-4Rt8',
+  // A Twilio auth token: 32 hex digits, the HMAC key as text.
+  twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

@@ -36,6 +36,7 @@ export const SECRET: Record<string, string> = {
   linear: 'lin_wh_hookdrill_verdicts_signing_0',
   sendgrid: SECRETS.sendgrid as string,
   gitlab: 'hookdrill-gitlab-verdicts-token-7Q',
+  twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */
