@@ -406,6 +406,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   add('gitlab', json({ object_kind: 'push', event_name: 'push' }), 'Push Hook', '3a427872-00df-429c-9bc9-a9475de2efe4');
+  add(
+    'twilio',
+    Buffer.from('MessageSid=SM8f2b1c4d6e7a9b0c1d2e3f4a5b6c7d8e&SmsStatus=received&Body=hi&From=%2B14155550100'),
+    'message.received',
+    '79973372-368a-4597-8e52-b2bdf630ae69',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
