@@ -305,9 +305,26 @@ test("twilio: twilio-node's known answer (spec/validation.spec.js): the signatur
     () => twilio.verify(changed, got, ['12345'], { url }),
     (e: unknown) => e instanceof SignatureError && e.code === 'no_match',
   );
-  // A body that is not a form carries no parameters: nothing of it would be signed, so it is no match.
+  // A body that is not a form carries no parameters: it is signed through the URL's bodySHA256, and this URL has none.
   assert.throws(
     () => twilio.verify(body, { ...got, 'content-type': 'application/json' }, ['12345'], { url }),
-    (e: unknown) => e instanceof SignatureError && e.code === 'no_match' && /covers a form's parameters/.test(e.message),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match' && /the URL carries none/.test(e.message),
+  );
+});
+
+test("twilio: a JSON body is signed through the URL's bodySHA256, as twilio-node's validateRequestWithBody known answer has it; a changed body is refused", () => {
+  const twilio = providers.twilio;
+  const json = Buffer.from('{"property": "value", "boolean": true}');
+  const url = 'https://mycompany.com/myapp.php?foo=1&bar=2&bodySHA256=0a1ff7634d9ab3b95db5c9a2dfe9416e41502b283a80c7cf19632632f96e6620';
+  const got = { 'x-twilio-signature': 'a9nBmqA0ju/hNViExpshrM61xv4=', 'content-type': 'application/json' };
+  twilio.verify(json, got, ['12345'], { url });
+  const changed = Buffer.from('{"property": "value", "boolean": false}');
+  assert.throws(
+    () => twilio.verify(changed, got, ['12345'], { url }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match' && /SHA-256 is not the URL's bodySHA256/.test(e.message),
+  );
+  assert.throws(
+    () => twilio.verify(json, got, ['12345'], { url: url.replace('foo=1', 'foo=2') }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match',
   );
 });

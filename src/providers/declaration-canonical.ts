@@ -20,6 +20,12 @@ export interface CanonicalSignature {
   key?: 'utf8' | 'base64';
   content: string;
   param?: string;
+  /**
+   * A body that is not a form (JSON) is signed through the URL: its hex SHA-256 in this query
+   * parameter (Twilio's `bodySHA256`), the parameters empty — what a receiver verifies beside the
+   * signature (twilio's validateRequestWithBody). `{url}` must be signed.
+   */
+  bodyHash?: string;
 }
 
 /** What checkDeclaration lends this check: its one-line faults and field readers. */
@@ -36,7 +42,7 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 
 /** A canonical-string signature checked: every fault one line naming its field. */
 export function checkCanonicalSignature(s: Record<string, unknown>, r: FieldReaders): CanonicalSignature {
-  r.onlyKnown(s, ['scheme', 'header', 'algorithm', 'encoding', 'key', 'content', 'param'], 'signature.');
+  r.onlyKnown(s, ['scheme', 'header', 'algorithm', 'encoding', 'key', 'content', 'param', 'bodyHash'], 'signature.');
   const signature: CanonicalSignature = {
     scheme: 'canonical',
     header: r.headerName(s.header, 'signature.header'),
@@ -61,5 +67,12 @@ export function checkCanonicalSignature(s: Record<string, unknown>, r: FieldRead
     throw r.bad('signature.param', 'must hold {name} and {value} exactly once each');
   const other = (param.match(/\{\w+\}/g) ?? []).find((p) => p !== '{name}' && p !== '{value}');
   if (other) throw r.bad('signature.param', `may name {name} and {value} only, not ${other}`);
+  if (s.bodyHash !== undefined) {
+    const name = r.str(s.bodyHash, 'signature.bodyHash');
+    if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw r.bad('signature.bodyHash', `"${name}" is not a query parameter's name`);
+    if (!content.includes('{url}'))
+      throw r.bad('signature.bodyHash', "puts the body's hash in the URL: sign {url} too, or a changed body goes unnoticed");
+    signature.bodyHash = name;
+  }
   return signature;
 }

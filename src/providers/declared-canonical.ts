@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey } from 'node:crypto';
+import { createHash, createHmac, createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CanonicalSignature, CheckedDeclaration } from './declaration.js';
@@ -106,8 +106,10 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
         throw new SignatureError('malformed_header', `${sig.header} is not a ${sig.encoding} HMAC-${sig.algorithm.toUpperCase()}`);
       if (opts.headersOnly) return;
       const type = header(headers, 'content-type');
-      // The parameters are a form's: another body (JSON) carries none, so nothing of it would be signed.
-      if (type !== undefined && !/^application\/x-www-form-urlencoded\b/i.test(type))
+      const isForm = type === undefined || /^application\/x-www-form-urlencoded\b/i.test(type);
+      // The parameters are a form's: another body (JSON) carries none, so nothing of it is signed
+      // unless the URL carries its hash (bodyHash: Twilio's bodySHA256).
+      if (!isForm && !sig.bodyHash)
         throw new SignatureError('no_match', `${sig.header} covers a form's parameters, and the body is ${type}`);
       let urls = [''];
       if (urlBound) {
@@ -115,7 +117,14 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
           throw new SignatureError('no_match', `${sig.header} covers the URL posted to, and no URL was given to verify it with`);
         urls = portForms(urlOf(opts.url));
       }
-      const params = paramText(rawBody);
+      if (!isForm) {
+        const hash = hashInUrl(opts.url ?? '', sig.bodyHash as string);
+        if (hash === undefined)
+          throw new SignatureError('no_match', `a ${type} body is signed through the URL's ${sig.bodyHash}, and the URL carries none`);
+        if (!safeEqual(hash, createHash('sha256').update(rawBody).digest('hex')))
+          throw new SignatureError('no_match', `the body's SHA-256 is not the URL's ${sig.bodyHash}: the body is not the one signed`);
+      }
+      const params = isForm ? paramText(rawBody) : '';
       for (const secret of secrets) for (const url of urls) if (safeEqual(given, mac(secret, url, params))) return;
       throw new SignatureError('no_match', `${sig.header} does not match the URL and the parameters for any secret`);
     },
@@ -167,6 +176,15 @@ export function canonicalParams(rawBody: Buffer, param = '{name}{value}'): strin
   for (const name of [...byName.keys()].sort())
     for (const value of [...(byName.get(name) as Set<string>)].sort()) out += param.replace('{name}', name).replace('{value}', value);
   return out;
+}
+
+/** A query parameter's value in a URL (Twilio's bodySHA256), or undefined. */
+function hashInUrl(url: string, name: string): string | undefined {
+  try {
+    return new URL(url).searchParams.get(name) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A field of a form body, where it has one. */

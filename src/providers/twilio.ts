@@ -16,7 +16,8 @@ import { isObject } from './util.js';
  *     behind a proxy must sign over the URL Twilio was given, not the one it sees.
  *   - The same file: a body that is not a form (application/json, from Twilio's newer products)
  *     is signed over a URL carrying `bodySHA256=<hex SHA-256 of the body>` with no parameters
- *     (validateRequestWithBody). hookdrill sends the form-encoded webhooks only (see below).
+ *     (validateRequestWithBody): verify (listen, verify) takes such a body where the hash is its
+     own; hookdrill sends the form-encoded webhooks only (see below).
  *   - twilio.com/docs/messaging/twiml#twilios-request-to-your-application and
  *     twilio.com/docs/voice/twiml#twilios-request-to-your-application: the parameters of an
  *     incoming message (MessageSid, SmsSid, AccountSid, MessagingServiceSid, From, To, Body,
@@ -100,7 +101,14 @@ const base = declaredProvider(
     'twilio',
     {
       title: 'Twilio',
-      signature: { scheme: 'canonical', header: 'X-Twilio-Signature', algorithm: 'sha1', encoding: 'base64', content: '{url}{params}' },
+      signature: {
+        scheme: 'canonical',
+        header: 'X-Twilio-Signature',
+        algorithm: 'sha1',
+        encoding: 'base64',
+        content: '{url}{params}',
+        bodyHash: 'bodySHA256',
+      },
       id: { header: 'I-Twilio-Idempotency-Token' },
       headers: {
         'User-Agent': 'TwilioProxy/1.1',
