@@ -32,9 +32,12 @@ import { isObject } from './util.js';
  *     "This requirement applies specifically to incoming SMS and Voice webhooks … Outbound status
  *     callbacks and event webhooks can safely return JSON." An empty 200 sends no reply.
  *   - twilio.com/docs/usage/webhooks/webhooks-connection-overrides: Twilio waits 15 s for an
- *     answer (rt and tt default 15000 ms); it tries again only where the URL turns retries on
- *     (#rc=<count>&rp=<policy>, e.g. rp=5xx,rt), else it fails over to the Fallback URL; every
- *     attempt of one request carries the same I-Twilio-Idempotency-Token — the key to dedupe on.
+ *     answer (rt and tt default 15000 ms); by default it tries once more only when the connection
+ *     itself failed (rc=1, rp=ct), and on a 5xx or a timeout only where the URL asks
+ *     (#rc=<count>&rp=<policy>, e.g. rp=5xx,rt), else it fails over to the Fallback URL.
+ *   - Not published (in what was found): that I-Twilio-Idempotency-Token stays the same on a
+ *     retry. Its name says it is the request's idempotency key; hookdrill keeps it on every
+ *     attempt of one request and a receiver dedupes on it.
  *   - A recorded delivery: brianwatroba/kinship-aws __tests__/fixtures/events.ts
  *     (twilioWebhookEvents.valid): an incoming SMS through API Gateway, 2023-04-24, its headers
  *     (Accept: any type, Content-Type, I-Twilio-Idempotency-Token, User-Agent TwilioProxy/1.1,
@@ -44,7 +47,8 @@ import { isObject } from './util.js';
 
 const profile: TimingProfile = {
   name: 'twilio',
-  summary: 'Twilio: 15s timeout; no retries unless the URL asks for them (#rc=…&rp=…), then the Fallback URL (connection overrides)',
+  summary:
+    'Twilio: 15s timeout; one retry on a failed connection, others only where the URL asks (#rc=…&rp=…), then the Fallback URL (connection overrides)',
   published: true,
   timeoutMs: 15_000,
   retryDelaysMs: [],
@@ -134,7 +138,7 @@ const base = declaredProvider(
       resends: {
         events: 'opt-in',
         source:
-          'twilio.com/docs/usage/webhooks/webhooks-connection-overrides: retried only where the URL asks (#rc=…&rp=…), each attempt with the same I-Twilio-Idempotency-Token; otherwise the Fallback URL is requested',
+          'twilio.com/docs/usage/webhooks/webhooks-connection-overrides: a failed connection is tried once more (rc=1, rp=ct); a 5xx or a timeout only where the URL asks (#rc=…&rp=…), otherwise the Fallback URL is requested',
       },
       endpointChecks: [],
       answer: {
