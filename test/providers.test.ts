@@ -342,3 +342,47 @@ test("Discord's responses, by interaction type, are discord-api-types' own: ever
     [...responses].sort((a, b) => (a as number) - (b as number)),
   );
 });
+
+test("twilio: twilio-node's known answer (spec/validation.spec.js): the signature of its call over https://mycompany.com/myapp.php?foo=1&bar=2, whatever order the form's fields come in; verify takes it with :443 written, and refuses one field changed", () => {
+  const twilio = providers.twilio;
+  const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
+  // The fields out of order and encoded as Twilio encodes a form: the signature sorts and decodes them.
+  const body = Buffer.from('To=%2B18005551212&From=%2B14158675309&CallSid=CA1234567890ABCDE&Digits=1234&Caller=%2B14158675309');
+  const headers = twilio.sign(body, ['12345'], {
+    nowMs: Date.now(),
+    deliveryId: 'b4a3c2d1-0000-4000-8000-000000000000',
+    eventType: 'call.unknown',
+    url,
+  });
+  assert.equal(headers['X-Twilio-Signature'], 'RSOYDt4T1cUTdK1PDd93/VVr8B8=');
+  const got = { 'x-twilio-signature': 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', 'content-type': 'application/x-www-form-urlencoded' };
+  twilio.verify(body, got, ['12345'], { url });
+  twilio.verify(body, got, ['12345'], { url: 'https://mycompany.com:443/myapp.php?foo=1&bar=2' });
+  const changed = Buffer.from(body.toString().replace('Digits=1234', 'Digits=1235'));
+  assert.throws(
+    () => twilio.verify(changed, got, ['12345'], { url }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match',
+  );
+  // A body that is not a form carries no parameters: it is signed through the URL's bodySHA256, and this URL has none.
+  assert.throws(
+    () => twilio.verify(body, { ...got, 'content-type': 'application/json' }, ['12345'], { url }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match' && /the URL carries none/.test(e.message),
+  );
+});
+
+test("twilio: a JSON body is signed through the URL's bodySHA256, as twilio-node's validateRequestWithBody known answer has it; a changed body is refused", () => {
+  const twilio = providers.twilio;
+  const json = Buffer.from('{"property": "value", "boolean": true}');
+  const url = 'https://mycompany.com/myapp.php?foo=1&bar=2&bodySHA256=0a1ff7634d9ab3b95db5c9a2dfe9416e41502b283a80c7cf19632632f96e6620';
+  const got = { 'x-twilio-signature': 'a9nBmqA0ju/hNViExpshrM61xv4=', 'content-type': 'application/json' };
+  twilio.verify(json, got, ['12345'], { url });
+  const changed = Buffer.from('{"property": "value", "boolean": false}');
+  assert.throws(
+    () => twilio.verify(changed, got, ['12345'], { url }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match' && /SHA-256 is not the URL's bodySHA256/.test(e.message),
+  );
+  assert.throws(
+    () => twilio.verify(json, got, ['12345'], { url: url.replace('foo=1', 'foo=2') }),
+    (e: unknown) => e instanceof SignatureError && e.code === 'no_match',
+  );
+});

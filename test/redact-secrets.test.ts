@@ -427,6 +427,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'delivered',
     'Fs7-5t81S2ispqxqDw2U4Q',
   );
+  add(
+    'twilio',
+    Buffer.from('MessageSid=SM8f2b1c4d6e7a9b0c1d2e3f4a5b6c7d8e&SmsStatus=received&Body=hi&From=%2B14155550100'),
+    'message.received',
+    '79973372-368a-4597-8e52-b2bdf630ae69',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

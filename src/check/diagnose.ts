@@ -29,6 +29,7 @@ export const IN_WORDS: Readonly<Record<string, string>> = {
   'older-timestamp': 'a 30 s old timestamp',
   'url-as-received': 'signed over the URL as it arrived',
   'url-other-scheme': 'signed over the URL with the other scheme',
+  'sorted-params': "the form's parameters sent sorted by name",
   plain: 'plain ASCII text',
   compact: 'compact JSON',
   'no-line-ends': 'no line breaks',
@@ -167,6 +168,20 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
       },
     },
     {
+      // A scheme that signs the form's parameters sorted by name (Twilio's): the same parameters
+      // sent already sorted. A receiver that signs them in the order they came takes only this.
+      name: 'sorted-params',
+      make: () => {
+        const e = ctx.factory.make(Date.now());
+        if (!p.urlBound || parsed(e) !== undefined) return undefined;
+        const form = new URLSearchParams(e.rawBody.toString('utf8'));
+        const sorted = new URLSearchParams([...form].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+        if (sorted.toString() === form.toString()) return undefined;
+        const b = Buffer.from(sorted.toString());
+        return { body: b, headers: sign(ctx, { ...e, rawBody: b }), id: e.deliveryId };
+      },
+    },
+    {
       name: 'older-timestamp',
       make: () => {
         if (!p.timestamped) return undefined;
@@ -208,6 +223,11 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     diagnosis = only(
       `it is signed over ${wrong}, not over ${signedUrl(ctx)} where ${p.title} posts`,
       `${p.title} signs the URL it posts to, and your receiver rebuilds another (${yes('url-as-received') ? 'the one it sees behind the proxy' : 'with the wrong scheme, as behind a TLS-terminating proxy'}): verify over the URL registered with ${p.title} — configure it, or rebuild it from X-Forwarded-Proto and X-Forwarded-Host`,
+    );
+  } else if (yes('sorted-params')) {
+    diagnosis = only(
+      "the form's parameters arrive sorted by name",
+      `it signs them in the order they came, and ${p.title} signs the URL followed by every parameter sorted by name (${p.verifier.official}): parse the form, sort the names, and append each name and value to the URL before the HMAC`,
     );
   } else if (yes('one-signature')) {
     diagnosis = only(

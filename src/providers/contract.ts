@@ -88,7 +88,16 @@ export interface Related {
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
 export type DeliveryAnswer =
   /** `only`: the one status the provider takes as success (Mailgun's 200); any other 2xx is retried. */
-  { kind: 'status'; only?: number } | { kind: 'body'; what: string; deadlineMs: number };
+  | { kind: 'status'; only?: number }
+  | {
+      kind: 'body';
+      what: string;
+      deadlineMs: number;
+      /** What the provider does with a wrong answer, in its words (Discord: shows "This interaction failed"). */
+      otherwise?: string;
+      /** How a receiver answers right (Discord: a deferred response, {"type": 5}, and the work after). */
+      fix?: string;
+    };
 
 /** Whether the provider takes this answer as a delivery made: a 2xx, or exactly the status it names. */
 export function answerTaken(c: DeliveryContract, status: number | undefined): boolean {

@@ -7,6 +7,10 @@ import type { BodySignature } from './declaration-body.js';
 import { checkBodySignature } from './declaration-body.js';
 
 export type { BodySignature } from './declaration-body.js';
+import { checkCanonicalSignature } from './declaration-canonical.js';
+import type { CanonicalSignature } from './declaration-canonical.js';
+
+export type { CanonicalSignature } from './declaration-canonical.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -23,7 +27,7 @@ export type { BodySignature } from './declaration-body.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature | BodySignature;
+  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature;
   /**
    * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
    * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
@@ -80,6 +84,11 @@ export function isBodyScheme(sig: ProviderDeclaration['signature']): sig is Body
 /** Whether a declared signature is a shared token or credentials (no MAC, nothing of the request covered). */
 export function isTokenScheme(sig: ProviderDeclaration['signature']): sig is TokenSignature {
   return sig.scheme === 'token' || sig.scheme === 'bearer' || sig.scheme === 'basic';
+}
+
+/** Whether a declared signature is a canonical string of the form's parameters (Twilio's), not of the body's bytes. */
+export function isCanonicalScheme(sig: ProviderDeclaration['signature']): sig is CanonicalSignature {
+  return sig.scheme === 'canonical';
 }
 
 /** An HMAC over the body and what the content template puts around it. */
@@ -173,6 +182,16 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
   if (s.scheme === 'body') return checkBodyDeclaration();
+  if (s.scheme === 'canonical') {
+    if (d.timestamp !== undefined)
+      throw bad(
+        'timestamp',
+        'a canonical scheme signs the URL and the parameters, no time: a window on an unsigned timestamp holds nothing',
+      );
+    if (d.contentType !== undefined && !/^application\/x-www-form-urlencoded\b/i.test(String(d.contentType)))
+      throw bad('contentType', "a canonical scheme signs a form's parameters: its body is application/x-www-form-urlencoded");
+    return common(checkCanonicalSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown }), undefined, 300);
+  }
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -235,7 +254,14 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
    * content to sign, and no timestamp (a window on a value no secret binds would hold nothing).
    */
   function checkTokenDeclaration(): CheckedDeclaration {
-    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic', 'body'] as const) as TokenSignature['scheme'];
+    const scheme = oneOf(s.scheme, 'signature.scheme', [
+      'hmac',
+      'token',
+      'bearer',
+      'basic',
+      'body',
+      'canonical',
+    ] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
     onlyKnown(s, ['scheme', 'header'], 'signature.');

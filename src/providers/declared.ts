@@ -2,8 +2,9 @@ import { createHmac, createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
-import { isBodyScheme, isTokenScheme } from './declaration.js';
+import { isBodyScheme, isCanonicalScheme, isTokenScheme } from './declaration.js';
 import { bodyProvider } from './declared-body.js';
+import { canonicalProvider } from './declared-canonical.js';
 import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
@@ -24,6 +25,7 @@ export type { DeclaredExtras } from './declared-common.js';
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
   if (isTokenScheme(d.signature)) return withDeclaredHandshake(d, tokenProvider(d, d.signature, extras));
   if (isBodyScheme(d.signature)) return withDeclaredHandshake(d, bodyProvider(d, d.signature, extras));
+  if (isCanonicalScheme(d.signature)) return withDeclaredHandshake(d, canonicalProvider(d, d.signature, extras));
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

@@ -4,6 +4,7 @@ import { github } from './github.js';
 import { gitlab } from './gitlab.js';
 import { postmark } from './postmark.js';
 import { intercom } from './intercom.js';
+import { twilio } from './twilio.js';
 import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
@@ -47,6 +48,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   intercom,
   twitch,
   mailgun,
+  twilio,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

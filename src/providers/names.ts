@@ -22,6 +22,7 @@ export const PROVIDER_NAMES = [
   'intercom',
   'twitch',
   'mailgun',
+  'twilio',
 ] as const;
 
 /*

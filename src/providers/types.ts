@@ -128,6 +128,11 @@ export interface VerifierRules {
   /** The official verifier parses the body as JSON, so it refuses a malformed one (stripe, standardwebhooks). */
   parsesJson: boolean;
   /**
+   * The official verifier signs the form's parameters as it parses them, not the body's bytes
+   * (twilio's validateRequest): the same parameters written another way are the same delivery.
+   */
+  signsParsedForm?: true;
+  /**
    * Where the official code that parses the body is not `official` itself (Discord's verifyKey
    * only verifies; its verifyKeyMiddleware parses): named in messages about parsing.
    */
@@ -302,9 +307,10 @@ export interface Provider {
   /**
    * Where a delivery needs a body back (contract.answer.kind 'body': Discord's interaction
    * response): what is wrong with this answer to this request, or undefined when the provider
-   * takes it. check judges every valid delivery's answer with it.
+   * takes it. check judges every valid delivery's answer with it, and the answer's Content-Type
+   * (Twilio refuses TwiML served as anything but XML).
    */
-  judgeAnswer?(rawBody: Buffer, answer: string): string | undefined;
+  judgeAnswer?(rawBody: Buffer, answer: string, contentType?: string): string | undefined;
   /**
    * With judgeAnswer: the answer a receiver that stores and works later gives at once (Discord's
    * deferred response; '' for an empty body, Slack's acknowledgment of a command): what listen

@@ -89,6 +89,8 @@ const PROVIDER_HEADERS: ReadonlySet<string> = new Set([
   'shopify-shop-domain',
   'shopify-api-version',
   'shopify-triggered-at',
+  // Twilio's delivery id, the same on every attempt of a request: "token" in its name is no credential.
+  'i-twilio-idempotency-token',
 ]);
 
 /**

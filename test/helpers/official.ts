@@ -10,6 +10,7 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
+import twilio from 'twilio';
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -194,6 +195,13 @@ export async function verifyWithOfficialCode(
         throw new Error('mailgun: signature.signature is not the HMAC of timestamp + token');
       return;
     }
+    case 'twilio': {
+      // twilio's validateRequest, given the form's parameters as express.urlencoded() parses them.
+      const params = Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));
+      if (!twilio.validateRequest(secret, h('x-twilio-signature') ?? '', url ?? '', params))
+        throw new Error('twilio: validateRequest refused the signature');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -240,6 +248,8 @@ export const SECRETS: Record<string, string> = {
   twitch: 'hookdrill-twitch-example-secret-9Vq',
   // A Mailgun HTTP webhook signing key: "key-" and 32 hex digits, as Mailgun's control panel shows one.
   mailgun: 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0',
+  // A Twilio auth token: 32 hex digits, the HMAC key as text.
+  twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
 };
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */

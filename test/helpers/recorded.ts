@@ -11,7 +11,8 @@
 export type RecordedHeader = [name: string, recorded: string, pattern: string, source: string];
 
 /** How a provider writes its body's bytes. */
-export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events';
+/** `form`: application/x-www-form-urlencoded, its fields compared as a JSON object of strings in their order (Twilio's). */
+export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events' | 'form';
 
 export interface DeliveryRecord {
   provider: string;
@@ -91,6 +92,8 @@ const uEscape = /(?<!\\)(?:\\\\)*\\u[0-9A-Fa-f]{4}/g;
 
 /** Whether the body's bytes are written as the layout writes them. */
 export function hasLayout(layout: Layout, text: string): boolean {
+  // A form as Twilio writes it: name=value pairs, a space as +, nothing a form encoder would escape left bare.
+  if (layout === 'form') return /^[A-Za-z0-9_]+=/.test(text) && !/[\s{}"']/.test(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -106,7 +109,7 @@ export function hasLayout(layout: Layout, text: string): boolean {
   return Array.isArray(parsed) && text === `[${parsed.map((e) => JSON.stringify(e)).join(',\r\n')}]\r\n`;
 }
 
-export const LAYOUTS: Layout[] = ['compact', 'pretty', 'compact-slashes', 'compact-capital-escapes', 'crlf-events'];
+export const LAYOUTS: Layout[] = ['compact', 'pretty', 'compact-slashes', 'compact-capital-escapes', 'crlf-events', 'form'];
 
 function everyObject(value: unknown, visit: (o: Record<string, unknown>, path: string) => void, path = '.'): void {
   if (Array.isArray(value)) for (const item of value) everyObject(item, visit, path === '.' ? '[]' : `${path}[]`);
@@ -147,7 +150,7 @@ export function bodyDifferences(record: DeliveryRecord, body: Buffer): string[] 
   if (record.body.layout && !hasLayout(record.body.layout[0], text)) out.push(`body layout not ${record.body.layout[0]}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = record.body.layout?.[0] === 'form' ? Object.fromEntries(new URLSearchParams(text)) : JSON.parse(text);
   } catch {
     return [...out, 'body not JSON'];
   }

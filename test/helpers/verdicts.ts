@@ -40,6 +40,7 @@ export const SECRET: Record<string, string> = {
   intercom: 'hookdrill-intercom-verdicts-secret-8c1d',
   twitch: 'hookdrill-twitch-verdicts-secret-2Lm',
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
+  twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

@@ -18,9 +18,12 @@
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
  * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key),
  * Mailgun's documented check (no library: the body's signature, the HMAC of timestamp + token; keyed on event-data.id),
- * and Twitch EventSub's documented check (no library: sha256= HMAC of Message-Id + Message-Timestamp +
+ * Twitch EventSub's documented check (no library: sha256= HMAC of Message-Id + Message-Timestamp +
  * body, a timestamp over 10 minutes old refused; keyed on Message-Id; a webhook_callback_verification
- * answered with its raw challenge as text/plain, as the docs' sample does).
+ * answered with its raw challenge as text/plain, as the docs' sample does),
+ * and twilio's validateRequest (over PUBLIC_URL or the URL the request came to, with the form's
+ * parameters as express.urlencoded() parses them; keyed on I-Twilio-Idempotency-Token; an incoming
+ * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -41,6 +44,7 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import sendgridEventWebhook from '@sendgrid/eventwebhook';
+import twilio from 'twilio';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
@@ -260,6 +264,14 @@ async function verified(req, raw) {
       if (!equal(expected, String(signature))) throw Object.assign(new Error('invalid signature'), { status: 406 });
       return { id: event['event-data']?.id };
     }
+    case 'twilio': {
+      const params = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+      const url = process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`;
+      if (!twilio.validateRequest(secret, h('x-twilio-signature'), url, params))
+        throw Object.assign(new Error('Twilio Request Validation Failed.'), { status: 403 });
+      const incoming = params.SmsStatus === 'received' || params.CallStatus === 'ringing';
+      return { id: h('i-twilio-idempotency-token'), twiml: incoming };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }
@@ -311,6 +323,10 @@ createServer(async (req, res) => {
     return;
   }
   for (const id of event.ids ?? [event.id]) store(String(id));
+  if (event.twiml) {
+    res.writeHead(200, { 'content-type': 'text/xml' }).end(new twilio.twiml.MessagingResponse().toString());
+    return;
+  }
   if (event.ack) {
     res.writeHead(200).end();
     return;

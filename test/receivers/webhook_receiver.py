@@ -45,6 +45,9 @@ event's sg_event_id), Twitch EventSub (test/receivers/twitch_scheme.py: sha256= 
 Message-Timestamp + body, a timestamp over 10 minutes old refused, keyed on Message-Id; the
 webhook_callback_verification answered with its raw challenge as text/plain), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
+Twilio (twilio_scheme.py: the HMAC-SHA1 of the URL and the form's parameters sorted by name, as
+twilio-python's RequestValidator; keyed on I-Twilio-Idempotency-Token; TwiML answered).
+ringer is a declared one on the same canonical scheme (test/declared-canonical.test.ts): HMAC-SHA256 in hex, Ringer-Signature.
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
 parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
@@ -112,6 +115,7 @@ Flaws, one at a time (or several, comma-separated):
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
   chunked-challenge     Twitch: echoes the raw challenge as text/plain, but chunked (no Content-Length)
   json-challenge        Twitch, beacon: echoes the handshake's challenge as JSON, not the raw value
+  twilio-unsorted       Twilio: signs the form's parameters in the order they came, not sorted by name
   any-token             relay, postbox, postmark: takes any Bearer token (any Basic credentials) as long as the scheme is right
   postmark-no-auth      Postmark: checks no credentials at all ("basic auth is handled by the web server or proxy"),
                         so anyone who finds the URL can post records: a missing or wrong Authorization is taken
@@ -125,11 +129,12 @@ HTTP/1.1 with keep-alive is the default (http.server's headers and body go out i
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
 import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
+import twilio_scheme
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -351,6 +356,11 @@ def verify(args, h, body):
     if args.provider == 'beacon':
         # A team's own platform declaring Twitch's kind of scheme (test/declared-handshake.test.ts).
         return twitch_scheme.verify(h, body, secret, check_time, prefix='Beacon-')
+    if args.provider == 'twilio':
+        return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw)
+    if args.provider == 'ringer':
+        # A team's own canonical scheme (test/declared-canonical.test.ts): Twilio's string, HMAC-SHA256 in hex.
+        return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw, 'Ringer-Signature', hashlib.sha256, 'hex')
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -428,7 +438,7 @@ ENTITY = {
     'svix': ['data', 'id'], 'standard': ['data', 'id'], 'paddle': ['data', 'id'], 'workos': ['data', 'id'],
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
-    'gitlab': ['object_attributes', 'id'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
+    'gitlab': ['object_attributes', 'id'], 'twilio': ['MessageSid'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
 }
 SEEN_ENTITIES = set()
 
@@ -479,6 +489,10 @@ def identify(provider, h, event, flaw=''):
         return twitch_scheme.identify(h, event)
     if provider == 'beacon':
         return h.get('Beacon-Message-Id'), event.get('type')
+    if provider == 'twilio':
+        return h.get('I-Twilio-Idempotency-Token'), twilio_scheme.type_of(event)
+    if provider == 'ringer':
+        return h.get('Ringer-Delivery'), event.get('Kind')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -666,6 +680,8 @@ def serve(args):
                 event = {}
             if not isinstance(event, dict) and not (args.provider in ('hubspot', 'sendgrid') and isinstance(event, list)):
                 event = {}
+            if args.provider in ('twilio', 'ringer'):
+                event = dict(twilio_scheme.fields(body))
             if args.provider == 'slack' and event.get('type') == 'url_verification':
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
@@ -786,6 +802,9 @@ def serve(args):
             if args.flaw == 'answer-json-ok':
                 # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
                 return self.answer(200, b'{"ok": true}', 'application/json')
+            if args.provider == 'twilio' and twilio_scheme.needs_twiml(event):
+                # An incoming message or call is answered with TwiML: the empty <Response> sends no reply.
+                return self.answer(200, twilio_scheme.TWIML_EMPTY, 'text/xml')
             self.answer(200, b'ok')
 
     server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)

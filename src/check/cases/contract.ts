@@ -111,7 +111,7 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
         };
       const body = (res.bodySnippet ?? '').trim();
       if (body.length >= 4096) return { status: 'skipped', observed: `${answer(res)}: an answer over 4 KiB is not judged` };
-      const problem = ctx.provider.judgeAnswer?.(e.rawBody, body);
+      const problem = ctx.provider.judgeAnswer?.(e.rawBody, body, res.wire?.headers['content-type']);
       const late = res.latencyMs > need.deadlineMs;
       const observed = `${answer(res)} ${JSON.stringify(body.slice(0, 60))} to ${what} in ${Math.round(res.latencyMs)}ms`;
       if (!problem && !late) return { status: 'pass', observed };
@@ -126,7 +126,7 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
         status: 'fail',
         observed,
         diagnosis: problem
-          ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${need.what} (${need.source}), and shows "This interaction failed" otherwise: answer with a deferred response ({"type": 5}) and do the work after`
+          ? `your receiver answers ${ctx.provider.title} with something it does not take: ${problem} — ${ctx.provider.title} needs ${need.what} (${need.source}), and ${need.otherwise ?? 'shows "This interaction failed"'} otherwise: ${need.fix ?? 'answer with a deferred response ({"type": 5}) and do the work after'}`
           : `your receiver answers after ${Math.round(res.latencyMs)}ms — ${ctx.provider.title} needs ${need.what} within ${need.deadlineMs / 1000} s (${need.source}): answer at once${need.fixture ? ' (an empty 200)' : ' with a deferred response'} and do the work after`,
       };
     },
@@ -344,11 +344,24 @@ function freshLike(v: string | number): string | number {
 }
 
 /** What the answer case holds a receiver to: a request a person waits on (Slack's commands), else every delivery's answer. */
-function answerNeed(c: DeliveryContract): { fixture?: string; what: string; deadlineMs: number; source: string } {
+function answerNeed(c: DeliveryContract): {
+  fixture?: string;
+  what: string;
+  deadlineMs: number;
+  source: string;
+  otherwise?: string;
+  fix?: string;
+} {
   if (c.personAnswer) return c.personAnswer;
   const a = c.answer;
   return a.kind === 'body'
-    ? { what: a.what, deadlineMs: a.deadlineMs, source: a.source }
+    ? {
+        what: a.what,
+        deadlineMs: a.deadlineMs,
+        source: a.source,
+        ...(a.otherwise ? { otherwise: a.otherwise } : {}),
+        ...(a.fix ? { fix: a.fix } : {}),
+      }
     : { what: 'a 2xx', deadlineMs: Number.POSITIVE_INFINITY, source: a.source };
 }
 

@@ -326,7 +326,7 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     summary:
       'a slash command and every interaction (block_actions, view_submission, …) arrive form-encoded, signed over the raw form bytes: each gets 2xx',
     skipFor: (p) =>
-      p.name === 'slack'
+      p.name === 'slack' || p.verifier.signsParsedForm
         ? undefined
         : p.formPayload
           ? `${p.title} sends no slash commands or interactions (a hook set to form: check --content-type form)`
@@ -345,8 +345,9 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
       return {
         status: 'fail',
         observed: `${observed}; refused: ${refused.join(', ')}`,
-        diagnosis:
-          'your receiver refuses signed form-encoded requests — verify the raw form bytes before parsing them (a parsed and re-encoded form no longer matches the signature), and answer within 3 s',
+        diagnosis: ctx.provider.verifier.signsParsedForm
+          ? `your receiver refuses some of ${ctx.provider.title}'s signed requests — every one is form-encoded and signed over the URL and its parameters sorted by name (${ctx.provider.verifier.official}): verify each kind so, and answer each with a 2xx (a status callback needs nothing more)`
+          : 'your receiver refuses signed form-encoded requests — verify the raw form bytes before parsing them (a parsed and re-encoded form no longer matches the signature), and answer within 3 s',
       };
     },
   },

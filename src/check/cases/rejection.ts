@@ -70,6 +70,9 @@ export const REJECTION: readonly CheckCase[] = [
     (p) =>
       tokenSignsNothing(p) ??
       signsFieldsOnly(p) ??
+      (p.verifier.signsParsedForm
+        ? `${p.verifier.official} signs the form's parameters as it parses them, not the body's bytes: the same parameters written another way are the same delivery, rightly accepted`
+        : undefined) ??
       (p.verifier.verifiesParsedJson
         ? `${p.verifier.official} itself verifies the parsed JSON written again: re-serialising is ${p.title}'s documented way${p.verifier.officialVersions ? ` (${p.verifier.officialVersions})` : ''}`
         : undefined),

@@ -64,7 +64,7 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       .option('--public-url <url>', LISTEN_PUBLIC_URL_HELP)
       .option(
         '--trust-proxy',
-        "with Square or HubSpot and no --public-url: a proxy in front sets X-Forwarded-Proto and -Host, and each request's URL is rebuilt from the values it added (without a proxy, any client would choose the URL its signature is checked against)",
+        "with Square, HubSpot or Twilio and no --public-url: a proxy in front sets X-Forwarded-Proto and -Host, and each request's URL is rebuilt from the values it added (without a proxy, any client would choose the URL its signature is checked against)",
       )
       .option(
         '--inbox <file|url>',

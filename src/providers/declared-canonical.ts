@@ -1,0 +1,210 @@
+import { createHash, createHmac, createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { UsageError } from '../util/errors.js';
+import type { CanonicalSignature, CheckedDeclaration } from './declaration.js';
+import { at, declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import type { DeclaredExtras } from './declared-common.js';
+import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
+import { SignatureError } from './types.js';
+import { header, otherStringSecret, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
+
+/** A fixture whose body is a form: `{ "hookdrill_form": { fields } }` (fixtures/index.ts's FORM_KEY). */
+const FORM_KEY = 'hookdrill_form';
+
+/**
+ * A declared scheme whose MAC covers a canonical string rebuilt from the request
+ * (providers/declaration-canonical.ts): the URL posted to and the form's parameters sorted by
+ * name, each written as its name and value — Twilio's X-Twilio-Signature. The body's bytes are
+ * not signed, the parameters are: a receiver parses the form first, then sorts it, and a
+ * parameter changed, added or dropped in transit breaks the signature as a changed byte would.
+ * Where the declaration says `{ body: "Field" }` for its id or event type, that is a field of the
+ * form (a form body has no JSON to look into).
+ */
+export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature, extras: DeclaredExtras = {}): Provider {
+  const identity = declaredIdentity(d);
+  const { idHeader, typeHeader } = identity;
+  const idField = d.id && 'body' in d.id ? d.id.body : undefined;
+  const typeField = d.eventType && 'body' in d.eventType ? d.eventType.body : undefined;
+  const title = d.title ?? d.name;
+  const urlBound = sig.content.includes('{url}');
+  const urlOf = (url: string) => extras.signedUrl?.(url) ?? url;
+  const [before, after] = sig.content.split('{params}') as [string, string];
+  // A signature is its digest's length in its encoding: "garbage" is malformed, not a mismatch.
+  const bytes = { sha1: 20, sha256: 32, sha512: 64 }[sig.algorithm];
+  const form =
+    sig.encoding === 'hex' ? new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`) : new RegExp(`^[A-Za-z0-9+/]{${Math.ceil((bytes * 4) / 3)}}={0,2}$`);
+
+  const keys = new Map<string, KeyObject>();
+  const keyOf = (secret: string): KeyObject => {
+    let key = keys.get(secret);
+    if (!key) {
+      const b = Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
+      if (b.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
+      key = createSecretKey(b);
+      if (keys.size > 64) keys.clear();
+      keys.set(secret, key);
+    }
+    return key;
+  };
+  const mac = (secret: string, url: string, params: string) =>
+    createHmac(sig.algorithm, keyOf(secret))
+      .update(before.replace('{url}', url), 'utf8')
+      .update(params, 'utf8')
+      .update(after.replace('{url}', url), 'utf8')
+      .digest(sig.encoding);
+  const paramText = (rawBody: Buffer) => canonicalParams(rawBody, sig.param ?? '{name}{value}');
+
+  const provider: Provider = {
+    ...identity.members,
+    name: d.name as ProviderName,
+    title,
+    signatureHeader: sig.header,
+    signedHeaders: [sig.header],
+    timestamped: false,
+    ...(urlBound ? { urlBound: true as const } : {}),
+    rotation: false,
+    contract: {
+      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
+      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
+      endpointChecks: [],
+      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
+    },
+    profiles: { [d.name]: declaredProfile(d, title) },
+    defaultProfile: d.name,
+    verifier: {
+      official: `the ${d.name} declaration in ${d.file}`,
+      futureTimestamp: 'refused', // no timestamp: the cases do not apply
+      parsesJson: false,
+      signsParsedForm: true,
+      editSignatures: (v, edit) => edit(v),
+      unknownType: typeField
+        ? { path: [FORM_KEY, typeField], value: 'hookdrill.unknown_event_type' }
+        : { eventName: 'hookdrill.unknown_event_type' },
+    },
+
+    checkSecret(secret) {
+      if (sig.key !== 'base64') return;
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(secret) || secret.length % 4 !== 0)
+        throw new UsageError(`${d.name}: the secret must be base64 (the key bytes, as ${d.file} declares)`);
+    },
+
+    sign(rawBody, secrets, ctx) {
+      const signature = mac(secrets[0] ?? '', urlOf(ctx.url ?? ''), paramText(rawBody));
+      const placed = { signature, id: ctx.deliveryId, event: ctx.eventType };
+      return placeHeaders(d, placed, [
+        ['Content-Type', d.contentType ?? 'application/x-www-form-urlencoded'],
+        [sig.header, signature],
+        [idHeader, ctx.deliveryId],
+        [typeHeader, ctx.eventType],
+      ]);
+    },
+
+    verify(rawBody, headers, secrets, opts = {}) {
+      requireSecrets(secrets);
+      const given = requireHeader(headers, sig.header).trim();
+      if (!form.test(given))
+        throw new SignatureError('malformed_header', `${sig.header} is not a ${sig.encoding} HMAC-${sig.algorithm.toUpperCase()}`);
+      if (opts.headersOnly) return;
+      const type = header(headers, 'content-type');
+      const isForm = type === undefined || /^application\/x-www-form-urlencoded\b/i.test(type);
+      // The parameters are a form's: another body (JSON) carries none, so nothing of it is signed
+      // unless the URL carries its hash (bodyHash: Twilio's bodySHA256).
+      if (!isForm && !sig.bodyHash)
+        throw new SignatureError('no_match', `${sig.header} covers a form's parameters, and the body is ${type}`);
+      let urls = [''];
+      if (urlBound) {
+        if (opts.url === undefined)
+          throw new SignatureError('no_match', `${sig.header} covers the URL posted to, and no URL was given to verify it with`);
+        urls = portForms(urlOf(opts.url));
+      }
+      if (!isForm) {
+        const hash = hashInUrl(opts.url ?? '', sig.bodyHash as string);
+        if (hash === undefined)
+          throw new SignatureError('no_match', `a ${type} body is signed through the URL's ${sig.bodyHash}, and the URL carries none`);
+        if (!safeEqual(hash, createHash('sha256').update(rawBody).digest('hex')))
+          throw new SignatureError('no_match', `the body's SHA-256 is not the URL's ${sig.bodyHash}: the body is not the one signed`);
+      }
+      const params = isForm ? paramText(rawBody) : '';
+      for (const secret of secrets) for (const url of urls) if (safeEqual(given, mac(secret, url, params))) return;
+      throw new SignatureError('no_match', `${sig.header} does not match the URL and the parameters for any secret`);
+    },
+
+    deliveryId(headers, rawBody) {
+      return idHeader ? header(headers, idHeader) || undefined : idField ? formField(rawBody, idField) : undefined;
+    },
+    eventTypeOf(headers, rawBody) {
+      return typeHeader ? header(headers, typeHeader) || undefined : typeField ? formField(rawBody, typeField) : undefined;
+    },
+    freshFields(body: JsonObject) {
+      // A form-held id is made new for every event in the shape it has: its prefix and length
+      // kept, and lower-case hex where it is (Twilio's SM + 32 hex digits).
+      const held = idField ? at(body, [FORM_KEY, idField]) : undefined;
+      if (!idField || typeof held !== 'string') return [];
+      const prefix = /^[A-Z]+/.exec(held)?.[0] ?? '';
+      const rest = held.slice(prefix.length);
+      const alphabet = /^[0-9a-f]+$/.test(rest) ? '0123456789abcdef' : undefined;
+      return [{ path: [FORM_KEY, idField], make: () => `${prefix}${randomAlnum(Math.max(rest.length, 8), alphabet)}` }];
+    },
+    describe(body: JsonValue, fixtureName: string) {
+      const type = typeField ? at(body, [FORM_KEY, typeField]) : undefined;
+      const id = idField ? at(body, [FORM_KEY, idField]) : undefined;
+      return { eventType: typeof type === 'string' ? type : fixtureName, ...(typeof id === 'string' ? { deliveryId: id } : {}) };
+    },
+
+    otherSecret(secret) {
+      if (sig.key !== 'base64') return otherStringSecret(secret);
+      const a = Buffer.from("not the receiver's key, hookdrill").toString('base64');
+      return secret === a ? Buffer.from('another key, hookdrill').toString('base64') : a;
+    },
+  };
+  return withExtras(provider, extras);
+}
+
+/**
+ * The form's parameters as the canonical string writes them: sorted by name (UTF-16 order, as
+ * JavaScript's sort and twilio-node's), a name sent twice written once for each of its distinct
+ * values, those sorted too.
+ */
+export function canonicalParams(rawBody: Buffer, param = '{name}{value}'): string {
+  const byName = new Map<string, Set<string>>();
+  for (const [name, value] of new URLSearchParams(rawBody.toString('utf8'))) {
+    const values = byName.get(name) ?? new Set<string>();
+    values.add(value);
+    byName.set(name, values);
+  }
+  let out = '';
+  for (const name of [...byName.keys()].sort())
+    for (const value of [...(byName.get(name) as Set<string>)].sort()) out += param.replace('{name}', name).replace('{value}', value);
+  return out;
+}
+
+/** A query parameter's value in a URL (Twilio's bodySHA256), or undefined. */
+function hashInUrl(url: string, name: string): string | undefined {
+  try {
+    return new URL(url).searchParams.get(name) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A field of a form body, where it has one. */
+export function formField(rawBody: Buffer, name: string): string | undefined {
+  return new URLSearchParams(rawBody.toString('utf8')).get(name) ?? undefined;
+}
+
+/**
+ * The URL as given, and with its scheme's default port written or left out: the same URL to
+ * the sender, and twilio-node's validateRequest tries both (a proxy may add :443 or drop it).
+ */
+export function portForms(url: string): string[] {
+  const m = /^(https?:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (!m) return [url];
+  const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
+  const port = scheme.toLowerCase() === 'https://' ? ':443' : ':80';
+  const at = authority.lastIndexOf('@') + 1;
+  const hostPort = authority.slice(at);
+  const colon = hostPort.indexOf(':', hostPort.lastIndexOf(']') + 1);
+  const host = colon === -1 ? hostPort : hostPort.slice(0, colon);
+  const user = authority.slice(0, at);
+  return [...new Set([url, `${scheme}${user}${host}${rest}`, `${scheme}${user}${host}${port}${rest}`])];
+}
