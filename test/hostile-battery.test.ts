@@ -147,7 +147,7 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
   for (const name of [...providerNames, 'acme']) {
     const inbox = join(tempDir(), 'inbox.db');
     // A key-pair provider verifies with hookdrill's own key when none is given.
-    const secret = ['discord', 'sendgrid'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
+    const secret = ['discord', 'sendgrid', 'sns'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(
       ['listen', '--provider', name, ...secret, '--public-url', 'not a url', '--inbox', inbox],
       ENV,

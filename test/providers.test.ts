@@ -2,14 +2,26 @@ import { test } from 'node:test';
 import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
 import { getProvider, providers, SignatureError } from '../src/providers/index.js';
-import type { ProviderName } from '../src/providers/index.js';
+import type { Provider, ProviderName } from '../src/providers/index.js';
+import { compileFixture, defaultFixtureOf, resolveFixtures } from '../src/fixtures/index.js';
+import type { Fixture } from '../src/fixtures/index.js';
 import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
 /** The body a provider signs: with its send time inside where the clock is in the body (Linear's webhookTimestamp). */
-const bodyOf = (p: { clockInBody?: true }, nowMs: number) =>
-  p.clockInBody ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs })) : body;
+const bodyOf = (p: Provider, nowMs: number) =>
+  p.placeSignature
+    ? // A signature that is a field of the body (SNS's) signs a message of the provider's own shape.
+      compileFixture(p, resolveFixtures([defaultFixtureOf(p.name)], p.name)[0] as Fixture, []).make(nowMs).rawBody
+    : p.clockInBody
+      ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs }))
+      : body;
+
+/** The request as it goes out: a signature that is a field of the body (SNS's) put into it, as send and check put it. */
+function asSent(p: Provider, raw: Buffer, headers: Record<string, string>): { body: Buffer; headers: Record<string, string> } {
+  return p.placeSignature ? p.placeSignature(raw, headers) : { body: raw, headers };
+}
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -83,13 +95,17 @@ const HOOK_URL = 'https://hooks.example.com/webhooks/provider';
 for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
     const p = getProvider(name);
-    const body = bodyOf(p, Date.now());
-    const headers = p.sign(body, [SECRETS[name] as string], {
-      nowMs: Date.now(),
-      deliveryId: p.newDeliveryId(),
-      eventType: 'invoice.paid',
-      url: HOOK_URL,
-    });
+    const unsigned = bodyOf(p, Date.now());
+    const { body, headers } = asSent(
+      p,
+      unsigned,
+      p.sign(unsigned, [SECRETS[name] as string], {
+        nowMs: Date.now(),
+        deliveryId: p.newDeliveryId(),
+        eventType: 'invoice.paid',
+        url: HOOK_URL,
+      }),
+    );
     await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, HOOK_URL);
     // ...and the official verifier refuses a different secret (for Discord, another key pair's), so the check above can fail.
     const other =
@@ -101,11 +117,14 @@ for (const name of Object.keys(providers) as ProviderName[]) {
 
   test(`${name}: verify accepts its own signature and names each failure`, async () => {
     const p = getProvider(name);
-    const body = bodyOf(p, NOW);
+    const unsigned = bodyOf(p, NOW);
     const secret = SECRETS[name] as string;
     // What a receiver holds: the secret, or for a key pair (Discord) its public key.
     const held = publicKeyOf(secret, name);
-    const headers = lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
+    const signed = lower(
+      p.sign(unsigned, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }),
+    );
+    const { body, headers } = asSent(p, unsigned, signed);
     p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
     const notIt =
@@ -139,16 +158,19 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       code(() => p.verify(body, headers, [wrongSecret], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
-    const missing = { ...headers };
+    const missing = { ...signed };
     delete missing[sigHeader];
+    const unsent = asSent(p, unsigned, missing);
     assert.equal(
-      code(() => p.verify(body, missing, [held], { url: HOOK_URL, nowMs: NOW })),
-      'missing_header',
+      code(() => p.verify(unsent.body, unsent.headers, [held], { url: HOOK_URL, nowMs: NOW })),
+      // A signature in the body (SNS's) is judged with the body: the headers alone refuse nothing, so every failure is no_match.
+      p.placeSignature ? 'no_match' : 'missing_header',
     );
+    const garbage = asSent(p, unsigned, { ...signed, [sigHeader]: 'garbage' });
     assert.equal(
-      code(() => p.verify(body, { ...headers, [sigHeader]: 'garbage' }, [held], { url: HOOK_URL, nowMs: NOW })),
+      code(() => p.verify(garbage.body, garbage.headers, [held], { url: HOOK_URL, nowMs: NOW })),
       // A bare token has no form to break: any text is a token, just not the right one.
-      p.tokenOnly === 'token' ? 'no_match' : 'malformed_header',
+      p.tokenOnly === 'token' || p.placeSignature ? 'no_match' : 'malformed_header',
     );
     assert.equal(
       code(() => p.verify(body, headers, [], { url: HOOK_URL, nowMs: NOW })),

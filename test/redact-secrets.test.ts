@@ -357,20 +357,29 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   const out: { provider: ProviderName; headers: OutgoingHeaders; body: Buffer }[] = [];
   const add = (provider: ProviderName, body: Buffer, eventType: string, deliveryId: string, facts?: Record<string, string>) => {
     const secrets = [SECRETS[provider] as string, SECRETS[provider] as string];
-    out.push({
-      provider,
-      body,
-      // Square signs the URL it posts to.
-      headers: providers[provider].sign(body, secrets, {
-        ...at,
-        eventType,
-        deliveryId,
-        url: 'https://hooks.example.com/x',
-        ...(facts ? { facts } : {}),
-      }),
+    // Square signs the URL it posts to.
+    const signed = providers[provider].sign(body, secrets, {
+      ...at,
+      eventType,
+      deliveryId,
+      url: 'https://hooks.example.com/x',
+      ...(facts ? { facts } : {}),
     });
+    // As it goes out: a signature that is a field of the body (SNS's) put into it.
+    out.push({ provider, ...(providers[provider].placeSignature?.(body, signed) ?? { body, headers: signed }) });
   };
   add('stripe', json({ id: 'evt_sign_1', object: 'event', type: 'invoice.paid', livemode: false }), 'invoice.paid', 'evt_sign_1');
+  const snsMessage = {
+    Type: 'Notification',
+    MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324',
+    TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic',
+    Message: 'Hello world!',
+    Timestamp: '2026-01-01T00:00:00.000Z',
+    SignatureVersion: '1',
+    Signature: 'unsigned',
+    SigningCertURL: 'https://127.0.0.1:9443/SimpleNotificationService-0.pem',
+  };
+  add('sns', json(snsMessage), 'Notification', snsMessage.MessageId);
   const issue = json({ action: 'opened', issue: { number: 1 }, repository: { id: 1 } });
   const gh = providers.github.wireFacts?.(JSON.parse(issue.toString()) as JsonObject, undefined);
   add('github', issue, 'issues.opened', '72d3162e-cc78-11e3-81ab-4c9367dc0951', gh);

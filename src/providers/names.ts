@@ -18,6 +18,7 @@ export const PROVIDER_NAMES = [
   'linear',
   'sendgrid',
   'gitlab',
+  'sns',
 ] as const;
 
 /*

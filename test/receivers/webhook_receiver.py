@@ -103,6 +103,7 @@ Flaws, one at a time (or several, comma-separated):
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
+  sns-any-cert-host, sns-no-confirm, sns-confirm-first  SNS: see sns_scheme.py
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -110,7 +111,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'sns': 'Notification', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -327,6 +328,11 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider == 'sns':
+        # Amazon SNS: the certificate from a pinned host, RSA over named fields (sns_scheme.py).
+        import sns_scheme
+        sns_scheme.confirm_early(body, flaw)
+        return sns_scheme.verify(body, flaw)
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -417,6 +423,9 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'sns':
+        # MessageId: the same on every retry of a message (SNS's docs).
+        return event.get('MessageId'), event.get('Type')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -604,6 +613,10 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, b'{"type": 1}', 'application/json')
+            if args.provider == 'sns' and event.get('Type') == 'SubscriptionConfirmation':
+                # A handshake, not an event: confirmed by visiting SubscribeURL, nothing stored.
+                import sns_scheme
+                return self.answer(200, b'ok') if sns_scheme.confirm(event, args.flaw) else self.answer(400, b'SubscribeURL not on the SNS host')
             if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
                 return self.answer(200, b'ok')
             if args.flaw == 'square-needs-initial-timestamp' and not self.headers.get('square-initial-delivery-timestamp'):

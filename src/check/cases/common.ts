@@ -2,7 +2,7 @@ import { serialized } from '../../providers/contract.js';
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
-import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
+import type { JsonObject, OutgoingHeaders, Provider, RetryReason, ServedHost } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
 import type { TargetDispatcher, TlsOptions } from '../../delivery/dispatcher.js';
@@ -92,6 +92,8 @@ export interface CheckContext {
   interrupt?: Interrupt;
   /** The command that starts the receiver (--receiver), where given: a fix is worded in its language. */
   receiver?: string;
+  /** The host the provider's scheme serves for the run (SNS's certificate and SubscribeURL), where it has one. */
+  served?: ServedHost;
 }
 
 export interface CheckCase {
@@ -258,16 +260,19 @@ export async function post(
     readAnswer?: boolean;
   } = {},
 ): Promise<AttemptOutcome> {
+  // A signature that is a field of the body (SNS's) goes into it now, as send puts it there.
+  const placed = ctx.provider.placeSignature ? ctx.provider.placeSignature(body, headers) : { body, headers };
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
-  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, headers), [CHECK_HEADER]: ctx.runId };
+  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, placed.headers), [CHECK_HEADER]: ctx.runId };
+  const pieces = o.pieces && placed.body !== body ? recut(placed.body, o.pieces) : o.pieces;
   const res = await attempt({
     url: ctx.url,
     headers: marked,
-    body,
+    body: placed.body,
     timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
-    ...(o.pieces ? { pieces: o.pieces } : {}),
+    ...(pieces ? { pieces } : {}),
     ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
     ...(o.readAnswer ? { wire: true } : {}),
   });
@@ -283,6 +288,18 @@ export async function post(
     };
   }
   return res;
+}
+
+/** A body cut where `pieces` cut the one it replaced (a signature put in keeps every offset), the rest in the last piece. */
+function recut(body: Buffer, pieces: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const [i, p] of pieces.entries()) {
+    const end = i === pieces.length - 1 ? body.length : Math.min(body.length, at + p.length);
+    out.push(body.subarray(at, end));
+    at = end;
+  }
+  return out;
 }
 
 export function answer(o: AttemptOutcome): string {
@@ -396,6 +413,8 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
     // An endpoint check (Slack's url_verification) and a form (a slash command, an interaction:
     // answered, not stored, by design) are requests of their own kind, with cases of their own.
     .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined && !(FORM_KEY in f.body) && !p.isNotice?.(f.body))
+    // A handshake (SNS's SubscriptionConfirmation) is completed, not stored: a case of its own.
+    .filter((f) => p.handshakeVisit?.(Buffer.from(JSON.stringify(f.body))) === undefined)
     .filter((f) => p.subscriptionKind?.(f.body) === p.subscriptionKind?.(ctx.factory.fixture.body))
     .map((f) => compileFixture(p, f, [], undefined, ctx.contentType));
   // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver
