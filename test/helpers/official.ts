@@ -10,7 +10,7 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
@@ -165,9 +165,24 @@ export async function verifyWithOfficialCode(
       // AWS's own validator, as a receiver in hookdrill's test mode runs it: the certificate fetched
       // from SigningCertURL, its host pinned (hostPattern) to the SNS host the message names, whose
       // TLS certificate is trusted — served here with the certificate of `secret`, the signing key.
-      const message = JSON.parse(rawBody.toString('utf8')) as { SigningCertURL?: string };
+      const message = JSON.parse(rawBody.toString('utf8')) as Record<string, string>;
       const certUrl = new URL(message.SigningCertURL ?? '');
       const cert = snsCertificate(secret);
+      if (message.Type === 'UnsubscribeConfirmation') {
+        // sns-validator 0.3.5 verifies an UnsubscribeConfirmation without its Token, against AWS's
+        // docs (sns-verify-signature-of-message.html: both confirmations sign Message, MessageId,
+        // SubscribeURL, Timestamp, Token, TopicArn, Type): the documented rule, written out here.
+        const keys = ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+        const signed = keys.map((k) => (message[k] === undefined ? '' : `${k}\n${message[k]}\n`)).join('');
+        const digest = message.SignatureVersion === '2' ? 'RSA-SHA256' : 'RSA-SHA1';
+        if (
+          !createVerify(digest)
+            .update(signed, 'utf8')
+            .verify(cert, message.Signature ?? '', 'base64')
+        )
+          throw new Error("sns: the UnsubscribeConfirmation does not verify by AWS's documented rule");
+        return;
+      }
       const host = await startSnsHost({ host: certUrl.host, key: secret, cert, files: { [certUrl.pathname]: cert } });
       const ca = https.globalAgent.options.ca;
       https.globalAgent.options.ca = cert;

@@ -16,7 +16,8 @@
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
- * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key).
+ * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key),
+ * and sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -37,8 +38,14 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import sendgridEventWebhook from '@sendgrid/eventwebhook';
+import SnsValidator from 'sns-validator';
 
 const [provider, secret, file] = process.argv.slice(2);
+/** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
+const snsHostPattern = process.env.HOOKDRILL_SNS_HOST
+  ? new RegExp(`^${process.env.HOOKDRILL_SNS_HOST.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
+  : /^sns\.[a-zA-Z0-9-]{3,}\.amazonaws\.com(\.cn)?$/;
+const snsValidator = new SnsValidator(snsHostPattern);
 const stripe = new Stripe('sk_test_hookdrill');
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 const workos = new WorkOS('sk_test_hookdrill');
@@ -210,6 +217,23 @@ async function verified(req, raw) {
       // every resend of an event (GitLab 17.4+).
       if (!equal(secret, h('x-gitlab-token'))) throw Object.assign(new Error('invalid X-Gitlab-Token'), { status: 401 });
       return { id: h('idempotency-key') };
+    }
+    case 'sns': {
+      // sns-validator, as AWS's docs show a Node receiver: the certificate fetched from
+      // SigningCertURL only on the pinned host — in hookdrill's test mode the one HOOKDRILL_SNS_HOST
+      // names, trusted through NODE_EXTRA_CA_CERTS — then the signature. A SubscriptionConfirmation
+      // is confirmed by a GET of its SubscribeURL (on the same host) and stored nowhere; every other
+      // message is keyed on its MessageId, the same on every retry.
+      const message = await new Promise((resolve, reject) =>
+        snsValidator.validate(raw.toString('utf8'), (err, m) => (err ? reject(err) : resolve(m))),
+      );
+      if (message.Type === 'SubscriptionConfirmation') {
+        if (!snsHostPattern.test(new URL(message.SubscribeURL).host)) throw new Error('SubscribeURL is not on the SNS host');
+        const confirmed = await fetch(message.SubscribeURL);
+        if (!confirmed.ok) throw Object.assign(new Error(`SubscribeURL answered ${confirmed.status}`), { status: 500 });
+        return { ids: [], ack: true };
+      }
+      return { id: message.MessageId };
     }
     default:
       throw new Error(`unknown provider ${provider}`);
