@@ -9,12 +9,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { snsCertificate, snsCertificateFile, snsCertificatePath, ownSnsKey, snsHost } from '../src/providers/sns-certificate.js';
 import { startSnsHost } from '../src/providers/sns-host.js';
 import { snsCertUrlAllowed, snsSignature, snsStringToSign, snsVerifies } from '../src/providers/sns-signature.js';
+import { hookdrill } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -148,4 +149,27 @@ test('the SNS host answers SubscribeURL as SNS does and remembers the visit', as
   } finally {
     await host.close();
   }
+});
+
+test('keys sns prints the certificate file a test-mode receiver trusts and the SNS host it pins; sns signs with no --secret of the user', async () => {
+  const keys = await hookdrill(['keys', 'sns'], { ...env, HOOKDRILL_SNS_HOST: '127.0.0.1:5443' });
+  assert.equal(keys.code, 0, keys.stderr);
+  const [file, said] = keys.stdout.split('\n');
+  assert.equal(file, snsCertificateFile(env));
+  assert.equal(readFileSync(file as string, 'utf8'), cert);
+  assert.match(
+    said ?? '',
+    /served as Amazon SNS's signing certificate on 127\.0\.0\.1:5443 while send or check runs.*HOOKDRILL_SNS_HOST.*NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python/,
+  );
+  assert.doesNotMatch(keys.stdout, /PRIVATE KEY/);
+  // Amazon's key is Amazon's: a key of the user's would name a certificate that does not verify it.
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const sent = await hookdrill(['send', '--provider', 'sns', '--url', 'http://127.0.0.1:9/', '--secret', other], env);
+  assert.equal(sent.code, 2, sent.stderr);
+  assert.match(
+    sent.stderr,
+    /^hookdrill: sns signs with hookdrill's own RSA key, whose certificate the SNS host serves: leave --secret out/,
+  );
+  assert.equal(sent.stderr.trim().split('\n').length, 1);
+  assert.doesNotMatch(sent.stderr, /PRIVATE KEY/);
 });

@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { get as httpsGet } from 'node:https';
 import { UsageError } from '../util/errors.js';
 import { cachedKey } from './keys.js';
-import { ownSnsKey, snsCertificate, snsCertificatePath, snsHost } from './sns-certificate.js';
+import { ownSnsKey, snsCertificate, snsCertificateFile, snsCertificatePath, snsHost } from './sns-certificate.js';
 import { startSnsHost } from './sns-host.js';
 import { snsCertUrlAllowed, snsSignature, snsVerifies } from './sns-signature.js';
 import type { JsonObject, JsonValue, OutgoingHeaders, Provider, ServedHost, TimingProfile } from './types.js';
@@ -259,6 +259,8 @@ export const sns: Provider = {
   // it verifies an UnsubscribeConfirmation without its Token, where AWS's docs sign Token for both
   // confirmations — hookdrill signs as the docs say.)
   isNotice: (body) => isObject(body) && body.Type === 'UnsubscribeConfirmation',
+
+  servedAt: () => ({ host: snsHost(), hostVariable: 'HOOKDRILL_SNS_HOST', trustFile: snsCertificateFile() }),
 
   handshakeVisit(rawBody) {
     const body = bodyOf(rawBody);

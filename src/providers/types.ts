@@ -249,6 +249,11 @@ export interface Provider {
   /** A host the scheme needs while deliveries go out (SNS's certificate and SubscribeURL): started by send and check. */
   serve?(o?: { share?: boolean }): Promise<ServedHost>;
   /**
+   * With serve: where the served host is and the file a receiver trusts it through (SNS's
+   * certificate: NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python), for `hookdrill keys`.
+   */
+  servedAt?(): { host: string; hostVariable: string; trustFile: string };
+  /**
    * A handshake the receiver completes by visiting a URL (SNS's SubscriptionConfirmation: a GET of
    * SubscribeURL): what to wait for on the served host. Undefined for an ordinary delivery.
    */
