@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { run as chaos } from '../src/chaos/run.js';
 import { ownSnsKey, snsCertificateFile } from '../src/providers/sns-certificate.js';
 import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
@@ -92,4 +93,20 @@ test('SNS: a receiver that visits SubscribeURL before verifying the confirmation
   assert.equal(forged?.status, 'fail', explain(r));
   assert.match(forged?.observed ?? '', /^400, SubscribeURL VISITED/);
   assert.match(forged?.diagnosis ?? '', /visits the SubscribeURL of a SubscriptionConfirmation it has not verified/);
+});
+
+test('SNS under chaos: the SNS host is served while the rounds run (without it a right receiver refuses every delivery, its certificate out of reach), and a right receiver killed after its 2xx loses nothing', async () => {
+  const r = snsPython();
+  const port = await freePort();
+  const result = await chaos({
+    receiver: r.command,
+    stored: r.stored,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'sns',
+    secrets: [KEY],
+    rounds: 2,
+  });
+  assert.equal(result.ok, true, result.problems.join('\n'));
+  assert.equal(result.totals.lost.length, 0);
+  assert.equal(result.totals.storedTwice.length, 0);
 });

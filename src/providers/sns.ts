@@ -147,6 +147,7 @@ export const sns: Provider = {
     officialVersions: 'sns-validator 0.3.5',
     // No window on Timestamp: the timestamp cases do not apply (timestamped is false).
     futureTimestamp: 'accepted',
+    unheldTimestamp: 'Timestamp',
     parsesJson: true,
     // It verifies named fields of the parsed JSON: a body written again (whitespace) still verifies.
     verifiesParsedJson: true,

@@ -171,6 +171,11 @@ export interface VerifierRules {
    * nothing is signed, so check's flipped-byte changes a byte that is. Absent: the whole body is.
    */
   signedUpTo?(rawBody: Buffer): number;
+  /**
+   * A time the signature covers that the official verifier holds to no window (SNS's Timestamp,
+   * a field of the body): named where check says why the timestamp cases do not apply.
+   */
+  unheldTimestamp?: string;
   /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */
   unknownType: { path: readonly string[]; value: string | number } | { eventName: string };
 }

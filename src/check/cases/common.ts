@@ -124,7 +124,9 @@ export const needsTimestamp = (p: Provider) =>
     ? undefined
     : p.signedHeaders.some((h) => /timestamp/i.test(h))
       ? `${p.verifier.official} holds the signed timestamp to no window`
-      : `${p.title} signs no timestamp`);
+      : p.verifier.unheldTimestamp
+        ? `${p.verifier.official} holds the signed ${p.verifier.unheldTimestamp} to no window`
+        : `${p.title} signs no timestamp`);
 
 export const is2xx = (s?: number) => s !== undefined && s >= 200 && s < 300;
 export const is4xx = (s?: number) => s !== undefined && s >= 400 && s < 500;
