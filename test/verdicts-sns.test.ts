@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { run as chaos } from '../src/chaos/run.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { providers } from '../src/providers/index.js';
+import { createReceiverServer, listen } from '../src/receiver/server.js';
 import { ownSnsKey, snsCertificateFile } from '../src/providers/sns-certificate.js';
+import { run as runCheck } from '../src/check/run.js';
 import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
@@ -109,4 +113,28 @@ test('SNS under chaos: the SNS host is served while the rounds run (without it a
   assert.equal(result.ok, true, result.problems.join('\n'));
   assert.equal(result.totals.lost.length, 0);
   assert.equal(result.totals.storedTwice.length, 0);
+});
+
+test("hookdrill's own receiver (listen) verifies an SNS message against hookdrill's certificate and confirms a SubscriptionConfirmation by visiting SubscribeURL", async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  // As `listen --provider sns` runs with no --secret: hookdrill's own key, whose certificate verifies.
+  const server = createReceiverServer({ provider: providers.sns, secrets: [KEY], inbox, maxBytes: 32 * 1024 * 1024 });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  try {
+    const r = await runCheck({
+      url: `http://127.0.0.1:${port}/`,
+      provider: 'sns',
+      secrets: [KEY],
+      inbox: path,
+      only: 'valid,duplicate,wrong-secret,flipped-byte,subscription-confirmation,forged-confirmation,forged-certificate',
+    });
+    assert.deepEqual(named(r, 'fail'), [], explain(r));
+    assert.equal(status(r, 'subscription-confirmation')?.status, 'pass', explain(r));
+    assert.equal(status(r, 'forged-certificate')?.status, 'pass', explain(r));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await inbox.close();
+  }
 });

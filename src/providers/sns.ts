@@ -261,6 +261,23 @@ export const sns: Provider = {
   // confirmations — hookdrill signs as the docs say.)
   isNotice: (body) => isObject(body) && body.Type === 'UnsubscribeConfirmation',
 
+  async completeHandshake(rawBody) {
+    const visit = sns.handshakeVisit?.(rawBody);
+    if (!visit) return;
+    const url = new URL(visit.url);
+    // Pinned as the certificate is: a SubscribeURL elsewhere is never fetched (no request on a forger's behalf).
+    if (url.protocol !== 'https:' || url.host !== snsHost()) throw new Error(`SubscribeURL is not on the SNS host ${snsHost()}`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpsGet(url, { ca: snsCertificate(ownSnsKey()), timeout: 5_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('SubscribeURL did not answer within 5 s')));
+    });
+    if (status < 200 || status >= 300) throw new Error(`SubscribeURL answered ${status}`);
+  },
+
   servedAt: () => ({ host: snsHost(), hostVariable: 'HOOKDRILL_SNS_HOST', trustFile: snsCertificateFile() }),
 
   handshakeVisit(rawBody) {

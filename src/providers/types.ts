@@ -263,6 +263,12 @@ export interface Provider {
    * SubscribeURL): what to wait for on the served host. Undefined for an ordinary delivery.
    */
   handshakeVisit?(rawBody: Buffer): { token: string; url: string; what: string } | undefined;
+  /**
+   * With handshakeVisit: the visit made, as a right receiver makes it once the request is verified
+   * (SNS: a GET of SubscribeURL, on the pinned host only) — what `listen` does before answering.
+   * Rejects when the URL is not on the provider's host or does not answer 2xx.
+   */
+  completeHandshake?(rawBody: Buffer): Promise<void>;
   /** How it delivers, each fact with its source: batches, re-sends, redelivery markers, endpoint checks, the answer it needs. */
   contract: DeliveryContract;
   profiles: Readonly<Record<string, TimingProfile>>;
