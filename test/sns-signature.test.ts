@@ -173,3 +173,19 @@ test('keys sns prints the certificate file a test-mode receiver trusts and the S
   assert.equal(sent.stderr.trim().split('\n').length, 1);
   assert.doesNotMatch(sent.stderr, /PRIVATE KEY/);
 });
+
+test('fixtures show sns/notification shows the headers SNS sends and the signature in the body, where it goes out', async () => {
+  const shown = await hookdrill(['fixtures', 'show', 'sns/notification', '--json'], env);
+  assert.equal(shown.code, 0, shown.stderr);
+  const r = JSON.parse(shown.stdout) as { headers: Record<string, string>; body: Record<string, string> };
+  assert.deepEqual(Object.keys(r.headers), [
+    'x-amz-sns-message-type',
+    'x-amz-sns-message-id',
+    'x-amz-sns-topic-arn',
+    'x-amz-sns-subscription-arn',
+    'Content-Type',
+    'User-Agent',
+  ]);
+  assert.match(r.body.Signature ?? '', /^[A-Za-z0-9+/]{342}==?$|^[A-Za-z0-9+/]{343}=$|^[A-Za-z0-9+/]{344}$/);
+  assert.equal(snsVerifies(r.body, cert), true);
+});
