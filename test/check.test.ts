@@ -91,6 +91,10 @@ test("hookdrill's own receiver passes every case", async () => {
       'answer',
       'empty-batch',
       'forged-check',
+      // SNS's handshake and its certificate host (issue 55).
+      'subscription-confirmation',
+      'forged-confirmation',
+      'forged-certificate',
       'legacy-signature',
       'url-verification',
       'ping',

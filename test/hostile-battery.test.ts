@@ -149,7 +149,7 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
     // A key-pair provider verifies with hookdrill's own key when none is given.
     // Basic credentials (Postmark) are "user:password": a secret of their shape, so the URL is what is refused.
     const basic = allProviders().some((p) => p.name === name && p.tokenOnly === 'basic');
-    const secret = ['discord', 'sendgrid'].includes(name)
+    const secret = ['discord', 'sendgrid', 'sns'].includes(name)
       ? []
       : ['--secret', basic ? 'hookdrill:YmFkLXVybC1zZWNyZXQ=' : 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(

@@ -1,17 +1,29 @@
 import { test } from 'node:test';
-import { asSent } from '../src/providers/body-placed.js';
+import { asSent as bodyPlaced } from '../src/providers/body-placed.js';
 import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { getProvider, providers, SignatureError } from '../src/providers/index.js';
-import type { ProviderName } from '../src/providers/index.js';
+import type { Provider, ProviderName } from '../src/providers/index.js';
+import { compileFixture, defaultFixtureOf, resolveFixtures } from '../src/fixtures/index.js';
+import type { Fixture } from '../src/fixtures/index.js';
 import { SECRETS, publicKeyOf, verifyWithOfficialCode } from './helpers/official.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
 /** The body a provider signs: with its send time inside where the clock is in the body (Linear's webhookTimestamp). */
-const bodyOf = (p: { clockInBody?: true }, nowMs: number) =>
-  p.clockInBody ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs })) : body;
+const bodyOf = (p: Provider, nowMs: number) =>
+  p.placeSignature
+    ? // A signature that is a field of the body (SNS's) signs a message of the provider's own shape.
+      compileFixture(p, resolveFixtures([defaultFixtureOf(p.name)], p.name)[0] as Fixture, []).make(nowMs).rawBody
+    : p.clockInBody
+      ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs }))
+      : body;
+
+/** The request as it goes out: a signature that is a field of the body (SNS's, Mailgun's) put into it, as send and check put it. */
+function asSent(p: Provider, raw: Buffer, headers: Record<string, string>): { body: Buffer; headers: Record<string, string> } {
+  return p.placeSignature ? p.placeSignature(raw, headers) : bodyPlaced(p, raw, headers);
+}
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -125,41 +137,43 @@ const HOOK_URL = 'https://hooks.example.com/webhooks/provider';
 for (const name of Object.keys(providers) as ProviderName[]) {
   test(`${name}: what hookdrill signs passes the provider's official verifier`, async () => {
     const p = getProvider(name);
-    const body = bodyOf(p, Date.now());
-    const headers = p.sign(body, [SECRETS[name] as string], {
-      nowMs: Date.now(),
-      deliveryId: p.newDeliveryId(),
-      eventType: 'invoice.paid',
-      url: HOOK_URL,
-    });
-    // As the request leaves: where the signature is written into the body (Mailgun), there.
-    const sent = asSent(p, body, headers);
-    await verifyWithOfficialCode(name, sent.body, lower(sent.headers), SECRETS[name] as string, HOOK_URL);
+    const unsigned = bodyOf(p, Date.now());
+    const { body, headers } = asSent(
+      p,
+      unsigned,
+      p.sign(unsigned, [SECRETS[name] as string], {
+        nowMs: Date.now(),
+        deliveryId: p.newDeliveryId(),
+        eventType: 'invoice.paid',
+        url: HOOK_URL,
+      }),
+    );
+    await verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, HOOK_URL);
     // ...and the official verifier refuses a different secret (for Discord, another key pair's), so the check above can fail.
     const other =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key of some length').toString('base64')}` : 'wrong';
-    await assert.rejects(verifyWithOfficialCode(name, sent.body, lower(sent.headers), other, HOOK_URL));
+    await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), other, HOOK_URL));
     // A URL-bound scheme: the same signature for another URL is refused by the official verifier too.
     if (p.urlBound) await assert.rejects(verifyWithOfficialCode(name, body, lower(headers), SECRETS[name] as string, `${HOOK_URL}x`));
   });
 
   test(`${name}: verify accepts its own signature and names each failure`, async () => {
     const p = getProvider(name);
-    const body = bodyOf(p, NOW);
+    const unsigned = bodyOf(p, NOW);
     const secret = SECRETS[name] as string;
     // What a receiver holds: the secret, or for a key pair (Discord) its public key.
     const held = publicKeyOf(secret, name);
-    const headers = lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }));
-    // Verified as the request leaves: where the signature is written into the body (Mailgun), there.
+    const signed = lower(
+      p.sign(unsigned, [secret], { url: HOOK_URL, nowMs: NOW, deliveryId: p.newDeliveryId(), eventType: 'invoice.paid' }),
+    );
+    const { body, headers } = asSent(p, unsigned, signed);
+    // The request as it went out, verified again with other secrets or at another time.
     const verifyAs = (
       b: Buffer,
       h: Record<string, string>,
       secrets: string[],
       opts: { url?: string; nowMs: number; toleranceSec?: number },
-    ) => {
-      const out = asSent(p, b, h);
-      p.verify(out.body, lower(out.headers), secrets, opts);
-    };
+    ) => p.verify(b, lower(h), secrets, opts);
     verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW });
     // Rotation on the receiving side: any of the secrets may match.
     const notIt =
@@ -177,7 +191,7 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     };
     const sigHeader = p.signatureHeader.toLowerCase();
     // A byte of the body as sent changed (where a signature is written into it, "evt_1" made "evt_0": still JSON).
-    const sent = asSent(p, body, headers);
+    const sent = { body, headers };
     const flipped = Buffer.from(sent.body);
     const at = p.bodySignature ? flipped.indexOf('evt_1') + 4 : 10;
     flipped[at] = (flipped[at] as number) ^ 1;
@@ -197,16 +211,19 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       code(() => verifyAs(body, headers, [wrongSecret], { url: HOOK_URL, nowMs: NOW })),
       'no_match',
     );
-    const missing = { ...headers };
+    const missing = { ...signed };
     delete missing[sigHeader];
+    const unsent = asSent(p, unsigned, missing);
     assert.equal(
-      code(() => verifyAs(body, missing, [held], { url: HOOK_URL, nowMs: NOW })),
-      'missing_header',
+      code(() => p.verify(unsent.body, unsent.headers, [held], { url: HOOK_URL, nowMs: NOW })),
+      // A signature in the body (SNS's) is judged with the body: the headers alone refuse nothing, so every failure is no_match.
+      p.placeSignature ? 'no_match' : 'missing_header',
     );
+    const garbage = asSent(p, unsigned, { ...signed, [sigHeader]: 'garbage' });
     assert.equal(
-      code(() => verifyAs(body, { ...headers, [sigHeader]: 'garbage' }, [held], { url: HOOK_URL, nowMs: NOW })),
+      code(() => p.verify(garbage.body, garbage.headers, [held], { url: HOOK_URL, nowMs: NOW })),
       // A bare token has no form to break: any text is a token, just not the right one.
-      p.tokenOnly === 'token' ? 'no_match' : 'malformed_header',
+      p.tokenOnly === 'token' || p.placeSignature ? 'no_match' : 'malformed_header',
     );
     assert.equal(
       code(() => verifyAs(body, headers, [], { url: HOOK_URL, nowMs: NOW })),

@@ -367,10 +367,21 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
       url: 'https://hooks.example.com/x',
       ...(facts ? { facts } : {}),
     });
-    // As the request leaves: Mailgun's signature written into the body, no header carrying it.
-    out.push({ provider, ...asSent(providers[provider], body, signed) });
+    // As it goes out: a signature that is a field of the body put into it (SNS's by placeSignature, Mailgun's by asSent).
+    out.push({ provider, ...(providers[provider].placeSignature?.(body, signed) ?? asSent(providers[provider], body, signed)) });
   };
   add('stripe', json({ id: 'evt_sign_1', object: 'event', type: 'invoice.paid', livemode: false }), 'invoice.paid', 'evt_sign_1');
+  const snsMessage = {
+    Type: 'Notification',
+    MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324',
+    TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic',
+    Message: 'Hello world!',
+    Timestamp: '2026-01-01T00:00:00.000Z',
+    SignatureVersion: '1',
+    Signature: 'unsigned',
+    SigningCertURL: 'https://127.0.0.1:9443/SimpleNotificationService-0.pem',
+  };
+  add('sns', json(snsMessage), 'Notification', snsMessage.MessageId);
   const issue = json({ action: 'opened', issue: { number: 1 }, repository: { id: 1 } });
   const gh = providers.github.wireFacts?.(JSON.parse(issue.toString()) as JsonObject, undefined);
   add('github', issue, 'issues.opened', '72d3162e-cc78-11e3-81ab-4c9367dc0951', gh);

@@ -30,7 +30,8 @@ interface Kind {
     | 'jackson'
     | 'form'
     | 'form-payload'
-    | 'form-json';
+    | 'form-json'
+    | 'pretty-spaced-colons';
   /**
    * false where no capture shows the provider's order (Paddle's docs name the headers, not their
    * order): the names and values are held, the order is not.
@@ -189,6 +190,9 @@ for (const profile of profiles) {
           assert.match(text, /^\{\n {2}"/, 'pretty-printed, two spaces');
           assert.ok(!text.includes('\r'), '\\n line ends only');
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
+        } else if (kind.body === 'pretty-spaced-colons') {
+          // SNS's: two spaces in, a space before each key's colon ("Type" : "Notification").
+          assert.equal(text, JSON.stringify(JSON.parse(text), null, 2).replace(/^( *"(?:[^"\\]|\\.)*"):/gm, '$1 :'), "SNS's layout");
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
         } else if (kind.body === 'jackson') {

@@ -182,9 +182,12 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const cutRounds = new Set<number>();
   let settleWaitMs: number | undefined;
   let rows: Map<string, RowState> | undefined;
+  // What the scheme has the receiver fetch (SNS's signing certificate), served while the rounds run.
+  let served: Awaited<ReturnType<NonNullable<typeof provider.serve>>> | undefined;
 
   try {
     try {
+      served = await provider.serve?.({ share: true });
       await sender.warmUp();
       await supervisor.start();
       let lastPhaseMs: number | undefined;
@@ -361,6 +364,7 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
     await supervisor.close(2_000);
     await sender.close();
     await disk?.close();
+    await served?.close();
   }
 }
 

@@ -259,7 +259,13 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
     const interrupt = new Interrupt(o.signal);
     const [fixture] = resolveFixtures([defaultFixtureOf(provider.name)], provider.name);
+    // What the scheme has the receiver fetch or visit (SNS's certificate, its SubscribeURL), served for the run.
+    const served = await provider.serve?.().catch(async (err: unknown) => {
+      await dispatcher.close();
+      throw err;
+    });
     const ctx: CheckContext = {
+      ...(served ? { served } : {}),
       contentType,
       provider,
       secrets,
@@ -290,6 +296,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     if (!o.receiver)
       await preflight(url, resolveTls(o), refusalTimeoutMs).catch(async (err: unknown) => {
         await dispatcher.close();
+        await served?.close();
         throw err;
       });
     const reports: CaseReport[] = [];
@@ -349,6 +356,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       }
     } finally {
       await dispatcher.close();
+      await served?.close();
     }
     const counts: Record<CaseStatus, number> = { pass: 0, fail: 0, warn: 0, skipped: 0 };
     for (const r of reports) counts[r.status]++;

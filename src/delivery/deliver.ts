@@ -137,10 +137,10 @@ export async function deliver(
           ? event.aged(waitedMs / timing.timeScale - waitedMs)
           : event.rawBody;
     // A redelivery says so where the provider marks it (LINE's isRedelivery, HubSpot's attemptNumber).
-    const rawBody = n > 1 && !event.fixedHeaders ? markRedelivery(provider.contract, bodyOfAttempt, n - 1) : bodyOfAttempt;
-    const headers = event.fixedHeaders
+    const unsigned = n > 1 && !event.fixedHeaders ? markRedelivery(provider.contract, bodyOfAttempt, n - 1) : bodyOfAttempt;
+    const signed = event.fixedHeaders
       ? { ...event.fixedHeaders }
-      : provider.sign(rawBody, ctx.secrets, {
+      : provider.sign(unsigned, ctx.secrets, {
           nowMs: Date.now(),
           firstAttemptMs,
           deliveryId: event.deliveryId,
@@ -148,6 +148,9 @@ export async function deliver(
           facts: event.facts,
           url: (ctx.publicUrl ?? ctx.url).href,
         });
+    // A signature that is a field of the body (SNS's) goes into it here, as the bytes go out.
+    const { body: rawBody, headers } =
+      provider.placeSignature && !event.fixedHeaders ? provider.placeSignature(unsigned, signed) : { body: unsigned, headers: signed };
     if (ctx.publicUrl) {
       headers['X-Forwarded-Proto'] = ctx.publicUrl.protocol.replace(':', '');
       headers['X-Forwarded-Host'] = ctx.publicUrl.host;

@@ -128,6 +128,8 @@ export async function run(o: SendOptions): Promise<SendResult> {
   // Several events a body where the provider batches them, as it does: count is events, not requests.
   const size = batchSizeOption(provider, o.batch);
   const plan = provider.contract.batching.events === 'list' ? planBatches(provider, factories, fixtures, count, size) : undefined;
+  // What the scheme has the receiver fetch (SNS's signing certificate), served while the deliveries go out.
+  const served = await provider.serve?.({ share: true });
   const out = await runDeliveries({
     provider,
     secrets,
@@ -147,7 +149,7 @@ export async function run(o: SendOptions): Promise<SendResult> {
     ...(seed !== undefined ? { shuffleSeed: seed } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...deliveryHooks(o),
-  });
+  }).finally(() => served?.close());
 
   const { interrupted } = out;
   const summary = summarizeDeliveries(plan?.bodies ?? count, out.deliveries, out.elapsedMs);

@@ -13,6 +13,7 @@ import { paddle } from './paddle.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
+import { sns } from './sns.js';
 import { square } from './square.js';
 import { standard, svix } from './standard.js';
 import { stripe } from './stripe.js';
@@ -49,6 +50,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   twitch,
   mailgun,
   twilio,
+  sns,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -21,6 +21,12 @@ export interface KeysResult {
   signer: 'own' | 'given';
   /** Where hookdrill's own keys are kept (never the key itself). */
   keysDir: string;
+  /**
+   * Where the scheme has the receiver fetch the public half (SNS's certificate URL): the host
+   * hookdrill serves while send or check runs, the variable that names it, and the file that
+   * holds the certificate, for a receiver to trust the host through.
+   */
+  served?: { host: string; hostVariable: string; trustFile: string };
 }
 
 /**
@@ -42,5 +48,6 @@ export async function run(o: KeysOptions): Promise<KeysResult> {
     publicKeyName: `${provider.title}'s ${provider.publicKeyName ?? 'public key'}`,
     signer: given ? 'given' : 'own',
     keysDir: keysDir(),
+    ...(provider.servedAt && !given ? { served: provider.servedAt() } : {}),
   };
 }

@@ -23,6 +23,7 @@ export const PROVIDER_NAMES = [
   'twitch',
   'mailgun',
   'twilio',
+  'sns',
 ] as const;
 
 /*

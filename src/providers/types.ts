@@ -172,8 +172,35 @@ export interface VerifierRules {
    * verifies only it is warned to move, in the provider's own words (`advice`).
    */
   legacySignature?: { header: string; scheme: string; advice: string };
+  /**
+   * Where the signature covers named fields, not the bytes (SNS): the offset in a body past which
+   * nothing is signed, so check's flipped-byte changes a byte that is. Absent: the whole body is.
+   */
+  signedUpTo?(rawBody: Buffer): number;
+  /**
+   * A time the signature covers that the official verifier holds to no window (SNS's Timestamp,
+   * a field of the body): named where check says why the timestamp cases do not apply.
+   */
+  unheldTimestamp?: string;
   /** How to make an event of a type no receiver handles: a body field to set, or the event name (header-held types). */
   unknownType: { path: readonly string[]; value: string | number } | { eventName: string };
+}
+
+/**
+ * A host a provider's scheme has the receiver fetch from or visit (SNS's SigningCertURL and
+ * SubscribeURL), served by send and check for their run (Provider.serve).
+ */
+export interface ServedHost {
+  /** host:port, as the URLs in the bodies write it. */
+  host: string;
+  /** The visit of a handshake URL carrying `token`, waited for up to `ms`; undefined if none came. */
+  visitOf(token: string, ms: number): Promise<{ atMs: number } | undefined>;
+  /**
+   * The body signed by another key whose certificate is served on another host (an attacker's):
+   * a receiver that does not pin the certificate's host fetches it and accepts the forgery.
+   */
+  forgedElsewhere?(rawBody: Buffer): Promise<{ body: Buffer; certUrl: string; close(): Promise<void> }>;
+  close(): Promise<void>;
 }
 
 export interface Provider {
@@ -243,6 +270,31 @@ export interface Provider {
   signedOnce?: { source: string };
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
+  /**
+   * The signature is a field of the body (SNS's Signature): sign() writes it as the header
+   * `signatureHeader`, and this puts it into the body just before the bytes go out (send's
+   * attempts, check's posts) — so a case that edits, cuts or drops the signature does so to the
+   * body's field. Without that header, the field is taken out.
+   */
+  placeSignature?(rawBody: Buffer, headers: Record<string, string>): { body: Buffer; headers: Record<string, string> };
+  /** A host the scheme needs while deliveries go out (SNS's certificate and SubscribeURL): started by send and check. */
+  serve?(o?: { share?: boolean }): Promise<ServedHost>;
+  /**
+   * With serve: where the served host is and the file a receiver trusts it through (SNS's
+   * certificate: NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python), for `hookdrill keys`.
+   */
+  servedAt?(): { host: string; hostVariable: string; trustFile: string };
+  /**
+   * A handshake the receiver completes by visiting a URL (SNS's SubscriptionConfirmation: a GET of
+   * SubscribeURL): what to wait for on the served host. Undefined for an ordinary delivery.
+   */
+  handshakeVisit?(rawBody: Buffer): { token: string; url: string; what: string } | undefined;
+  /**
+   * With handshakeVisit: the visit made, as a right receiver makes it once the request is verified
+   * (SNS: a GET of SubscribeURL, on the pinned host only) — what `listen` does before answering.
+   * Rejects when the URL is not on the provider's host or does not answer 2xx.
+   */
+  completeHandshake?(rawBody: Buffer): Promise<void>;
   /** How it delivers, each fact with its source: batches, re-sends, redelivery markers, endpoint checks, the answer it needs. */
   contract: DeliveryContract;
   profiles: Readonly<Record<string, TimingProfile>>;

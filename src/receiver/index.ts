@@ -328,6 +328,20 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
       });
     }
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
+    // A handshake completed by a visit (SNS's SubscriptionConfirmation: a GET of SubscribeURL), made
+    // now that it is verified; nothing is stored. Not made: 502, so the sender tries again.
+    if (provider.completeHandshake && provider.handshakeVisit?.(rawBody)) {
+      try {
+        await provider.completeHandshake(rawBody);
+      } catch (err) {
+        return answer(
+          res,
+          { status: 502, result: 'error', reason: (err as Error).message, bytes },
+          { error: 'handshake', message: (err as Error).message },
+        );
+      }
+      return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, confirmed: true });
+    }
 
     // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the
     // body answered only once all are durable. A body that repeats some and adds others stores the

@@ -11,8 +11,17 @@ import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { createRequire } from 'node:module';
+import { ownSnsKey, snsCertificate } from '../../src/providers/sns-certificate.js';
+import { startSnsHost } from '../../src/providers/sns-host.js';
+
+/** sns-validator (AWS's JavaScript validator for SNS HTTP messages): CommonJS, without types. */
+const SnsValidator = createRequire(import.meta.url)('sns-validator') as new (
+  hostPattern?: RegExp,
+) => { validate(message: string, cb: (err: Error | null) => void): void };
 
 /**
  * Each provider's own verification code, as a receiver would call it. Stripe, GitHub and Standard
@@ -202,6 +211,45 @@ export async function verifyWithOfficialCode(
         throw new Error('twilio: validateRequest refused the signature');
       return;
     }
+    case 'sns': {
+      // AWS's own validator, as a receiver in hookdrill's test mode runs it: the certificate fetched
+      // from SigningCertURL, its host pinned (hostPattern) to the SNS host the message names, whose
+      // TLS certificate is trusted — served here with the certificate of `secret`, the signing key.
+      const message = JSON.parse(rawBody.toString('utf8')) as Record<string, string>;
+      const certUrl = new URL(message.SigningCertURL ?? '');
+      const cert = snsCertificate(secret);
+      if (message.Type === 'UnsubscribeConfirmation') {
+        // sns-validator 0.3.5 verifies an UnsubscribeConfirmation without its Token, against AWS's
+        // docs (sns-verify-signature-of-message.html: both confirmations sign Message, MessageId,
+        // SubscribeURL, Timestamp, Token, TopicArn, Type): the documented rule, written out here.
+        const keys = ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+        const signed = keys.map((k) => (message[k] === undefined ? '' : `${k}\n${message[k]}\n`)).join('');
+        const digest = message.SignatureVersion === '2' ? 'RSA-SHA256' : 'RSA-SHA1';
+        if (
+          !createVerify(digest)
+            .update(signed, 'utf8')
+            .verify(cert, message.Signature ?? '', 'base64')
+        )
+          throw new Error("sns: the UnsubscribeConfirmation does not verify by AWS's documented rule");
+        return;
+      }
+      // Where send is serving the SNS host already (verifying as the deliveries arrive), its host is the one.
+      const host = await startSnsHost({ host: certUrl.host, key: secret, cert, files: { [certUrl.pathname]: cert } }).catch(
+        () => undefined,
+      );
+      const ca = https.globalAgent.options.ca;
+      https.globalAgent.options.ca = cert;
+      try {
+        const pinned = new RegExp(`^${certUrl.host.replace(/[.]/g, '\\.')}$`);
+        await new Promise<void>((resolve, reject) =>
+          new SnsValidator(pinned).validate(rawBody.toString('utf8'), (err) => (err ? reject(err) : resolve())),
+        );
+      } finally {
+        https.globalAgent.options.ca = ca;
+        await host?.close();
+      }
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -251,9 +299,15 @@ export const SECRETS: Record<string, string> = {
   // A Twilio auth token: 32 hex digits, the HMAC key as text.
   twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
 };
+// Each test process its own SNS host (test files run two at a time; SNS's default port would be
+// shared): a port from the process id, unless the test file set one.
+process.env.HOOKDRILL_SNS_HOST ??= `127.0.0.1:${20_000 + (process.pid % 30_000)}`;
+// SNS signs with hookdrill's own RSA key, whose certificate the SNS host serves (made on first use, in HOOKDRILL_KEYS_DIR).
+Object.defineProperty(SECRETS, 'sns', { get: () => ownSnsKey(), enumerable: true });
 
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */
 export function publicKeyOf(secret: string, provider = 'discord'): string {
+  if (provider === 'sns' && secret.includes('PRIVATE KEY')) return snsCertificate(secret);
   if (provider === 'sendgrid' && secret.includes('PRIVATE KEY'))
     return createPublicKey(secret).export({ type: 'spki', format: 'der' }).toString('base64');
   if (provider !== 'discord' || !/^[0-9a-f]{64}$/.test(secret)) return secret;

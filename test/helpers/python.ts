@@ -14,6 +14,7 @@ export const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'pyt
 const NEEDS: Record<string, [module: string, pkg: string, why: string]> = {
   discord: ['nacl.signing', 'python3-nacl', "Discord's Ed25519"],
   sendgrid: ['cryptography', 'python3-cryptography', "SendGrid's ECDSA"],
+  sns: ['cryptography', 'python3-cryptography', "SNS's RSA over named fields"],
 };
 const found = new Map<string, string | false>();
 

@@ -12,7 +12,7 @@ export type RecordedHeader = [name: string, recorded: string, pattern: string, s
 
 /** How a provider writes its body's bytes. */
 /** `form`: application/x-www-form-urlencoded, its fields compared as a JSON object of strings in their order (Twilio's). */
-export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events' | 'form';
+export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events' | 'form' | 'pretty-spaced-colons';
 
 export interface DeliveryRecord {
   provider: string;
@@ -105,11 +105,21 @@ export function hasLayout(layout: Layout, text: string): boolean {
   if (layout === 'pretty') return text === JSON.stringify(parsed, null, 2);
   if (layout === 'compact-slashes') return text === compact.replace(/\//g, '\\/');
   if (layout === 'compact-capital-escapes') return text.replace(uEscape, (e) => e.toLowerCase()) === compact;
+  // SNS's: pretty-printed two spaces in, a space before each key's colon ("Type" : "Notification").
+  if (layout === 'pretty-spaced-colons') return text === JSON.stringify(parsed, null, 2).replace(/^( *"(?:[^"\\]|\\.)*"):/gm, '$1 :');
   // SendGrid's: the array's events one to a line, each line ended by CRLF, the closing bracket's too.
   return Array.isArray(parsed) && text === `[${parsed.map((e) => JSON.stringify(e)).join(',\r\n')}]\r\n`;
 }
 
-export const LAYOUTS: Layout[] = ['compact', 'pretty', 'compact-slashes', 'compact-capital-escapes', 'crlf-events', 'form'];
+export const LAYOUTS: Layout[] = [
+  'compact',
+  'pretty',
+  'compact-slashes',
+  'compact-capital-escapes',
+  'crlf-events',
+  'form',
+  'pretty-spaced-colons',
+];
 
 function everyObject(value: unknown, visit: (o: Record<string, unknown>, path: string) => void, path = '.'): void {
   if (Array.isArray(value)) for (const item of value) everyObject(item, visit, path === '.' ? '[]' : `${path}[]`);

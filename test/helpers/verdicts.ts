@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as check } from '../../src/check/run.js';
 import type { CheckOptions, CheckResult } from '../../src/check/run.js';
+import { snsCertificateFile } from '../../src/providers/sns-certificate.js';
 import { SECRETS, publicKeyOf } from './official.js';
 import { freePort } from './ports.js';
 import { PYTHON } from './python.js';
@@ -42,6 +43,16 @@ export const SECRET: Record<string, string> = {
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
 };
+// SNS signs with hookdrill's own RSA key only (its certificate is what the SNS host serves).
+Object.defineProperty(SECRET, 'sns', { get: () => SECRETS.sns, enumerable: true });
+
+/**
+ * How a receiver trusts hookdrill's SNS host in test mode: Python through SSL_CERT_FILE, Node through
+ * NODE_EXTRA_CA_CERTS, each the certificate file; nothing for any other provider.
+ */
+function trusts(provider: string, how: 'SSL_CERT_FILE' | 'NODE_EXTRA_CA_CERTS'): string {
+  return provider === 'sns' ? `${how}=${snsCertificateFile()} ` : '';
+}
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */
 export const receiverSecret = (provider: string) => publicKeyOf(SECRET[provider] as string, provider);
@@ -57,7 +68,7 @@ export interface Receiver {
 export function python(provider: string, flaw = '', extra = '', storeName = 'stored.txt'): Receiver {
   const store = join(tempDir(), storeName);
   return {
-    command: `${PYTHON} ${PY} serve --provider ${provider} --secret '${receiverSecret(provider)}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
+    command: `${trusts(provider, 'SSL_CERT_FILE')}${PYTHON} ${PY} serve --provider ${provider} --secret '${receiverSecret(provider)}' --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''} ${extra}`,
     stored: `${PYTHON} ${PY} ids --store ${store}`,
   };
 }
@@ -69,7 +80,7 @@ export function official(provider: string, env: Record<string, string> = {}): Re
     .map(([k, v]) => `${k}='${v}' `)
     .join('');
   return {
-    command: `${vars}node ${OFFICIAL} ${provider} '${receiverSecret(provider)}' ${store}`,
+    command: `${vars}${trusts(provider, 'NODE_EXTRA_CA_CERTS')}node ${OFFICIAL} ${provider} '${receiverSecret(provider)}' ${store}`,
     stored: `cat ${store} 2>/dev/null || true`,
   };
 }

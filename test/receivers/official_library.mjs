@@ -21,9 +21,10 @@
  * Twitch EventSub's documented check (no library: sha256= HMAC of Message-Id + Message-Timestamp +
  * body, a timestamp over 10 minutes old refused; keyed on Message-Id; a webhook_callback_verification
  * answered with its raw challenge as text/plain, as the docs' sample does),
- * and twilio's validateRequest (over PUBLIC_URL or the URL the request came to, with the form's
+ * twilio's validateRequest (over PUBLIC_URL or the URL the request came to, with the form's
  * parameters as express.urlencoded() parses them; keyed on I-Twilio-Idempotency-Token; an incoming
- * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it).
+ * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it),
+ * and sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -45,8 +46,14 @@ import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import sendgridEventWebhook from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
+import SnsValidator from 'sns-validator';
 
 const [provider, secret, file] = process.argv.slice(2);
+/** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
+const snsHostPattern = process.env.HOOKDRILL_SNS_HOST
+  ? new RegExp(`^${process.env.HOOKDRILL_SNS_HOST.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
+  : /^sns\.[a-zA-Z0-9-]{3,}\.amazonaws\.com(\.cn)?$/;
+const snsValidator = new SnsValidator(snsHostPattern);
 const stripe = new Stripe('sk_test_hookdrill');
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 const workos = new WorkOS('sk_test_hookdrill');
@@ -271,6 +278,23 @@ async function verified(req, raw) {
         throw Object.assign(new Error('Twilio Request Validation Failed.'), { status: 403 });
       const incoming = params.SmsStatus === 'received' || params.CallStatus === 'ringing';
       return { id: h('i-twilio-idempotency-token'), twiml: incoming };
+    }
+    case 'sns': {
+      // sns-validator, as AWS's docs show a Node receiver: the certificate fetched from
+      // SigningCertURL only on the pinned host — in hookdrill's test mode the one HOOKDRILL_SNS_HOST
+      // names, trusted through NODE_EXTRA_CA_CERTS — then the signature. A SubscriptionConfirmation
+      // is confirmed by a GET of its SubscribeURL (on the same host) and stored nowhere; every other
+      // message is keyed on its MessageId, the same on every retry.
+      const message = await new Promise((resolve, reject) =>
+        snsValidator.validate(raw.toString('utf8'), (err, m) => (err ? reject(err) : resolve(m))),
+      );
+      if (message.Type === 'SubscriptionConfirmation') {
+        if (!snsHostPattern.test(new URL(message.SubscribeURL).host)) throw new Error('SubscribeURL is not on the SNS host');
+        const confirmed = await fetch(message.SubscribeURL);
+        if (!confirmed.ok) throw Object.assign(new Error(`SubscribeURL answered ${confirmed.status}`), { status: 500 });
+        return { ids: [], ack: true };
+      }
+      return { id: message.MessageId };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -125,6 +125,7 @@ Flaws, one at a time (or several, comma-separated):
   answer-204            answers a stored delivery 204 No Content: Mailgun and Postmark take 200 alone as success and retries it
   mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
                         with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
+  sns-any-cert-host, sns-no-confirm, sns-confirm-first  SNS: see sns_scheme.py
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -134,7 +135,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'sns': 'Notification', 'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -361,6 +362,11 @@ def verify(args, h, body):
     if args.provider == 'ringer':
         # A team's own canonical scheme (test/declared-canonical.test.ts): Twilio's string, HMAC-SHA256 in hex.
         return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw, 'Ringer-Signature', hashlib.sha256, 'hex')
+    if args.provider == 'sns':
+        # Amazon SNS: the certificate from a pinned host, RSA over named fields (sns_scheme.py).
+        import sns_scheme
+        sns_scheme.confirm_early(body, flaw)
+        return sns_scheme.verify(body, flaw)
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -493,6 +499,9 @@ def identify(provider, h, event, flaw=''):
         return h.get('I-Twilio-Idempotency-Token'), twilio_scheme.type_of(event)
     if provider == 'ringer':
         return h.get('Ringer-Delivery'), event.get('Kind')
+    if provider == 'sns':
+        # MessageId: the same on every retry of a message (SNS's docs).
+        return event.get('MessageId'), event.get('Type')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':
@@ -712,6 +721,10 @@ def serve(args):
                 if args.flaw == 'no-challenge':
                     return self.answer(200, b'ok')
                 return self.answer(200, b'{"type": 1}', 'application/json')
+            if args.provider == 'sns' and event.get('Type') == 'SubscriptionConfirmation':
+                # A handshake, not an event: confirmed by visiting SubscribeURL, nothing stored.
+                import sns_scheme
+                return self.answer(200, b'ok') if sns_scheme.confirm(event, args.flaw) else self.answer(400, b'SubscribeURL not on the SNS host')
             if args.flaw == 'ignore-retries' and self.headers.get('X-Slack-Retry-Num'):
                 return self.answer(200, b'ok')
             if args.flaw == 'square-needs-initial-timestamp' and not self.headers.get('square-initial-delivery-timestamp'):

@@ -2,7 +2,7 @@ import { serialized } from '../../providers/contract.js';
 import { catalogueOf } from '../../fixtures/catalogue/index.js';
 import { FORM_KEY, catalogueFixture, compileFixture, listShippedFixtures, loadFixtureFile } from '../../fixtures/index.js';
 import type { ContentType, EventFactory, FieldOverride, PreparedEvent } from '../../fixtures/index.js';
-import type { JsonObject, OutgoingHeaders, Provider, RetryReason } from '../../providers/index.js';
+import type { JsonObject, OutgoingHeaders, Provider, RetryReason, ServedHost } from '../../providers/index.js';
 import { attempt } from '../../delivery/attempt.js';
 import { asSent } from '../../providers/body-placed.js';
 import type { AttemptOutcome } from '../../delivery/attempt.js';
@@ -93,6 +93,8 @@ export interface CheckContext {
   interrupt?: Interrupt;
   /** The command that starts the receiver (--receiver), where given: a fix is worded in its language. */
   receiver?: string;
+  /** The host the provider's scheme serves for the run (SNS's certificate and SubscribeURL), where it has one. */
+  served?: ServedHost;
 }
 
 export interface CheckCase {
@@ -135,7 +137,9 @@ export const needsTimestamp = (p: Provider) =>
     ? undefined
     : p.signedHeaders.some((h) => /timestamp/i.test(h))
       ? `${p.verifier.official} holds the signed timestamp to no window`
-      : `${p.title} signs no timestamp`);
+      : p.verifier.unheldTimestamp
+        ? `${p.verifier.official} holds the signed ${p.verifier.unheldTimestamp} to no window`
+        : `${p.title} signs no timestamp`);
 
 export const is2xx = (s?: number) => s !== undefined && s >= 200 && s < 300;
 export const is4xx = (s?: number) => s !== undefined && s >= 400 && s < 500;
@@ -271,10 +275,18 @@ export async function post(
     readAnswer?: boolean;
   } = {},
 ): Promise<AttemptOutcome> {
-  // Where the provider writes its signature into the body (Mailgun), the request leaves with it there.
-  const sent = asSent(ctx.provider, body, headers);
+  // A signature that is a field of the body goes into it now, as send puts it there: SNS's by its
+  // placeSignature, Mailgun's by asSent (a provider has one or neither, so the order does not matter).
+  const placed = ctx.provider.placeSignature ? ctx.provider.placeSignature(body, headers) : { body, headers };
+  const sent = asSent(ctx.provider, placed.body, placed.headers);
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, sent.headers), [CHECK_HEADER]: ctx.runId };
+  const pieces =
+    !o.pieces || sent.body === body
+      ? o.pieces
+      : ctx.provider.placeSignature
+        ? recutAt(sent.body, o.pieces)
+        : recut(o.pieces, body, sent.body);
   const res = await attempt({
     url: ctx.url,
     headers: marked,
@@ -282,7 +294,7 @@ export async function post(
     timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
-    ...(o.pieces ? { pieces: recut(o.pieces, body, sent.body) } : {}),
+    ...(pieces ? { pieces } : {}),
     ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
     ...(o.readAnswer ? { wire: true } : {}),
   });
@@ -317,6 +329,18 @@ function recut(pieces: readonly Buffer[], body: Buffer, sent: Buffer): readonly 
     if (end <= from || !body.subarray(at).equals(sent.subarray(end))) return [sent];
     out.push(sent.subarray(from, end));
     from = end;
+  }
+  return out;
+}
+
+/** A body cut where `pieces` cut the one it replaced (a signature put in keeps every offset), the rest in the last piece. */
+function recutAt(body: Buffer, pieces: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const [i, p] of pieces.entries()) {
+    const end = i === pieces.length - 1 ? body.length : Math.min(body.length, at + p.length);
+    out.push(body.subarray(at, end));
+    at = end;
   }
   return out;
 }
@@ -432,6 +456,8 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
     // An endpoint check (Slack's url_verification) and a form (a slash command, an interaction:
     // answered, not stored, by design) are requests of their own kind, with cases of their own.
     .filter((f) => p.challengeAnswer?.(Buffer.from(JSON.stringify(f.body))) === undefined && !(FORM_KEY in f.body) && !p.isNotice?.(f.body))
+    // A handshake (SNS's SubscriptionConfirmation) is completed, not stored: a case of its own.
+    .filter((f) => p.handshakeVisit?.(Buffer.from(JSON.stringify(f.body))) === undefined)
     .filter((f) => p.subscriptionKind?.(f.body) === p.subscriptionKind?.(ctx.factory.fixture.body))
     .map((f) => compileFixture(p, f, [], undefined, ctx.contentType));
   // From the catalogue, a spread of its types (every k-th, CATALOGUE_SAMPLE in all): the receiver

@@ -195,13 +195,15 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
     summary:
       "the provider's endpoint check signed with another secret, and unsigned, is refused — and never answered with a MAC of data the caller chose",
     skipFor: (p) =>
-      p.keyPair
-        ? `${p.title}'s forged PING is the probe-401 case`
-        : !p.contract.endpointChecks.some((c) => c.signed)
-          ? `${p.title} sends no signed endpoint check`
-          : p.challengeAnswer || emptyCheckOf(p.contract)
-            ? undefined
-            : `${p.title}'s endpoint check (${p.contract.endpointChecks.map((c) => c.name).join(', ')}) is an event like any other: the signature cases judge it`,
+      p.handshakeVisit
+        ? `${p.title}'s forged ${p.contract.endpointChecks.map((c) => c.name).join(', ')} is the forged-confirmation case`
+        : p.keyPair
+          ? `${p.title}'s forged PING is the probe-401 case`
+          : !p.contract.endpointChecks.some((c) => c.signed)
+            ? `${p.title} sends no signed endpoint check`
+            : p.challengeAnswer || emptyCheckOf(p.contract)
+              ? undefined
+              : `${p.title}'s endpoint check (${p.contract.endpointChecks.map((c) => c.name).join(', ')}) is an event like any other: the signature cases judge it`,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
       const check = ctx.provider.contract.endpointChecks.find((c) => c.signed);

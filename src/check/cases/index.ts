@@ -1,5 +1,6 @@
 import { ACCEPTANCE } from './acceptance.js';
 import { CONTRACT_CASES } from './contract.js';
+import { HANDSHAKE_CASES } from './visit-handshake.js';
 import type { CheckCase } from './common.js';
 import { LIMITS } from './limits.js';
 import { PROVIDER_QUIRKS } from './provider-quirks.js';
@@ -9,6 +10,13 @@ export type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './common.
 export { LARGE_BODY_BYTES } from './common.js';
 
 /** Every case, in the order check runs and prints them. */
-export const CASES: readonly CheckCase[] = [...ACCEPTANCE, ...CONTRACT_CASES, ...REJECTION, ...PROVIDER_QUIRKS, ...LIMITS];
+export const CASES: readonly CheckCase[] = [
+  ...ACCEPTANCE,
+  ...CONTRACT_CASES,
+  ...HANDSHAKE_CASES,
+  ...REJECTION,
+  ...PROVIDER_QUIRKS,
+  ...LIMITS,
+];
 
 export const CASE_NAMES = CASES.map((c) => c.name);

@@ -42,8 +42,10 @@ export const REJECTION: readonly CheckCase[] = [
     (ctx, e) => {
       const headers = sign(ctx, e);
       const body = Buffer.from(e.rawBody);
-      // The last letter in the body, case flipped: still JSON, no longer what was signed.
-      for (let i = body.length - 1; i >= 0; i--) {
+      // The last letter in the body, case flipped: still JSON, no longer what was signed. Where the
+      // signature covers named fields only (SNS), the last letter of those.
+      const end = Math.min(body.length, ctx.provider.verifier.signedUpTo?.(body) ?? body.length);
+      for (let i = end - 1; i >= 0; i--) {
         const c = body[i] as number;
         if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
           body[i] = c ^ 0x20;

@@ -14,7 +14,7 @@ export const keys = defineCommand<KeysFlags, KeysOptions>({
   declare: (cmd) => {
     cmd
       .description(
-        "print the public key a receiver is configured with, for a provider that signs with a key pair (discord, sendgrid): of hookdrill's own signing key, made on first use, or of --secret PRIVATE-KEY; never the private key",
+        "print the public key a receiver is configured with, for a provider that signs with a key pair (discord, sendgrid; sns: the certificate file and the host it is served on): of hookdrill's own signing key, made on first use, or of --secret PRIVATE-KEY; never the private key",
       )
       .argument('[provider]', 'the provider (default: --provider)');
     declareSigner(cmd, {
