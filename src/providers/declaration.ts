@@ -1,6 +1,9 @@
 import { UsageError } from '../util/errors.js';
 import { parseDuration, toleranceProblem } from '../util/duration.js';
 import { headerValueProblem } from '../util/http-headers.js';
+import { checkJwtSignature, isJwtScheme } from './declaration-jwt.js';
+import type { JwtSignature } from './declaration-jwt.js';
+export type { JwtSignature } from './declaration-jwt.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -17,7 +20,7 @@ import { headerValueProblem } from '../util/http-headers.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature;
+  signature: HmacSignature | TokenSignature | JwtSignature;
   /** Where the signed timestamp is sent: in its own header, or in the signature's value (no header). */
   timestamp?: { header?: string; unit?: 's' | 'ms'; tolerance?: string };
   /** Where the delivery id a receiver dedupes on is: a header (sent fresh, `prefix` + 24 random characters) or a body field (a dotted path). */
@@ -153,6 +156,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   };
 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
+  if (s.scheme === 'jwt') return checkJwtDeclaration();
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -212,7 +216,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
    * content to sign, and no timestamp (a window on a value no secret binds would hold nothing).
    */
   function checkTokenDeclaration(): CheckedDeclaration {
-    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic'] as const) as TokenSignature['scheme'];
+    const scheme = oneOf(s.scheme, 'signature.scheme', ['hmac', 'token', 'bearer', 'basic', 'jwt'] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
     onlyKnown(s, ['scheme', 'header'], 'signature.');
@@ -220,6 +224,20 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     const signature: TokenSignature = { scheme, ...(s.header !== undefined ? { header: headerName(s.header, 'signature.header') } : {}) };
     if (d.timestamp !== undefined)
       throw bad('timestamp', `a ${scheme} scheme signs nothing: no timestamp can be held to a window (a replayed delivery stays valid)`);
+    return common(signature, undefined, 300);
+  }
+
+  /** A signed JWT (declaration-jwt.ts): its own time is in the token (iat, exp), so no timestamp is declared beside it. */
+  function checkJwtDeclaration(): CheckedDeclaration {
+    const signature = checkJwtSignature(s, {
+      bad,
+      str,
+      headerName,
+      onlyKnown,
+      durationMs: (text, field) => durationOf(text, field, bad),
+    });
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', 'a jwt carries its own time (iat, exp, held to its lifetime): declare signature.lifetime instead');
     return common(signature, undefined, 300);
   }
 
@@ -239,7 +257,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
       else throw bad('id', 'expected { header, prefix } or { body }, one of them');
     }
-    if (!isTokenScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
+    if (!isTokenScheme(signature) && !isJwtScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
       throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
 
     let eventType: ProviderDeclaration['eventType'];

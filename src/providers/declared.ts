@@ -6,6 +6,8 @@ import { isTokenScheme } from './declaration.js';
 import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
+import { isJwtScheme } from './declaration-jwt.js';
+import { jwtProvider } from './declared-jwt.js';
 import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -21,6 +23,7 @@ export type { DeclaredExtras } from './declared-common.js';
 
 export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras = {}): Provider {
   if (isTokenScheme(d.signature)) return tokenProvider(d, d.signature, extras);
+  if (isJwtScheme(d.signature)) return jwtProvider(d, d.signature, extras);
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

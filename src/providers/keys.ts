@@ -38,8 +38,8 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** The DER prefix of an Ed25519 PKCS#8 private key: what precedes the 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-/** The kinds of key pair the providers sign with: Discord's Ed25519, SendGrid's ECDSA over P-256. */
-export type KeyKind = 'ed25519' | 'p256';
+/** The kinds of key pair the providers sign with: Discord's Ed25519, SendGrid's ECDSA over P-256, a JWT's RSA (RS256). */
+export type KeyKind = 'ed25519' | 'p256' | 'rsa';
 
 /** hookdrill's own private key for this provider (PEM), made on first use. */
 export function ownPrivateKey(provider: string, kind: KeyKind = 'ed25519', env: NodeJS.ProcessEnv = process.env): string {
@@ -48,7 +48,12 @@ export function ownPrivateKey(provider: string, kind: KeyKind = 'ed25519', env: 
   ensureKeysDir(dir);
   const held = readKeyFile(file, kind);
   if (held !== undefined) return held;
-  const { privateKey } = kind === 'p256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
+  const { privateKey } =
+    kind === 'p256'
+      ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      : kind === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ed25519');
   createKeyFile(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
   // What the file holds, not what this process made: another process may have made it first.
   const made = readKeyFile(file, kind);
