@@ -6,6 +6,7 @@ import { hubspot } from './hubspot.js';
 import { line } from './line.js';
 import { linear } from './linear.js';
 import { paddle } from './paddle.js';
+import { pubsub } from './pubsub.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -39,6 +40,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   linear,
   sendgrid,
   gitlab,
+  pubsub,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -18,6 +18,7 @@ export const PROVIDER_NAMES = [
   'linear',
   'sendgrid',
   'gitlab',
+  'pubsub',
 ] as const;
 
 /*
