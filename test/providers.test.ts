@@ -128,11 +128,19 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       code(() => p.verify(flipped, headers, [held], { url: HOOK_URL, nowMs: NOW })),
       // A shared token (GitLab's X-Gitlab-Token) covers nothing of the request: a changed body with
       // the right token is accepted, as GitLab's documented rule accepts it — the scheme's property.
-      p.tokenOnly ? 'accepted' : 'no_match',
+      // A JWT (Pub/Sub push's OIDC token) signs its claims, not the body: the same holds.
+      p.tokenOnly || p.jwt ? 'accepted' : 'no_match',
     );
-    if (p.tokenOnly)
-      // ...and the official rule agrees: what verify accepts here, it accepts too, so the branch is not a loophole of hookdrill's own.
-      await verifyWithOfficialCode(name, flipped, headers, secret, HOOK_URL);
+    if (p.tokenOnly || p.jwt)
+      // ...and the official rule agrees: what verify accepts here, it accepts too, so the branch is not a loophole of hookdrill's own
+      // (a JWT signed now: the official verifier reads the real clock).
+      await verifyWithOfficialCode(
+        name,
+        flipped,
+        p.jwt ? lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: Date.now(), deliveryId: 'x', eventType: 'x' })) : headers,
+        secret,
+        HOOK_URL,
+      );
     const wrongSecret =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
     assert.equal(
@@ -184,6 +192,22 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       assert.equal(
         code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
         'stale_timestamp',
+      );
+    } else if (p.jwt) {
+      // A JWT's own clock: exp an hour after iat (Google's ID tokens), each side with the official verifier's skew.
+      const { lifetimeSec, leewaySec } = p.jwt;
+      const late = (lifetimeSec + leewaySec) * 1000;
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + late + 1_000 })),
+        'stale_timestamp',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + late - 1_000 })),
+        'accepted',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW - leewaySec * 1000 - 1_000 })),
+        'future_timestamp',
       );
     } else {
       // No timestamp is signed, or none held to a clock, so no clock can make it stale (GitHub, Shopify, Discord).

@@ -36,6 +36,7 @@ export const SECRET: Record<string, string> = {
   linear: 'lin_wh_hookdrill_verdicts_signing_0',
   sendgrid: SECRETS.sendgrid as string,
   gitlab: 'hookdrill-gitlab-verdicts-token-7Q',
+  pubsub: SECRETS.pubsub as string,
 };
 
 /** What the receiver is configured with: the secret, or for a key-pair provider its public key. */

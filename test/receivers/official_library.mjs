@@ -16,7 +16,9 @@
  * is internal to its own receiver, so written out; endpoint.url_validation answered as Rivet does),
  * @linear/sdk's LinearWebhookClient.verify (keyed on Linear-Delivery), @sendgrid/eventwebhook's
  * verifySignature (SECRET is the verification key; keyed on the first event's sg_event_id), and
- * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key).
+ * GitLab's documented rule (no library: X-Gitlab-Token equal to the token; keyed on Idempotency-Key),
+ * and google-auth-library's OAuth2Client.verifyIdToken for Pub/Sub push (its certs fetched from
+ * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -37,11 +39,18 @@ import { validateSignature as lineValidate } from '@line/bot-sdk';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import sendgridEventWebhook from '@sendgrid/eventwebhook';
+import { OAuth2Client } from 'google-auth-library';
 
 const [provider, secret, file] = process.argv.slice(2);
 const stripe = new Stripe('sk_test_hookdrill');
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 const workos = new WorkOS('sk_test_hookdrill');
+// Pub/Sub: Google's keys fetched from hookdrill's local stand-in for www.googleapis.com (test mode).
+const google = new OAuth2Client({
+  endpoints: {
+    oauth2FederatedSignonPemCertsUrl: `http://127.0.0.1:${process.env.HOOKDRILL_JWKS_PORT || 9477}/oauth2/v1/certs`,
+  },
+});
 let held;
 try {
   held = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
@@ -210,6 +219,19 @@ async function verified(req, raw) {
       // every resend of an event (GitLab 17.4+).
       if (!equal(secret, h('x-gitlab-token'))) throw Object.assign(new Error('invalid X-Gitlab-Token'), { status: 401 });
       return { id: h('idempotency-key') };
+    }
+    case 'pubsub': {
+      // As the Pub/Sub docs' sample does: the Bearer token handed to verifyIdToken with the push
+      // endpoint's URL as the audience (PUBLIC_URL, else the URL the request came to); keyed on the
+      // message's id, the same on every redelivery.
+      const [scheme, idToken] = h('authorization').split(' ');
+      if (scheme?.toLowerCase() !== 'bearer' || !idToken) throw Object.assign(new Error('no Bearer token'), { status: 401 });
+      try {
+        await google.verifyIdToken({ idToken, audience: process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}` });
+      } catch (err) {
+        throw Object.assign(err, { status: 401 });
+      }
+      return { id: JSON.parse(raw.toString('utf8')).message.messageId };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

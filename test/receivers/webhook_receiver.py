@@ -35,7 +35,9 @@ timestamp, the URL as Square's; only a timestamp over 5 minutes old refused, as 
 keyed on event_ts, the one id known to stay on a retry), Linear (the hex HMAC of the body, then the body's
 webhookTimestamp within a minute either way, as @linear/sdk; keyed on Linear-Delivery), GitLab
 (X-Gitlab-Token equal to the secret token, compared in constant time; keyed on Idempotency-Key, else
-X-Gitlab-Event-UUID), SendGrid (the
+X-Gitlab-Event-UUID), Google Cloud Pub/Sub push (the OIDC token in Authorization: its RS256 signature by the
+key its kid names in the JWKS hookdrill serves, iss, exp and aud — the URL, as Square's; keyed on
+message.messageId; test/receivers/pubsub_scheme.py), SendGrid (the
 ECDSA signature of the timestamp + the body with the verification key, --secret; keyed on the first
 event's sg_event_id), and acme — a
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
@@ -103,6 +105,8 @@ Flaws, one at a time (or several, comma-separated):
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
+  jwt-any-audience, jwt-no-expiry, jwt-any-issuer, jwt-unverified
+                        pubsub: one check of the OIDC token left out (test/receivers/pubsub_scheme.py)
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -110,7 +114,7 @@ import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, thread
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300
-HANDLED = {'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'pubsub': 'OBJECT_FINALIZE', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -331,6 +335,11 @@ def verify(args, h, body):
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
         return None if hmac.compare_digest(secret, (h.get('X-Gitlab-Token') or '').encode()) else 'no match'
+    if args.provider == 'pubsub':
+        # Google Cloud Pub/Sub push: its OIDC token's signature, issuer, expiry and audience (the URL
+        # posted to, as Square's), in test/receivers/pubsub_scheme.py.
+        import pubsub_scheme
+        return pubsub_scheme.verify(h.get('Authorization') or '', notification_url(args, h, flaw), flaw)
     if args.provider in ('relay', 'postbox'):
         # Two teams' own platforms that sign nothing (test/declared-token.test.ts): relay sends
         # `Authorization: Bearer <token>`, postbox `Authorization: Basic base64(user:password)`, as
@@ -417,6 +426,10 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider == 'pubsub':
+        # The message's id, the same on every redelivery (Pub/Sub delivers at least once).
+        message = event.get('message') if isinstance(event.get('message'), dict) else {}
+        return message.get('messageId'), (message.get('attributes') or {}).get('eventType')
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':

@@ -1,6 +1,7 @@
 import { ACCEPTANCE } from './acceptance.js';
 import { CONTRACT_CASES } from './contract.js';
 import type { CheckCase } from './common.js';
+import { JWT_CASES } from './jwt.js';
 import { LIMITS } from './limits.js';
 import { PROVIDER_QUIRKS } from './provider-quirks.js';
 import { REJECTION } from './rejection.js';
@@ -9,6 +10,6 @@ export type { CaseOutcome, CaseStatus, CheckCase, CheckContext } from './common.
 export { LARGE_BODY_BYTES } from './common.js';
 
 /** Every case, in the order check runs and prints them. */
-export const CASES: readonly CheckCase[] = [...ACCEPTANCE, ...CONTRACT_CASES, ...REJECTION, ...PROVIDER_QUIRKS, ...LIMITS];
+export const CASES: readonly CheckCase[] = [...ACCEPTANCE, ...CONTRACT_CASES, ...REJECTION, ...JWT_CASES, ...PROVIDER_QUIRKS, ...LIMITS];
 
 export const CASE_NAMES = CASES.map((c) => c.name);
