@@ -27,6 +27,7 @@ interface Kind {
     | 'sendgrid-crlf'
     | 'compact-slashes'
     | 'compact-capital-escapes'
+    | 'compact-newline'
     | 'form'
     | 'form-payload'
     | 'form-json';
@@ -180,6 +181,8 @@ for (const profile of profiles) {
           assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
         } else if (kind.body === 'compact') {
           assert.equal(text, JSON.stringify(JSON.parse(text)), 'compact JSON');
+        } else if (kind.body === 'compact-newline') {
+          assert.equal(text, `${JSON.stringify(JSON.parse(text))}\n`, 'compact JSON, then a newline (Pub/Sub push)');
         } else if (kind.body === 'compact-sorted') {
           assert.equal(text, JSON.stringify(sortedKeys(JSON.parse(text))), "compact JSON, every object's keys sorted");
         } else if (kind.body === 'sendgrid-crlf') {

@@ -11,7 +11,7 @@
 export type RecordedHeader = [name: string, recorded: string, pattern: string, source: string];
 
 /** How a provider writes its body's bytes. */
-export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events';
+export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events' | 'compact-newline';
 
 export interface DeliveryRecord {
   provider: string;
@@ -102,11 +102,13 @@ export function hasLayout(layout: Layout, text: string): boolean {
   if (layout === 'pretty') return text === JSON.stringify(parsed, null, 2);
   if (layout === 'compact-slashes') return text === compact.replace(/\//g, '\\/');
   if (layout === 'compact-capital-escapes') return text.replace(uEscape, (e) => e.toLowerCase()) === compact;
+  // Pub/Sub push's: compact, then a newline.
+  if (layout === 'compact-newline') return text === `${compact}\n`;
   // SendGrid's: the array's events one to a line, each line ended by CRLF, the closing bracket's too.
   return Array.isArray(parsed) && text === `[${parsed.map((e) => JSON.stringify(e)).join(',\r\n')}]\r\n`;
 }
 
-export const LAYOUTS: Layout[] = ['compact', 'pretty', 'compact-slashes', 'compact-capital-escapes', 'crlf-events'];
+export const LAYOUTS: Layout[] = ['compact', 'pretty', 'compact-slashes', 'compact-capital-escapes', 'crlf-events', 'compact-newline'];
 
 function everyObject(value: unknown, visit: (o: Record<string, unknown>, path: string) => void, path = '.'): void {
   if (Array.isArray(value)) for (const item of value) everyObject(item, visit, path === '.' ? '[]' : `${path}[]`);
