@@ -194,17 +194,20 @@ test('check --list: every case with what it proves and where it does not apply; 
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
   assert.match(
     r.stdout,
-    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab\)$/m,
+    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, pubsub\)$/m,
   );
   assert.match(
     r.stdout,
-    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid, gitlab\)$/m,
+    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid, gitlab, pubsub\)$/m,
   );
   // A rule that rests on an SDK's behaviour names the versions it was checked on (issue 52, item
   // 3), and the one installed here is among them: bumping it without checking again fails here.
   const installed = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@workos-inc/node/package.json'), 'utf8')) as { version: string })
     .version;
   const line = /^reserialized .*$/m.exec(r.stdout)?.[0] ?? '';
-  assert.match(line, /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab\)$/);
+  assert.match(line, /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab, pubsub\)$/);
   assert.ok(line.includes(`@workos-inc/node ${installed}`), `${line} names the installed ${installed}`);
+  // A JWT's claims are judged only where a provider sends one (Pub/Sub push).
+  for (const name of ['wrong-audience', 'expired-token', 'wrong-issuer', 'forged-kid'])
+    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, gitlab\\)$`, 'm'), name);
 });

@@ -127,6 +127,8 @@ test('a key-pair receiver given something that is not a public key does not star
     ['discord', 'ab'.repeat(31)],
     ['sendgrid', 'not-a-key'],
     ['sendgrid', Buffer.from('not a DER key').toString('base64')],
+    ['pubsub', 'not-a-key'],
+    ['pubsub', '{"keys": []}'],
   ] as const) {
     const r = await hookdrill(
       ['listen', '--provider', name, '--secret', key, '--inbox', join(tempDir(), 'i.db')],
@@ -147,7 +149,7 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
   for (const name of [...providerNames, 'acme']) {
     const inbox = join(tempDir(), 'inbox.db');
     // A key-pair provider verifies with hookdrill's own key when none is given.
-    const secret = ['discord', 'sendgrid'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
+    const secret = ['discord', 'sendgrid', 'pubsub'].includes(name) ? [] : ['--secret', 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(
       ['listen', '--provider', name, ...secret, '--public-url', 'not a url', '--inbox', inbox],
       ENV,

@@ -406,6 +406,15 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
   add('line', json({ destination: 'U1', events: [{ type: 'follow', webhookEventId: '01SIGN' }] }), 'follow', '01SIGN');
   add('discord', json({ id: '1456074443982046023', type: 2, data: { name: 'hookdrill' } }), 'application_command', '1456074443982046023');
   add('gitlab', json({ object_kind: 'push', event_name: 'push' }), 'Push Hook', '3a427872-00df-429c-9bc9-a9475de2efe4');
+  add(
+    'pubsub',
+    json({
+      message: { data: 'e30=', messageId: '2070443601311540', message_id: '2070443601311540' },
+      subscription: 'projects/p/subscriptions/s',
+    }),
+    'pubsub',
+    '2070443601311540',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
@@ -420,8 +429,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
 test('every header a provider signs with is stored, shown and kept for replay; credential headers, by name or by value, are not', async () => {
   const signings = everySigning();
   assert.deepEqual(new Set(signings.map((s) => s.provider)), new Set(Object.keys(providers)), 'every provider is signed with');
-  /** A token provider's signature header is the secret itself (GitLab's X-Gitlab-Token): a credential, never stored or shown. */
-  const tokenHeader = (provider: ProviderName) => (providers[provider].tokenOnly ? providers[provider].signatureHeader : undefined);
+  /**
+   * A token provider's signature header is the secret itself (GitLab's X-Gitlab-Token), and a JWT
+   * provider's a bearer token (Pub/Sub push's, good for an hour): a credential, never stored or shown.
+   */
+  const tokenHeader = (provider: ProviderName) =>
+    providers[provider].tokenOnly || providers[provider].jwt ? providers[provider].signatureHeader : undefined;
   for (const { provider, headers } of signings) {
     for (const [name, value] of Object.entries(headers)) {
       if (name === tokenHeader(provider)) {
