@@ -5,7 +5,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OAuth2Client } from 'google-auth-library';
 import { run as send } from '../src/delivery/send.js';
-import { jwksUrl, keyServerPort } from '../src/delivery/key-server.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
 import { hookdrill } from './helpers/cli.js';
 
@@ -73,6 +72,20 @@ test('Pub/Sub: a receiver that does not check the issuer fails wrong-issuer; one
   assert.match(status(unverified, 'forged-kid')?.diagnosis ?? '', /decodes the token without verifying it/);
 });
 
+test("Pub/Sub: a receiver that fetches its keys from elsewhere than hookdrill's key server refuses every delivery, and the diagnosis says where the keys are served", async () => {
+  const r = python('pubsub');
+  const elsewhere = { ...r, command: `PUBSUB_JWKS_URL=http://127.0.0.1:9/oauth2/v3/certs ${r.command}` };
+  const checked = await checkReceiver('pubsub', elsewhere, { only: 'valid' });
+  const valid = status(checked, 'valid');
+  assert.equal(valid?.status, 'fail', explain(checked));
+  assert.ok(
+    valid?.diagnosis?.includes(
+      `the ones hookdrill serves at http://127.0.0.1:${process.env.HOOKDRILL_JWKS_PORT}/oauth2/v3/certs: is its JWKS URL pointed there`,
+    ),
+    valid?.diagnosis,
+  );
+});
+
 test("Pub/Sub: a receiver on google-auth-library's verifyIdToken, its certs URL pointed at hookdrill's key server, passes the JWT cases", async () => {
   const r = await checkReceiver('pubsub', official('pubsub'), { only: JWT_CASES });
   assert.deepEqual(named(r, 'fail'), [], explain(r));
@@ -100,7 +113,10 @@ test("Pub/Sub: send's requests carry what Pub/Sub sends, and verify with google-
       noRetry: true,
     });
     assert.equal(seen.length, 3);
-    const google = new OAuth2Client({ endpoints: { oauth2FederatedSignonPemCertsUrl: jwksUrl(keyServerPort()).replace('/v3/', '/v1/') } });
+    // Google's certs, from the key server send ran (test/helpers/official.ts chose its port).
+    const google = new OAuth2Client({
+      endpoints: { oauth2FederatedSignonPemCertsUrl: `http://127.0.0.1:${process.env.HOOKDRILL_JWKS_PORT}/oauth2/v1/certs` },
+    });
     const ids = new Set<string>();
     for (const s of seen) {
       assert.deepEqual(

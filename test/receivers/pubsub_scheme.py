@@ -35,10 +35,14 @@ def b64url(text):
 def key_for(kid):
     """The public key a kid names; the JWKS fetched again for a kid not seen (keys rotate)."""
     if kid not in _keys:
-        with urllib.request.urlopen(jwks_url(), timeout=5) as r:
-            for k in json.load(r).get('keys', []):
-                n, e = int.from_bytes(b64url(k['n']), 'big'), int.from_bytes(b64url(k['e']), 'big')
-                _keys[k.get('kid')] = rsa.RSAPublicNumbers(e, n).public_key()
+        try:
+            with urllib.request.urlopen(jwks_url(), timeout=5) as r:
+                for k in json.load(r).get('keys', []):
+                    n, e = int.from_bytes(b64url(k['n']), 'big'), int.from_bytes(b64url(k['e']), 'big')
+                    _keys[k.get('kid')] = rsa.RSAPublicNumbers(e, n).public_key()
+        except (OSError, ValueError, KeyError):
+            # No keys to be had: every token is refused, as a verifier that cannot fetch them does.
+            return None
     return _keys.get(kid)
 
 
