@@ -111,6 +111,11 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
       'empty-batch',
       'forged-check',
       'related',
+      // An HMAC scheme sends no JWT: its claims are not judged.
+      'wrong-audience',
+      'expired-token',
+      'wrong-issuer',
+      'forged-kid',
       'rotation',
       'other-schemes',
       'legacy-signature',
