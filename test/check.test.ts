@@ -94,6 +94,7 @@ test("hookdrill's own receiver passes every case", async () => {
       // Stripe sends no JWT: its claims' cases are Pub/Sub push's.
       'wrong-audience',
       'expired-token',
+      'future-token',
       'wrong-issuer',
       'forged-kid',
       'legacy-signature',

@@ -208,6 +208,6 @@ test('check --list: every case with what it proves and where it does not apply; 
   assert.match(line, /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab, pubsub\)$/);
   assert.ok(line.includes(`@workos-inc/node ${installed}`), `${line} names the installed ${installed}`);
   // A JWT's claims are judged only where a provider sends one (Pub/Sub push).
-  for (const name of ['wrong-audience', 'expired-token', 'wrong-issuer', 'forged-kid'])
+  for (const name of ['wrong-audience', 'expired-token', 'future-token', 'wrong-issuer', 'forged-kid'])
     assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, gitlab\\)$`, 'm'), name);
 });

@@ -20,7 +20,7 @@ import { hookdrill } from './helpers/cli.js';
 
 const status = (r: Awaited<ReturnType<typeof checkReceiver>>, name: string) => r.cases.find((c) => c.name === name);
 const JWT_CASES =
-  'valid,duplicate,wrong-secret,missing-signature,malformed-signature,wrong-length-signature,wrong-audience,expired-token,wrong-issuer,forged-kid';
+  'valid,duplicate,wrong-secret,missing-signature,malformed-signature,wrong-length-signature,wrong-audience,expired-token,future-token,wrong-issuer,forged-kid';
 
 test('Pub/Sub: a Python receiver verifying the token (signature, iss, exp, aud) and keyed on messageId passes; what a JWT cannot cover is skipped and said', async () => {
   const r = await checkReceiver('pubsub', python('pubsub'), { only: `${JWT_CASES},flipped-byte,reserialized,stale-timestamp,rotation` });
@@ -55,6 +55,15 @@ test("Pub/Sub: a receiver that does not check the token's expiry fails expired-t
   assert.match(
     status(r, 'expired-token')?.diagnosis ?? '',
     /accepts a token that expired \(exp\) 360s ago: check exp \(allowing at most 300s of clock skew\)/,
+  );
+});
+
+test('Pub/Sub: a receiver that checks exp but not iat fails future-token (one with no clock check at all fails expired-token only: one defect, one finding)', async () => {
+  const r = await checkReceiver('pubsub', python('pubsub', 'jwt-no-iat'), { only: JWT_CASES });
+  assert.deepEqual(named(r, 'fail'), ['future-token'], explain(r));
+  assert.match(
+    status(r, 'future-token')?.diagnosis ?? '',
+    /accepts a token issued \(iat\) 360s in the future: check iat too \(at most 300s ahead\)/,
   );
 });
 

@@ -10,6 +10,7 @@ with `cryptography` (RSA PKCS#1 v1.5, SHA-256), as a user without a JWT library 
 Flaws, each one check left out:
   jwt-any-audience  aud not checked (any token the key signed, for any service, is taken)
   jwt-no-expiry     exp and iat not checked (a captured request replays for ever)
+  jwt-no-iat        exp checked, iat not (a token issued in the future is taken)
   jwt-any-issuer    iss not checked
   jwt-unverified    the token decoded and its claims checked, its signature never verified
 """
@@ -76,7 +77,7 @@ def verify(authorization, audience, flaw=''):
         exp, iat = claims.get('exp'), claims.get('iat')
         if not isinstance(exp, (int, float)) or now > exp + SKEW:
             return 'expired'
-        if not isinstance(iat, (int, float)) or iat > now + SKEW:
+        if flaw != 'jwt-no-iat' and (not isinstance(iat, (int, float)) or iat > now + SKEW):
             return 'issued in the future'
     if flaw != 'jwt-any-audience':
         aud = claims.get('aud')

@@ -105,7 +105,7 @@ Flaws, one at a time (or several, comma-separated):
   gitlab-webhook-uuid-key  GitLab: compares X-Gitlab-Token right but keys its store on X-Gitlab-Webhook-UUID, which
                         GitLab makes new for every request: a resent event (same Idempotency-Key) is stored again
   any-token             relay, postbox: takes any Bearer token (any Basic credentials) as long as the scheme is right
-  jwt-any-audience, jwt-no-expiry, jwt-any-issuer, jwt-unverified
+  jwt-any-audience, jwt-no-expiry, jwt-no-iat, jwt-any-issuer, jwt-unverified
                         pubsub: one check of the OIDC token left out (test/receivers/pubsub_scheme.py)
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.

@@ -1,6 +1,6 @@
 import type { PreparedEvent } from '../../fixtures/index.js';
 import type { Provider } from '../../providers/index.js';
-import { lower, rejection, signedUrl } from './common.js';
+import { NEEDS_SIGNATURE, lower, rejection, signedUrl } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
 
 /**
@@ -75,6 +75,19 @@ export const JWT_CASES: readonly CheckCase[] = [
       `your receiver accepts a token that expired (exp) ${(ctx.provider.jwt?.leewaySec ?? 0) + 60}s ago: check exp (allowing at most ${ctx.provider.jwt?.leewaySec ?? 0}s of clock skew), or a captured request can be replayed for ever`,
     needsJwt,
   ),
+  {
+    // A token issued in the future: verifyIdToken refuses it ("used too early"). A receiver with no
+    // clock check at all fails expired-token already: one defect, one finding.
+    ...rejection(
+      'future-token',
+      'a token issued (iat) a minute beyond the allowed clock skew in the future: 4xx, nothing stored',
+      (ctx, e) => withToken(ctx, e, {}, { offsetMs: ((ctx.provider.jwt?.leewaySec ?? 0) + 60) * 1_000 }),
+      (ctx) =>
+        `your receiver accepts a token issued (iat) ${(ctx.provider.jwt?.leewaySec ?? 0) + 60}s in the future: check iat too (at most ${ctx.provider.jwt?.leewaySec ?? 0}s ahead), as ${ctx.provider.verifier.official} does`,
+      needsJwt,
+    ),
+    needs: [...NEEDS_SIGNATURE, { case: 'expired-token' }],
+  },
   rejection(
     'wrong-issuer',
     'a token signed by the right key naming another issuer (iss): 4xx, nothing stored',
