@@ -95,6 +95,12 @@ test("hookdrill's own receiver passes every case", async () => {
       'subscription-confirmation',
       'forged-confirmation',
       'forged-certificate',
+      // Stripe sends no JWT: its claims' cases are Pub/Sub push's.
+      'wrong-audience',
+      'expired-token',
+      'future-token',
+      'wrong-issuer',
+      'forged-kid',
       'legacy-signature',
       'url-verification',
       'ping',

@@ -114,6 +114,12 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
       'subscription-confirmation',
       'forged-confirmation',
       'forged-certificate',
+      // An HMAC scheme sends no JWT: its claims are not judged.
+      'wrong-audience',
+      'expired-token',
+      'future-token',
+      'wrong-issuer',
+      'forged-kid',
       'rotation',
       'other-schemes',
       'legacy-signature',

@@ -161,7 +161,7 @@ test('a token scheme declared wrong, or a secret its header cannot carry, is one
       { scheme: 'bearer', algorithm: 'sha256' },
       /providers\.relay\.signature\.algorithm: goes with an HMAC; a bearer scheme sends the secret itself/,
     ],
-    [{ scheme: 'jwt' }, /providers\.relay\.signature\.scheme: must be one of hmac, token, bearer, basic/],
+    [{ scheme: 'oauth' }, /providers\.relay\.signature\.scheme: must be one of hmac, token, bearer, basic, body, canonical, jwt/],
   ];
   for (const [signature, message] of bad) {
     const dir = project('relay', { relay: { ...declarations.relay, signature } });

@@ -127,6 +127,8 @@ test('a key-pair receiver given something that is not a public key does not star
     ['discord', 'ab'.repeat(31)],
     ['sendgrid', 'not-a-key'],
     ['sendgrid', Buffer.from('not a DER key').toString('base64')],
+    ['pubsub', 'not-a-key'],
+    ['pubsub', '{"keys": []}'],
   ] as const) {
     const r = await hookdrill(
       ['listen', '--provider', name, '--secret', key, '--inbox', join(tempDir(), 'i.db')],
@@ -149,7 +151,7 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
     // A key-pair provider verifies with hookdrill's own key when none is given.
     // Basic credentials (Postmark) are "user:password": a secret of their shape, so the URL is what is refused.
     const basic = allProviders().some((p) => p.name === name && p.tokenOnly === 'basic');
-    const secret = ['discord', 'sendgrid', 'sns'].includes(name)
+    const secret = ['discord', 'sendgrid', 'sns', 'pubsub'].includes(name)
       ? []
       : ['--secret', basic ? 'hookdrill:YmFkLXVybC1zZWNyZXQ=' : 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(

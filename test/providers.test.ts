@@ -197,14 +197,22 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     flipped[at] = (flipped[at] as number) ^ 1;
     assert.equal(
       code(() => p.verify(flipped, lower(sent.headers), [held], { url: HOOK_URL, nowMs: NOW })),
-      // A shared token (GitLab's X-Gitlab-Token) covers nothing of the request, and Mailgun's
-      // signature only its timestamp and token: a changed body with the right token or signature is
-      // accepted, as the documented rule accepts it — the scheme's property.
-      p.tokenOnly || p.bodySignature ? 'accepted' : 'no_match',
+      // A shared token (GitLab's X-Gitlab-Token) covers nothing of the request, Mailgun's signature
+      // only its timestamp and token, and a JWT (Pub/Sub push's OIDC token) its claims: a changed
+      // body with the right token, signature or JWT is accepted, as the documented rule accepts it —
+      // the scheme's property.
+      p.tokenOnly || p.bodySignature || p.jwt ? 'accepted' : 'no_match',
     );
-    if (p.tokenOnly || p.bodySignature)
-      // ...and the official rule agrees: what verify accepts here, it accepts too, so the branch is not a loophole of hookdrill's own.
-      await verifyWithOfficialCode(name, flipped, lower(sent.headers), secret, HOOK_URL);
+    if (p.tokenOnly || p.bodySignature || p.jwt)
+      // ...and the official rule agrees: what verify accepts here, it accepts too, so the branch is not a loophole of hookdrill's own
+      // (a JWT signed now: the official verifier reads the real clock).
+      await verifyWithOfficialCode(
+        name,
+        flipped,
+        p.jwt ? lower(p.sign(body, [secret], { url: HOOK_URL, nowMs: Date.now(), deliveryId: 'x', eventType: 'x' })) : lower(sent.headers),
+        secret,
+        HOOK_URL,
+      );
     const wrongSecret =
       name === 'standard' || name === 'svix' ? `whsec_${Buffer.from('another key entirely!!').toString('base64')}` : 'wrong';
     assert.equal(
@@ -259,6 +267,22 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       assert.equal(
         code(() => verifyAs(body, headers, [held], { url: HOOK_URL, nowMs: NOW + 61_000, toleranceSec: 60 })),
         'stale_timestamp',
+      );
+    } else if (p.jwt) {
+      // A JWT's own clock: exp an hour after iat (Google's ID tokens), each side with the official verifier's skew.
+      const { lifetimeSec, leewaySec } = p.jwt;
+      const late = (lifetimeSec + leewaySec) * 1000;
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + late + 1_000 })),
+        'stale_timestamp',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW + late - 1_000 })),
+        'accepted',
+      );
+      assert.equal(
+        code(() => p.verify(body, headers, [held], { url: HOOK_URL, nowMs: NOW - leewaySec * 1000 - 1_000 })),
+        'future_timestamp',
       );
     } else {
       // No timestamp is signed, or none held to a clock, so no clock can make it stale (GitHub, Shopify, Discord).

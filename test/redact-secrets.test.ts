@@ -444,6 +444,15 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'message.received',
     '79973372-368a-4597-8e52-b2bdf630ae69',
   );
+  add(
+    'pubsub',
+    json({
+      message: { data: 'e30=', messageId: '2070443601311540', message_id: '2070443601311540' },
+      subscription: 'projects/p/subscriptions/s',
+    }),
+    'pubsub',
+    '2070443601311540',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
@@ -458,8 +467,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
 test('every header a provider signs with is stored, shown and kept for replay; credential headers, by name or by value, are not', async () => {
   const signings = everySigning();
   assert.deepEqual(new Set(signings.map((s) => s.provider)), new Set(Object.keys(providers)), 'every provider is signed with');
-  /** A token provider's signature header is the secret itself (GitLab's X-Gitlab-Token): a credential, never stored or shown. */
-  const tokenHeader = (provider: ProviderName) => (providers[provider].tokenOnly ? providers[provider].signatureHeader : undefined);
+  /**
+   * A token provider's signature header is the secret itself (GitLab's X-Gitlab-Token), and a JWT
+   * provider's a bearer token (Pub/Sub push's, good for an hour): a credential, never stored or shown.
+   */
+  const tokenHeader = (provider: ProviderName) =>
+    providers[provider].tokenOnly || providers[provider].jwt ? providers[provider].signatureHeader : undefined;
   for (const { provider, headers } of signings) {
     for (const [name, value] of Object.entries(headers)) {
       if (name === tokenHeader(provider)) {

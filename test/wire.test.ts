@@ -28,6 +28,7 @@ interface Kind {
     | 'compact-slashes'
     | 'compact-capital-escapes'
     | 'jackson'
+    | 'compact-newline'
     | 'form'
     | 'form-payload'
     | 'form-json'
@@ -198,6 +199,8 @@ for (const profile of profiles) {
         } else if (kind.body === 'jackson') {
           // Jackson's DefaultPrettyPrinter (Intercom): `" : "`, two spaces a level, `{ }`, arrays on one line.
           assert.equal(text, jacksonPretty(JSON.parse(text), 0), "Jackson's pretty printer");
+        } else if (kind.body === 'compact-newline') {
+          assert.equal(text, `${JSON.stringify(JSON.parse(text))}\n`, 'compact JSON, then a newline (Pub/Sub push)');
         } else if (kind.body === 'compact-sorted') {
           assert.equal(text, JSON.stringify(sortedKeys(JSON.parse(text))), "compact JSON, every object's keys sorted");
         } else if (kind.body === 'sendgrid-crlf') {

@@ -24,6 +24,7 @@ import { envOption, stringOption, stringsOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import type { ProviderName } from '../providers/index.js';
 import type { SettleWait } from './settle.js';
+import { serveKeys } from '../delivery/key-server.js';
 
 export interface ChaosOptions {
   receiver?: string;
@@ -115,6 +116,8 @@ export async function run(o: ChaosOptions): Promise<ChaosResult> {
   const { provider, secrets } = resolveSigner(o);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   if (!o.inbox && !o.stored) throw new UsageError('say where the receiver keeps deliveries: --inbox FILE or --stored "<command>"');
+  // A JWT provider's public keys, where the receiver fetches them (test mode: delivery/key-server.ts).
+  await serveKeys(provider, secrets);
   const probe: StoreProbe = o.inbox
     ? { kind: 'inbox', target: resolveTarget(o.inbox), source: provider.name, aliases: provider.otherIds }
     : { kind: 'command', command: o.stored as string, aliases: provider.otherIds };

@@ -14,6 +14,7 @@ import { formPayloadOf, is2xx, likeBody, post, sigHeader, sign, signedUrl, windo
 import { windowSec } from '../providers/util.js';
 import { afterTimeout, rawBytesFix, retrySpan } from './wording.js';
 import type { CheckContext } from './cases/common.js';
+import { jwksUrl, keyServerPort } from '../delivery/key-server.js';
 
 /** What the variants showed: the defect in a developer's words, and which variants were taken. */
 export interface RefusalFinding {
@@ -281,9 +282,11 @@ export async function diagnoseRefusal(ctx: CheckContext, refused: AttemptOutcome
     );
   } else {
     // A key-pair scheme has no shared secret: what the receiver may hold wrong is the public key.
-    const secret = p.keyPair
-      ? `the public key (is it ${p.publicKey?.(ctx.secrets[0] ?? '') ?? '?'}, the one check signs for? \`hookdrill keys ${p.name}\` prints it)`
-      : "the secret (is it this endpoint's signing secret, given exactly?)";
+    const secret = p.jwt
+      ? `the keys it verifies with (in test mode the ones hookdrill serves at ${jwksUrl(keyServerPort())}: is its JWKS URL pointed there, not at the provider's own?)${p.urlBound ? ', the audience it expects (the URL posted to)' : ''}`
+      : p.keyPair
+        ? `the public key (is it ${p.publicKey?.(ctx.secrets[0] ?? '') ?? '?'}, the one check signs for? \`hookdrill keys ${p.name}\` prints it)`
+        : "the secret (is it this endpoint's signing secret, given exactly?)";
     diagnosis = `your receiver refuses every variant of a valid delivery (${taken.size ? [...taken.keys()].map((n) => IN_WORDS[n] ?? n).join(', ') : 'none applied'}): what is left is ${secret}, the URL or its path, or a proxy in between that rewrites the body`;
     // A signature in the body signs named fields, not the bytes: the HMAC over the body, as most
     // providers sign, is the mistake this scheme invites, and no variant can tell it from a wrong secret.

@@ -26,6 +26,7 @@ import { providers } from '../providers/index.js';
 import type { ProviderName } from '../providers/index.js';
 import { listOption, stringOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
+import { serveKeys } from '../delivery/key-server.js';
 
 export interface CheckOptions {
   url?: string;
@@ -174,6 +175,8 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   const url = parseUrl(stringOption(o.url, 'url'), '--url');
   const { provider, secrets } = resolveSigner(o);
   const publicUrl = resolvePublicUrl(provider, o.publicUrl);
+  // A JWT provider's public keys, where the receiver fetches them (test mode: delivery/key-server.ts).
+  await serveKeys(provider, secrets);
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, 'only');
   const skip = caseList(o.skip, 'skip') ?? [];

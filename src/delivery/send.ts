@@ -28,6 +28,7 @@ import { displayUrl, parseIntFlag, parseRate, parseUrl } from '../util/options.j
 import { summarizeDeliveries } from './summary.js';
 import type { SendSummary } from './summary.js';
 import { SEND_DEFAULTS } from './send-defaults.js';
+import { serveKeys } from './key-server.js';
 import { batchSizeOption, planBatches } from './batches.js';
 
 /** `hookdrill send` options, as the CLI hands them over: the command validates them all. */
@@ -104,6 +105,8 @@ export async function run(o: SendOptions): Promise<SendResult> {
   const fixtureNames = stringsOption(o.fixtures, 'fixtures') ?? [];
   const { provider, secrets } = resolveSigner({ provider: o.provider ?? inferProvider(fixtureNames), secrets: o.secrets });
   const publicUrl = resolvePublicUrl(provider, o.publicUrl);
+  // A JWT provider's public keys, where the receiver fetches them (test mode: delivery/key-server.ts).
+  await serveKeys(provider, secrets);
   const scheduled = resolveTimingFlags(provider, o);
   const timing = o.retryRefused
     ? scheduled

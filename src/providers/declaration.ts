@@ -11,6 +11,9 @@ import { checkCanonicalSignature } from './declaration-canonical.js';
 import type { CanonicalSignature } from './declaration-canonical.js';
 
 export type { CanonicalSignature } from './declaration-canonical.js';
+import { checkJwtSignature, isJwtScheme } from './declaration-jwt.js';
+import type { JwtSignature } from './declaration-jwt.js';
+export type { JwtSignature } from './declaration-jwt.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -27,7 +30,7 @@ export type { CanonicalSignature } from './declaration-canonical.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature;
+  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature | JwtSignature;
   /**
    * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
    * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
@@ -72,7 +75,7 @@ export interface TokenSignature {
 }
 
 /** The header holding the scheme's secret or signature: a token scheme's Authorization by default. */
-export function signatureHeaderOf(sig: HmacSignature | TokenSignature): string {
+export function signatureHeaderOf(sig: { header?: string }): string {
   return sig.header ?? 'Authorization';
 }
 
@@ -192,6 +195,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       throw bad('contentType', "a canonical scheme signs a form's parameters: its body is application/x-www-form-urlencoded");
     return common(checkCanonicalSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown }), undefined, 300);
   }
+  if (s.scheme === 'jwt') return checkJwtDeclaration();
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -261,6 +265,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       'basic',
       'body',
       'canonical',
+      'jwt',
     ] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
@@ -289,6 +294,20 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     return declared;
   }
 
+  /** A signed JWT (declaration-jwt.ts): its own time is in the token (iat, exp), so no timestamp is declared beside it. */
+  function checkJwtDeclaration(): CheckedDeclaration {
+    const signature = checkJwtSignature(s, {
+      bad,
+      str,
+      headerName,
+      onlyKnown,
+      durationMs: (text, field) => durationOf(text, field, bad),
+    });
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', 'a jwt carries its own time (iat, exp, held to its lifetime): declare signature.lifetime instead');
+    return common(signature, undefined, 300);
+  }
+
   function common(
     signature: ProviderDeclaration['signature'],
     timestamp: ProviderDeclaration['timestamp'],
@@ -305,7 +324,13 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       else if (i.body !== undefined && i.header === undefined && i.prefix === undefined) id = { body: str(i.body, 'id.body') };
       else throw bad('id', 'expected { header, prefix } or { body }, one of them');
     }
-    if (!isTokenScheme(signature) && !isBodyScheme(signature) && signature.content.includes('{id}') && !(id && 'header' in id))
+    if (
+      !isTokenScheme(signature) &&
+      !isBodyScheme(signature) &&
+      !isJwtScheme(signature) &&
+      signature.content.includes('{id}') &&
+      !(id && 'header' in id)
+    )
       throw bad('signature.content', 'signs {id}: declare the header it is sent in (id: { header })');
 
     let eventType: ProviderDeclaration['eventType'];

@@ -9,6 +9,8 @@ import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './d
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
 import { withDeclaredHandshake } from './handshake.js';
+import { isJwtScheme } from './declaration-jwt.js';
+import { jwtProvider } from './declared-jwt.js';
 import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -26,6 +28,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   if (isTokenScheme(d.signature)) return withDeclaredHandshake(d, tokenProvider(d, d.signature, extras));
   if (isBodyScheme(d.signature)) return withDeclaredHandshake(d, bodyProvider(d, d.signature, extras));
   if (isCanonicalScheme(d.signature)) return withDeclaredHandshake(d, canonicalProvider(d, d.signature, extras));
+  if (isJwtScheme(d.signature)) return withDeclaredHandshake(d, jwtProvider(d, d.signature, extras));
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

@@ -10,6 +10,7 @@ import { line } from './line.js';
 import { linear } from './linear.js';
 import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
+import { pubsub } from './pubsub.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -51,6 +52,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   mailgun,
   twilio,
   sns,
+  pubsub,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

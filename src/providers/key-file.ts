@@ -150,13 +150,13 @@ function checkKey(file: string, pem: string, kind: KeyKind): void {
       kind === 'p256'
         ? key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1'
         : kind === 'rsa'
-          ? key.asymmetricKeyType === 'rsa'
+          ? key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048
           : key.asymmetricKeyType === 'ed25519';
   } catch {
     // Named below, in one line: never the file's text.
   }
   if (!ok) {
-    const what = kind === 'p256' ? 'a P-256' : kind === 'rsa' ? 'an RSA' : 'an Ed25519';
+    const what = kind === 'p256' ? 'a P-256' : kind === 'rsa' ? 'an RSA (2048 bits or more)' : 'an Ed25519';
     throw new UsageError(`${file} does not hold ${what} private key: remove it (rm ${file}) and hookdrill makes a new one`);
   }
 }

@@ -38,7 +38,7 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** The DER prefix of an Ed25519 PKCS#8 private key: what precedes the 32-byte seed. */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-/** The kinds of key pair the providers sign with: Discord's Ed25519, SendGrid's ECDSA over P-256, SNS's RSA (2048 bits, as Amazon's signing certificates are). */
+/** The kinds of key pair the providers sign with: Discord's Ed25519, SendGrid's ECDSA over P-256, RSA (SNS's, 2048 bits as Amazon's signing certificates are; a JWT's RS256). */
 export type KeyKind = 'ed25519' | 'p256' | 'rsa';
 
 /** hookdrill's own private key for this provider (PEM), made on first use. */

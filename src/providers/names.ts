@@ -24,6 +24,7 @@ export const PROVIDER_NAMES = [
   'mailgun',
   'twilio',
   'sns',
+  'pubsub',
 ] as const;
 
 /*

@@ -203,6 +203,23 @@ export interface ServedHost {
   close(): Promise<void>;
 }
 
+/** What a JWT scheme signs beside the key (Provider.jwt), and how to sign a token that breaks one claim. */
+export interface BearerJwt {
+  /** The `iss` sent, and every one a verifier accepts. */
+  issuer: string;
+  issuers: readonly string[];
+  /** A fixed `aud`; undefined: the URL posted to (the provider is urlBound). */
+  audience?: string;
+  /** `exp` − `iat`, seconds. */
+  lifetimeSec: number;
+  /** The clock skew the official verifier allows on `iat` and `exp` (google-auth-library: 300 s). */
+  leewaySec: number;
+  /** The headers of a signing whose token says another audience or issuer: check's forgeries signed by the right key. */
+  signWith(rawBody: Buffer, secrets: readonly string[], ctx: SignContext, claims: { aud?: string; iss?: string }): OutgoingHeaders;
+  /** The JSON Web Key Set of a private key: what the local key server serves (delivery/key-server.ts). */
+  jwks(privateKey: string): { keys: JsonObject[] };
+}
+
 export interface Provider {
   name: ProviderName;
   title: string;
@@ -268,6 +285,13 @@ export interface Provider {
    * late one, so no window of minutes may be held to it.
    */
   signedOnce?: { source: string };
+  /**
+   * The request carries a signed JWT as a bearer token (Google Pub/Sub push's OIDC token): it binds
+   * who sent it, for whom and until when — not the body. check holds a receiver to every claim
+   * (a token for another audience, an expired one, another issuer must be refused) and skips what
+   * only a signature over the body can be held to, as for a token.
+   */
+  jwt?: BearerJwt;
   /** Whether the sender signs with several secrets at once during rotation (Stripe, Standard). */
   rotation: boolean;
   /**

@@ -11,10 +11,12 @@ import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
-import { createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import { OAuth2Client } from 'google-auth-library';
+import { createHash, createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
+import { freePort } from './ports.js';
 import { ownSnsKey, snsCertificate } from '../../src/providers/sns-certificate.js';
 import { startSnsHost } from '../../src/providers/sns-host.js';
 
@@ -250,6 +252,24 @@ export async function verifyWithOfficialCode(
       }
       return;
     }
+    case 'pubsub': {
+      // google-auth-library's OAuth2Client, as the Pub/Sub docs' samples verify a push: the ID token
+      // against Google's certs (kid → PEM) — here the public half of the test key, under the kid
+      // RFC 7638 gives it, worked out here apart from src/ — for the push endpoint as audience, by
+      // Google's issuers.
+      const token = (h('authorization') ?? '').replace(/^Bearer /, '');
+      const key = createPublicKey(secret);
+      const { e, n } = key.export({ format: 'jwk' });
+      const kid = createHash('sha256')
+        .update(JSON.stringify({ e, kty: 'RSA', n }))
+        .digest('base64url');
+      const certs = { [kid]: key.export({ type: 'spki', format: 'pem' }).toString() };
+      await new OAuth2Client().verifySignedJwtWithCertsAsync(token, certs, url ?? '', [
+        'accounts.google.com',
+        'https://accounts.google.com',
+      ]);
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -265,6 +285,16 @@ function equal(a: string, b: string): boolean {
 const P256_TEST_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
+
+/**
+ * The key server's port (delivery/key-server.ts), one per test process: each process signs with its
+ * own RSA_TEST_KEY, so two serving on one port would refuse each other. Receivers started from here
+ * inherit it, and fetch the keys there.
+ */
+process.env.HOOKDRILL_JWKS_PORT ||= String(await freePort());
+
+/** An RSA key made once per test process, for a JWT scheme (Pub/Sub push): hookdrill signs with it, a receiver fetches its public half. */
+const RSA_TEST_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** Secrets shaped as each provider issues them. */
 export const SECRETS: Record<string, string> = {
@@ -298,6 +328,8 @@ export const SECRETS: Record<string, string> = {
   mailgun: 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0',
   // A Twilio auth token: 32 hex digits, the HMAC key as text.
   twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
+  // Pub/Sub push is signed by Google's key: in test mode hookdrill's, this RSA key made for these tests.
+  pubsub: RSA_TEST_KEY,
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.
@@ -308,6 +340,8 @@ Object.defineProperty(SECRETS, 'sns', { get: () => ownSnsKey(), enumerable: true
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */
 export function publicKeyOf(secret: string, provider = 'discord'): string {
   if (provider === 'sns' && secret.includes('PRIVATE KEY')) return snsCertificate(secret);
+  if (provider === 'pubsub' && secret.includes('PRIVATE KEY'))
+    return createPublicKey(secret).export({ type: 'spki', format: 'pem' }).toString();
   if (provider === 'sendgrid' && secret.includes('PRIVATE KEY'))
     return createPublicKey(secret).export({ type: 'spki', format: 'der' }).toString('base64');
   if (provider !== 'discord' || !/^[0-9a-f]{64}$/.test(secret)) return secret;

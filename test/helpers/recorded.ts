@@ -12,7 +12,15 @@ export type RecordedHeader = [name: string, recorded: string, pattern: string, s
 
 /** How a provider writes its body's bytes. */
 /** `form`: application/x-www-form-urlencoded, its fields compared as a JSON object of strings in their order (Twilio's). */
-export type Layout = 'compact' | 'pretty' | 'compact-slashes' | 'compact-capital-escapes' | 'crlf-events' | 'form' | 'pretty-spaced-colons';
+export type Layout =
+  | 'compact'
+  | 'pretty'
+  | 'compact-slashes'
+  | 'compact-capital-escapes'
+  | 'crlf-events'
+  | 'form'
+  | 'pretty-spaced-colons'
+  | 'compact-newline';
 
 export interface DeliveryRecord {
   provider: string;
@@ -107,6 +115,8 @@ export function hasLayout(layout: Layout, text: string): boolean {
   if (layout === 'compact-capital-escapes') return text.replace(uEscape, (e) => e.toLowerCase()) === compact;
   // SNS's: pretty-printed two spaces in, a space before each key's colon ("Type" : "Notification").
   if (layout === 'pretty-spaced-colons') return text === JSON.stringify(parsed, null, 2).replace(/^( *"(?:[^"\\]|\\.)*"):/gm, '$1 :');
+  // Pub/Sub push's: compact, then a newline.
+  if (layout === 'compact-newline') return text === `${compact}\n`;
   // SendGrid's: the array's events one to a line, each line ended by CRLF, the closing bracket's too.
   return Array.isArray(parsed) && text === `[${parsed.map((e) => JSON.stringify(e)).join(',\r\n')}]\r\n`;
 }
@@ -119,6 +129,7 @@ export const LAYOUTS: Layout[] = [
   'crlf-events',
   'form',
   'pretty-spaced-colons',
+  'compact-newline',
 ];
 
 function everyObject(value: unknown, visit: (o: Record<string, unknown>, path: string) => void, path = '.'): void {

@@ -24,7 +24,9 @@
  * twilio's validateRequest (over PUBLIC_URL or the URL the request came to, with the form's
  * parameters as express.urlencoded() parses them; keyed on I-Twilio-Idempotency-Token; an incoming
  * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it),
- * and sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited).
+ * sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited),
+ * and google-auth-library's OAuth2Client.verifyIdToken for Pub/Sub push (its certs fetched from
+ * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -47,6 +49,7 @@ import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import sendgridEventWebhook from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
 import SnsValidator from 'sns-validator';
+import { OAuth2Client } from 'google-auth-library';
 
 const [provider, secret, file] = process.argv.slice(2);
 /** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
@@ -57,6 +60,12 @@ const snsValidator = new SnsValidator(snsHostPattern);
 const stripe = new Stripe('sk_test_hookdrill');
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 const workos = new WorkOS('sk_test_hookdrill');
+// Pub/Sub: Google's keys fetched from hookdrill's local stand-in for www.googleapis.com (test mode).
+const google = new OAuth2Client({
+  endpoints: {
+    oauth2FederatedSignonPemCertsUrl: `http://127.0.0.1:${process.env.HOOKDRILL_JWKS_PORT || 9477}/oauth2/v1/certs`,
+  },
+});
 let held;
 try {
   held = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
@@ -295,6 +304,24 @@ async function verified(req, raw) {
         return { ids: [], ack: true };
       }
       return { id: message.MessageId };
+    }
+    case 'pubsub': {
+      // As the Pub/Sub docs' sample does: the Bearer token handed to verifyIdToken with the push
+      // endpoint's URL as the audience (PUBLIC_URL, else the URL the request came to); keyed on the
+      // message's id, the same on every redelivery.
+      const [scheme, idToken] = h('authorization').split(' ');
+      if (scheme?.toLowerCase() !== 'bearer' || !idToken) throw Object.assign(new Error('no Bearer token'), { status: 401 });
+      try {
+        await google.verifyIdToken({ idToken, audience: process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}` });
+      } catch (err) {
+        throw Object.assign(err, { status: 401 });
+      }
+      // Authentic but not JSON: kept (by its hash) for a worker to judge, as verifyIdToken reads no body.
+      try {
+        return { id: JSON.parse(raw.toString('utf8')).message.messageId };
+      } catch {
+        return { id: createHash('sha256').update(raw).digest('hex') };
+      }
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -113,6 +113,9 @@ export interface CheckCase {
  * receiver to what a signature covers. Undefined for a provider that signs.
  */
 export function tokenSignsNothing(p: Provider): string | undefined {
+  // A JWT is signed, but over its claims: the body is no more covered than under a token.
+  if (p.jwt)
+    return `${p.title} sends a signed JWT in ${p.signatureHeader}: it binds who sent it, for whom (aud) and until when (exp), not the body (nor an id) — the jwt cases judge its claims`;
   if (!p.tokenOnly) return undefined;
   const what = p.tokenOnly === 'token' ? 'a shared token' : p.tokenOnly === 'bearer' ? 'a Bearer token' : 'Basic credentials';
   return `${p.title} sends ${what} in ${p.signatureHeader}, not a signature: the token does not sign the body (nor a time, nor an id)`;

@@ -2,6 +2,7 @@ import { ACCEPTANCE } from './acceptance.js';
 import { CONTRACT_CASES } from './contract.js';
 import { HANDSHAKE_CASES } from './visit-handshake.js';
 import type { CheckCase } from './common.js';
+import { JWT_CASES } from './jwt.js';
 import { LIMITS } from './limits.js';
 import { PROVIDER_QUIRKS } from './provider-quirks.js';
 import { REJECTION } from './rejection.js';
@@ -15,6 +16,7 @@ export const CASES: readonly CheckCase[] = [
   ...CONTRACT_CASES,
   ...HANDSHAKE_CASES,
   ...REJECTION,
+  ...JWT_CASES,
   ...PROVIDER_QUIRKS,
   ...LIMITS,
 ];
