@@ -55,6 +55,8 @@ export interface ReceiverOptions {
    * answered 200 and not stored, as the Stripe CLI acknowledges an event and forwards nothing.
    */
   keep?: (eventType: string | undefined) => boolean;
+  /** The route each delivery is stored with, by its event type (listen with routes): the row keeps it. */
+  routeOf?: (eventType: string | undefined) => string;
 }
 
 /** A request whose signature was refused, as it arrived: what `hookdrill verify` judges. */
@@ -355,6 +357,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
           body: rawBody,
           headers: keptHeaders(req),
           receivedAt: Date.now(),
+          ...(options.routeOf ? { route: options.routeOf(eventType) } : {}),
         }),
         storeDeadlineMs,
       ));
@@ -387,6 +390,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
               // Its body is the event alone, not what was signed: forwards are signed anew.
               headers: { ...headers, [BATCH_HEADER]: `${i + 1}/${parts.length}` },
               receivedAt,
+              ...(options.routeOf ? { route: options.routeOf(p.eventType) } : {}),
             }),
           ),
         ),

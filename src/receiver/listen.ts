@@ -359,6 +359,10 @@ export async function start(o: ListenOptions): Promise<Listening> {
     ...(m.publicUrl !== undefined ? { publicUrl: m.publicUrl } : {}),
     ...(o.trustProxy ? { trustProxy: true } : {}),
     ...(filter ? { keep: (type: string | undefined) => passesFilter(filter, m.provider.name, type) } : {}),
+    // The row keeps the route it was given: a change of routes later applies to new deliveries.
+    ...(routed
+      ? { routeOf: (eventType: string | undefined) => resolveRoute(routes, fallback, { source: m.provider.name, eventType }).name }
+      : {}),
     storeDeadlineMs,
     metrics: () => (metrics as ListenMetrics).scrape(),
     // The counts behind /healthz's verdict: what this listen answered since it started.
