@@ -15,6 +15,7 @@ import pg from 'pg';
 import { DATABASE_URL, freshSchema, postgresMissing } from './helpers/postgres.js';
 import { LEDGER_SQL as PG_LEDGER, MIGRATIONS as PG_MIGRATIONS } from '../src/inbox/postgres/migrations.js';
 import { openPostgresInbox } from '../src/inbox/postgres/index.js';
+import { openInbox } from '../src/inbox/open.js';
 
 const SECRET_OF = {
   stripe: ROUTE_SECRETS.STRIPE_WEBHOOK_SECRET,
@@ -242,3 +243,62 @@ test('Postgres: a schema made before routes (version 1) is migrated when opened,
     await inbox.close();
   }
 });
+
+for (const backend of BACKENDS) {
+  test(`${backend.name}: requeue --route R --dead keeps each row's route; with --reroute it forgets it, to be routed anew`, async (t) => {
+    const missing = await backend.missing();
+    if (missing) return t.skip(missing);
+    const target = backend.target();
+    t.after(() => target.drop());
+    const inbox = await openInbox(target.url);
+    try {
+      for (const id of ['evt_1', 'evt_2'])
+        await inbox.put({
+          source: 'stripe',
+          deliveryId: id,
+          eventType: 'invoice.paid',
+          body: Buffer.from('{}'),
+          headers: {},
+          receivedAt: Date.now(),
+          route: 'billing',
+        });
+      const claimed = await inbox.claim({ limit: 10, leaseMs: 5_000 });
+      assert.equal(claimed.length, 2);
+      await inbox.settle(
+        claimed.map((c) => ({
+          key: c,
+          fence: c.fence,
+          outcome: 'dead' as const,
+          error: 'forward to http://127.0.0.1:4000 failed: ECONNREFUSED',
+        })),
+      );
+    } finally {
+      await inbox.close();
+    }
+    const kept = await hookdrill(
+      ['requeue', '--inbox', target.url, '--route', 'billing', '--dead', '--id', 'evt_1'],
+      {},
+      [],
+      undefined,
+      30_000,
+    );
+    assert.equal(kept.code, 0, kept.stdout + kept.stderr);
+    const rerouted = await hookdrill(
+      ['requeue', '--inbox', target.url, '--route', 'billing', '--dead', '--reroute'],
+      {},
+      [],
+      undefined,
+      30_000,
+    );
+    assert.equal(rerouted.code, 0, rerouted.stdout + rerouted.stderr);
+    const after = await openInbox(target.url, { create: false, readonly: true });
+    try {
+      const one = await after.get({ source: 'stripe', deliveryId: 'evt_1' });
+      const two = await after.get({ source: 'stripe', deliveryId: 'evt_2' });
+      assert.deepEqual([one?.status, one?.route], ['pending', 'billing']);
+      assert.deepEqual([two?.status, two?.route], ['pending', undefined]);
+    } finally {
+      await after.close();
+    }
+  });
+}
