@@ -46,6 +46,7 @@ test('the file is WAL with synchronous=FULL, marked as ours, with a migration le
     { version: 3, name: 'attempt_base' },
     { version: 4, name: 'claim_index' },
     { version: 5, name: 'drop_due_index' },
+    { version: 6, name: 'route' },
   ]);
   // The indexes every put, claim and outcome keeps, and no more.
   assert.deepEqual(

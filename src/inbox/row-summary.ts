@@ -12,6 +12,8 @@ export interface RowSummary {
   lastError: string | undefined;
   finishedAt: number | undefined;
   bytes: number | null;
+  /** The route listen gave it, when it gave one. */
+  route?: string;
 }
 
 /** A stored row without its body: what inspect lists and requeue samples. */
@@ -28,5 +30,6 @@ export function rowSummary(r: StoredDelivery): RowSummary {
     lastError: r.lastError,
     finishedAt: r.finishedAt,
     bytes: r.body === null ? null : r.body.length,
+    ...(r.route !== undefined ? { route: r.route } : {}),
   };
 }

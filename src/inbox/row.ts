@@ -14,6 +14,8 @@ export interface DeliveryRow {
   next_attempt_at: number;
   last_error: string | null;
   finished_at: number | null;
+  /** Absent in a row read before the column existed (never: migrations add it), NULL when none. */
+  route?: string | null;
 }
 
 export function toStored(r: DeliveryRow): StoredDelivery {
@@ -29,6 +31,7 @@ export function toStored(r: DeliveryRow): StoredDelivery {
     nextAttemptAt: r.next_attempt_at,
     lastError: r.last_error ?? undefined,
     finishedAt: r.finished_at ?? undefined,
+    ...(r.route ? { route: r.route } : {}),
   };
 }
 
@@ -38,6 +41,16 @@ export function toClaimed(rows: DeliveryRow[]): Claimed[] {
     .sort((a, b) => a.received_at - b.received_at)
     .map((r) => {
       const { source, deliveryId, eventType, body, headers, receivedAt, attempts } = toStored(r);
-      return { source, deliveryId, eventType, body, headers, receivedAt, attempt: attempts, fence: r.attempts };
+      return {
+        source,
+        deliveryId,
+        eventType,
+        body,
+        headers,
+        receivedAt,
+        attempt: attempts,
+        fence: r.attempts,
+        ...(r.route ? { route: r.route } : {}),
+      };
     });
 }

@@ -19,6 +19,8 @@ export interface SelectorFlags {
   /** Only rows with no recorded error. */
   withoutError?: boolean;
   source?: string;
+  /** Rows listen gave this route (`listen --route`, the project file's routes). */
+  route?: string;
   /** Rows `hookdrill check` sent (marked X-Hookdrill-Check): `false` leaves them out, `true` only them, a run id only that run's. */
   check?: boolean | string;
 }
@@ -48,6 +50,10 @@ export function parseSelector(flags: SelectorFlags, now = Date.now()): Selector 
       throw new UsageError(`--source ${flags.source}: no such provider (one of: ${knownProviderNames().join(', ')})`);
     }
     sel.source = flags.source;
+  }
+  if (flags.route !== undefined) {
+    if (flags.route.trim() === '') throw new UsageError('--route is empty: give the name of a route (listen prints them at start)');
+    sel.route = flags.route.trim();
   }
   if (flags.check !== undefined) {
     if (typeof flags.check !== 'boolean' && (typeof flags.check !== 'string' || flags.check.trim() === ''))

@@ -31,6 +31,8 @@ export interface NewDelivery extends DeliveryKey {
   headers: Record<string, string>;
   /** Unix milliseconds. */
   receivedAt: number;
+  /** The route listen gave it (`listen --route`, the project file's routes): kept with the row. */
+  route?: string;
 }
 
 export interface StoredDelivery extends DeliveryKey {
@@ -45,6 +47,8 @@ export interface StoredDelivery extends DeliveryKey {
   nextAttemptAt: number;
   lastError: string | undefined;
   finishedAt: number | undefined;
+  /** The route it was given when stored; absent: none (stored without routes, or requeued to be routed anew). */
+  route?: string;
 }
 
 /**
@@ -59,6 +63,7 @@ export interface Claimed extends DeliveryKey {
   receivedAt: number;
   attempt: number;
   fence: number;
+  route?: string;
 }
 
 export interface InboxStats {
@@ -99,6 +104,8 @@ export interface Selector {
   until?: number;
   /** last_error contains this text. */
   error?: string;
+  /** Only rows listen gave this route. */
+  route?: string;
   /** Only rows with no recorded error (the group "(no error recorded)"): an empty `error` selects everything. */
   noError?: true;
   /**
@@ -186,6 +193,8 @@ export interface OverviewOptions {
 
 export interface RequeueOptions {
   resetAttempts?: boolean;
+  /** Forget the route each row was given: the worker routes it by the routes it has now. */
+  reroute?: boolean;
   /** Rows per transaction (default 500). */
   batchSize?: number;
   now?: number;

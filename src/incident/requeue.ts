@@ -17,6 +17,8 @@ export interface RequeueOptions extends SelectorFlags {
   resetAttempts?: boolean;
   /** Keep the attempts already made: the row gets only what is left of the worker's budget. */
   keepAttempts?: boolean;
+  /** Route the rows anew by the routes listen has now, forgetting the one each was given. */
+  reroute?: boolean;
   onProgress?: (p: { moved: number; total: number }) => void;
   /**
    * Stop between batches (the CLI aborts it at Ctrl-C / SIGTERM): the batch under way commits
@@ -99,6 +101,7 @@ export async function run(o: RequeueOptions): Promise<RequeueResult> {
     try {
       const moved = await inbox.requeueWhere(selector.statuses ? selector : finished, {
         ...(reset ? { resetAttempts: true } : {}),
+        ...(o.reroute ? { reroute: true } : {}),
         batchSize,
         onChosen: (n) => {
           chosen = n;

@@ -6,6 +6,10 @@ import { checkDeclaration } from '../providers/declaration.js';
 import type { CheckedDeclaration } from '../providers/declaration.js';
 import { jsonPosition } from '../util/json-position.js';
 import { readRegularFile } from '../util/regular-file.js';
+import { checkUniqueNames, parseRouteList } from '../routes/parse.js';
+import type { Route } from '../routes/types.js';
+import { parseReceive } from './receive.js';
+import type { ReceiveEntry } from './receive.js';
 
 /**
  * The project file: what a team would otherwise repeat on every command line, so that CI runs
@@ -31,6 +35,10 @@ export interface ProjectFile {
   skip?: string[];
   /** Providers of the team's own, by name: each one's scheme (providers/declaration.ts). */
   providers?: Record<string, CheckedDeclaration>;
+  /** listen: which local service each event type goes to, in order, the first match winning. */
+  routes?: Route[];
+  /** listen: the providers one listen receives, each on a path of its own with its own secret(s). */
+  receive?: ReceiveEntry[];
 }
 
 export const PROJECT_FILE = 'hookdrill.config.json';
@@ -45,6 +53,8 @@ const KEYS: Record<keyof ProjectFile, 'string' | 'string[]' | 'object'> = {
   processed: 'string',
   skip: 'string[]',
   providers: 'object',
+  routes: 'object',
+  receive: 'object',
 };
 
 /** Which project keys each command takes, as which of its flags. */
@@ -59,6 +69,7 @@ const USES: Record<string, readonly (keyof ProjectFile)[]> = {
   inspect: ['inbox'],
   requeue: ['inbox'],
   replay: ['inbox'],
+  listen: ['routes', 'receive'],
 };
 
 /** The project file in `dir`, checked; undefined when there is none. Every fault is one line naming its key. */
@@ -108,6 +119,15 @@ export function validateProjectFile(value: unknown, where: string, dir = '.'): P
   for (const [key, v] of Object.entries(value)) {
     const kind = KEYS[key as keyof ProjectFile];
     if (!kind) throw new UsageError(`${where}: unknown key "${key}" (known: ${Object.keys(KEYS).join(', ')})`);
+    if (key === 'routes') {
+      out.routes = parseRouteList(v, where);
+      checkUniqueNames(out.routes, `${where}: routes`);
+      continue;
+    }
+    if (key === 'receive') {
+      out.receive = parseReceive(v, where);
+      continue;
+    }
     if (kind === 'object') {
       out.providers = declarations(v, where, dir);
       continue;
@@ -168,6 +188,9 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
     take('inbox', 'inbox', config.inbox);
     take('stored', 'stored', config.stored);
   }
+  // The file's routes and providers are the command's unless its flags give their own.
+  if (uses.includes('routes') && config.routes && given.route === undefined) merged.projectRoutes = config.routes;
+  if (uses.includes('receive') && config.receive && given.provider === undefined) merged.projectReceive = config.receive;
   if (
     uses.includes('secretEnv') &&
     config.secretEnv &&

@@ -50,6 +50,13 @@ export interface ReceiverOptions {
   maxInFlightBytes?: number;
   /** Serve `GET /metrics` with this (listen: Prometheus's text format). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Which verified deliveries are kept, by event type (`listen --events`): one it leaves out is
+   * answered 200 and not stored, as the Stripe CLI acknowledges an event and forwards nothing.
+   */
+  keep?: (eventType: string | undefined) => boolean;
+  /** The route each delivery is stored with, by its event type (listen with routes): the row keeps it. */
+  routeOf?: (eventType: string | undefined) => string;
 }
 
 /** A request whose signature was refused, as it arrived: what `hookdrill verify` judges. */
@@ -78,7 +85,11 @@ export interface ReceiverEvent {
     | 'challenge'
     | 'method_not_allowed'
     | 'health'
+    | 'filtered'
+    | 'not_found'
     | 'error';
+  /** The provider it came for (a listen that receives several). */
+  source?: string;
   deliveryId?: string;
   eventType?: string;
   reason?: string;
@@ -346,15 +357,23 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the
     // body answered only once all are durable. A body that repeats some and adds others stores the
     // new ones; one of no events (LINE's Verify) is an endpoint check, answered and not stored.
-    const parts = splitBatch(provider.contract, rawBody, (body) => serialized(provider, body));
-    if (parts?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
-    if (parts && parts.length > 1) return storeBatch(parts, rawBody, req, res);
+    const all = splitBatch(provider.contract, rawBody, (body) => serialized(provider, body));
+    if (all?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
+    const keep = options.keep;
+    const parts = all && keep ? all.filter((p) => keep(p.eventType)) : all;
+    if (all && parts?.length === 0)
+      return answer(res, { status: 200, result: 'filtered', bytes }, { ok: true, events: all.length, filtered: all.length });
+    // A batch some of whose events the filter left out is stored as parts, even when one is left.
+    if (parts && (parts.length > 1 || parts !== all)) return storeBatch(parts, rawBody, req, res);
 
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
     // so the sender's retries of the same bytes still dedupe.
     const deliveryId = provider.deliveryId(req.headers, rawBody) ?? `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
     const eventType = provider.eventTypeOf(req.headers, rawBody);
     const base = { deliveryId, ...(eventType ? { eventType } : {}), bytes };
+    // Verified, and not wanted here: acknowledged, so the sender does not retry it, and not kept.
+    if (options.keep && !options.keep(eventType))
+      return answer(res, { status: 200, result: 'filtered', ...base }, { ok: true, deliveryId, filtered: true });
     let inserted: boolean;
     try {
       ({ inserted } = await withinDeadline(
@@ -365,6 +384,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
           body: rawBody,
           headers: keptHeaders(req),
           receivedAt: Date.now(),
+          ...(options.routeOf ? { route: options.routeOf(eventType) } : {}),
         }),
         storeDeadlineMs,
       ));
@@ -397,6 +417,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
               // Its body is the event alone, not what was signed: forwards are signed anew.
               headers: { ...headers, [BATCH_HEADER]: `${i + 1}/${parts.length}` },
               receivedAt,
+              ...(options.routeOf ? { route: options.routeOf(p.eventType) } : {}),
             }),
           ),
         ),

@@ -6,14 +6,18 @@ import { formatDuration, parseDuration } from '../util/duration.js';
 import { displayTarget, openInbox, resolveTarget } from '../inbox/open.js';
 import { createListenMetrics } from './metrics.js';
 import type { ListenMetrics } from './metrics.js';
-import type { Inbox, InboxStats } from '../inbox/index.js';
+import type { Claimed, Inbox, InboxStats } from '../inbox/index.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { checkKeyMaterial } from '../providers/key-material.js';
 import type { Provider } from '../providers/index.js';
-import { createReceiverServer, listen } from './server.js';
-import type { ReceiverEvent, RefusedCapture } from './index.js';
+import { createMountedServer, createReceiverServer, listen } from './server.js';
+import type { ReceiverEvent, ReceiverOptions, RefusedCapture } from './index.js';
+import type { Route, RouteTarget } from '../routes/types.js';
+import { checkUniqueNames, describeTarget, parseEventsFlag } from '../routes/parse.js';
+import { passesFilter } from '../routes/match.js';
+import { resolveRoute, routingHandler } from '../worker/route.js';
 import { RECEIVER_DEFAULTS } from './defaults.js';
-import { DEFAULT_BACKOFF, Worker, deadAfter } from '../worker/index.js';
+import { DEFAULT_BACKOFF, PermanentError, Worker, deadAfter } from '../worker/index.js';
 import { WORKER_DEFAULTS } from '../worker/defaults.js';
 import { LISTEN_DEFAULTS } from './listen-defaults.js';
 import type { WorkOutcome } from '../worker/index.js';
@@ -54,6 +58,18 @@ export interface ListenOptions {
   backoffMax?: string | number;
   /** Store only; leave rows pending for another worker (or for inspection). */
   noWorker?: boolean;
+  /**
+   * Where each event type goes, in order, the first match winning; what none takes goes to
+   * forwardTo (or nowhere: marked done). From `--route` or the project file's `routes`.
+   */
+  routes?: readonly Route[];
+  /** Keep only these event types (`--events`, as the Stripe CLI's): others are answered 200 and not stored. */
+  events?: readonly string[];
+  /**
+   * Several providers on one port, each on a path of its own with its own secret(s), into one
+   * inbox (the project file's `receive`). Instead of provider, secrets and publicUrl.
+   */
+  receive?: readonly ReceiveMount[];
   onRequest?: (e: ReceiverEvent, refused?: () => RefusedCapture) => void;
   onOutcome?: (o: WorkOutcome) => void;
   onError?: (err: unknown) => void;
@@ -61,11 +77,25 @@ export interface ListenOptions {
   onWarning?: (text: string) => void;
 }
 
+/** One provider of a listen that receives several. */
+export interface ReceiveMount {
+  provider: string;
+  /** Its path on listen's port (default `/<provider>`). */
+  path?: string;
+  secrets: readonly string[];
+  publicUrl?: string;
+}
+
 export interface Ready {
   event: 'ready';
   url: string;
   inbox: string;
+  /** The provider, or with several, their names joined by commas. */
   provider: string;
+  /** With several providers: where each posts. */
+  providers?: { provider: string; path: string; url: string }[];
+  /** With routes: each, in order, and where it sends its rows (the default last). */
+  routes?: { name: string; provider: string; events: readonly string[]; to: string }[];
   forwardTo: string | null;
   worker: boolean;
   /** With a worker: its retry budget, and how long a row that keeps failing takes to be dead. */
@@ -93,6 +123,8 @@ export interface ListenCounts {
   rejected: number;
   /** Answered 503: the inbox could not commit (in time). */
   failed: number;
+  /** Verified and left out by --events: answered 200, not stored. */
+  filtered?: number;
   done: number;
   retried: number;
   dead: number;
@@ -108,16 +140,21 @@ export interface Listening {
 
 /** Run the receiver (and, unless told not to, the worker) until stop() is called. */
 export async function start(o: ListenOptions): Promise<Listening> {
-  // Verifying accepts several secrets at once (rotation) whatever the provider: each is tried.
-  const { provider, secrets } = resolveSigner({ ...o, verifying: true });
   const port = parseIntFlag(o.port, '--port', 0, 65_535, LISTEN_DEFAULTS.port);
   // Judged before the inbox is opened: a bad URL must not leave a file or a schema behind.
-  const publicUrl = publicUrlFor(provider, o, port);
+  const mounts = mountsOf(o, port);
+  const multi = o.receive !== undefined;
   const host = o.host ?? LISTEN_DEFAULTS.host;
   // '' binds every interface and shows as http://:PORT: never what was meant.
   if (host.trim() === '')
     throw new UsageError('--host is empty: give an address (0.0.0.0 for every interface, 127.0.0.1 for this machine)');
   const forwardTo = o.forwardTo ? parseUrl(o.forwardTo, '--forward-to') : undefined;
+  const routes = o.routes ?? [];
+  checkRoutes(routes, mounts);
+  const filter = o.events !== undefined ? parseEventsFlag(o.events) : undefined;
+  // Anything sent anywhere: the forward's timeout and lease matter, and forwards run a few at a time.
+  const forwards = forwardTo !== undefined || routes.some((r) => r.target.kind === 'url');
+  const fallback: RouteTarget = forwardTo ? { kind: 'url', url: forwardTo } : { kind: 'drop' };
   const duration = (text: string | number | undefined, flag: string, fallback: number) =>
     text !== undefined ? parseDuration(text, flag) : fallback;
   // A duration with a floor and a ceiling, each with its reason: 0 parses as a duration, and would
@@ -158,8 +195,12 @@ export async function start(o: ListenOptions): Promise<Listening> {
       `--max-bytes-in-flight ${maxInFlightBytes} is below --max-bytes ${maxBytes}: a delivery of the largest size allowed would never fit`,
     );
   // The provider's own window unless told otherwise (Paddle's SDK: 5 s; most: 5 minutes).
-  const toleranceSec = Math.round(duration(o.tolerance, '--tolerance', windowSec(provider) * 1000) / 1000);
-  if (toleranceSec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
+  const toleranceOf = (provider: Provider) => {
+    const sec = Math.round(duration(o.tolerance, '--tolerance', windowSec(provider) * 1000) / 1000);
+    if (sec < 1) throw new UsageError(`--tolerance ${o.tolerance}: at least 1s (0 would refuse every signed timestamp)`);
+    return sec;
+  };
+  for (const m of mounts) toleranceOf(m.provider);
   // Forwards run a few at a time (the app's capacity); with nowhere to forward, marking rows done
   // costs nothing, and claiming many at once saves a commit per row.
   const concurrency = parseIntFlag(
@@ -167,7 +208,7 @@ export async function start(o: ListenOptions): Promise<Listening> {
     '--concurrency',
     1,
     1_000,
-    forwardTo ? WORKER_DEFAULTS.concurrency : LISTEN_DEFAULTS.markDoneConcurrency,
+    forwards ? WORKER_DEFAULTS.concurrency : LISTEN_DEFAULTS.markDoneConcurrency,
   );
   const maxAttempts = parseIntFlag(o.maxAttempts, '--max-attempts', 1, 1_000, WORKER_DEFAULTS.maxAttempts);
   // 100ms: a claim must outlive the commit that claims the row and the one that settles it; shorter,
@@ -202,28 +243,40 @@ export async function start(o: ListenOptions): Promise<Listening> {
       `--backoff-max (${formatDuration(backoff.maxMs)}) is below --backoff-base (${formatDuration(backoff.baseMs)}): the longest delay cannot be shorter than the first`,
     );
   }
-  if (forwardTo && leaseMs <= forwardTimeoutMs) {
+  if (forwards && leaseMs <= forwardTimeoutMs) {
     // A forward still running when its lease runs out would be claimed and sent again.
     throw new UsageError(
       `--lease (${formatDuration(leaseMs)}) must be longer than --forward-timeout (${formatDuration(forwardTimeoutMs)})`,
     );
   }
-  if (o.forwardSecret !== undefined) checkKeyMaterial(provider, o.forwardSecret, 'sign');
-  if (o.forwardOriginalHeaders && provider.contract.batching.events === 'list')
-    // Each event of a batch is a row of its own, its body the event alone: no received signature covers it.
+  if (multi && o.forwardSecret !== undefined)
     throw new UsageError(
-      `--forward-original-headers: ${provider.title} puts several events in one body and listen stores each on its own, so no received signature covers a row: leave it out (forwards are signed anew)`,
+      "--forward-secret signs one provider's forwards; with several providers each one's forwards are signed with its own secret: leave it out",
     );
-  if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
-    throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
-  if (o.forwardTo && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {
-    // Several secrets (a rotation) of a provider that signs with one: which one the app holds
-    // is not ours to guess, and a wrong guess makes every forward fail.
-    throw new UsageError(
-      `${provider.name} signs with one secret and --secret was given ${secrets.length} times: say which forwards are signed with (--forward-secret)`,
-    );
+  for (const { provider, secrets } of mounts) {
+    if (o.forwardSecret !== undefined) checkKeyMaterial(provider, o.forwardSecret, 'sign');
+    if (o.forwardOriginalHeaders && provider.contract.batching.events === 'list')
+      // Each event of a batch is a row of its own, its body the event alone: no received signature covers it.
+      throw new UsageError(
+        `--forward-original-headers: ${provider.title} puts several events in one body and listen stores each on its own, so no received signature covers a row: leave it out (forwards are signed anew)`,
+      );
+    if (o.forwardOriginalHeaders && o.forwardSecret !== undefined)
+      throw new UsageError('--forward-secret signs forwards anew; --forward-original-headers keeps the received signature: give one');
+    if (forwards && !o.forwardOriginalHeaders && o.forwardSecret === undefined && secrets.length > 1 && !provider.rotation) {
+      // Several secrets (a rotation) of a provider that signs with one: which one the app holds
+      // is not ours to guess, and a wrong guess makes every forward fail.
+      throw new UsageError(
+        multi
+          ? `${provider.name} signs with one secret and its secretEnv names ${secrets.length}: keep the one its services verify with`
+          : `${provider.name} signs with one secret and --secret was given ${secrets.length} times: say which forwards are signed with (--forward-secret)`,
+      );
+    }
   }
-  const signer = o.forwardOriginalHeaders ? undefined : { provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : secrets };
+  const signerOf = (m: Mount) =>
+    o.forwardOriginalHeaders ? undefined : { provider: m.provider, secrets: o.forwardSecret !== undefined ? [o.forwardSecret] : m.secrets };
+  // A row of a provider this listen does not receive (imported into its inbox) is forwarded as the
+  // one provider of a single-provider listen signs it, as before routes; with several, it is refused.
+  const mountFor = (source: string): Mount | undefined => mounts.find((m) => m.provider.name === source) ?? (multi ? undefined : mounts[0]);
   const inboxTarget = resolveTarget(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
   const commitBatch = parseIntFlag(o.commitBatch, '--commit-batch', 1, 10_000, LISTEN_DEFAULTS.commitBatch);
@@ -257,7 +310,8 @@ export async function start(o: ListenOptions): Promise<Listening> {
     o.onError?.(new Error(`answering 503: ${reason}`));
   };
   const startedAt = new Date().toISOString();
-  const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, done: 0, retried: 0, dead: 0 };
+  const counts: ListenCounts = { requests: 0, stored: 0, duplicates: 0, rejected: 0, failed: 0, filtered: 0, done: 0, retried: 0, dead: 0 };
+  const routed = routes.length > 0 || multi;
   const worker = o.noWorker
     ? undefined
     : new Worker({
@@ -267,9 +321,20 @@ export async function start(o: ListenOptions): Promise<Listening> {
         leaseMs,
         backoff,
         // With nowhere to forward to, a stored delivery is simply marked done once logged.
-        handler: forwardTo
-          ? forwardHandler(forwardTo, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}), verifySecrets: secrets })
-          : async () => undefined,
+        handler: routingHandler({
+          routes,
+          fallback,
+          forwarder: (source, url) => {
+            const m = mountFor(source);
+            if (!m)
+              return async () => {
+                throw new PermanentError(`no provider ${source} in this listen: its forwards cannot be signed`);
+              };
+            const signer = signerOf(m);
+            return forwardHandler(url, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}), verifySecrets: m.secrets });
+          },
+        }),
+        ...(routed ? { routeOf: (row: Claimed) => resolveRoute(routes, fallback, row).name } : {}),
         onOutcome: (outcome) => {
           metrics?.outcome(outcome);
           if (outcome.outcome === 'done') counts.done++;
@@ -284,15 +349,20 @@ export async function start(o: ListenOptions): Promise<Listening> {
           o.onError?.(err);
         },
       });
-  const server: Server = createReceiverServer({
-    provider,
-    secrets,
+  const receiverOf = (m: Mount): ReceiverOptions => ({
+    provider: m.provider,
+    secrets: m.secrets,
     inbox,
     maxBytes,
     maxInFlightBytes,
-    toleranceSec,
-    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    toleranceSec: toleranceOf(m.provider),
+    ...(m.publicUrl !== undefined ? { publicUrl: m.publicUrl } : {}),
     ...(o.trustProxy ? { trustProxy: true } : {}),
+    ...(filter ? { keep: (type: string | undefined) => passesFilter(filter, m.provider.name, type) } : {}),
+    // The row keeps the route it was given: a change of routes later applies to new deliveries.
+    ...(routed
+      ? { routeOf: (eventType: string | undefined) => resolveRoute(routes, fallback, { source: m.provider.name, eventType }).name }
+      : {}),
     storeDeadlineMs,
     metrics: () => (metrics as ListenMetrics).scrape(),
     // The counts behind /healthz's verdict: what this listen answered since it started.
@@ -306,8 +376,10 @@ export async function start(o: ListenOptions): Promise<Listening> {
       },
     }),
     onRequest: (event, refused) => {
+      if (multi) event.source = m.provider.name;
       metrics?.request(event);
       if (event.result !== 'health') counts.requests++;
+      if (event.result === 'filtered') counts.filtered = (counts.filtered ?? 0) + 1;
       if (event.result === 'stored') {
         counts.stored++;
         worker?.wake();
@@ -321,6 +393,17 @@ export async function start(o: ListenOptions): Promise<Listening> {
       o.onRequest?.(event, refused);
     },
   });
+  const server: Server = multi
+    ? createMountedServer(
+        mounts.map((m) => ({ path: m.path as string, options: receiverOf(m) })),
+        (path) => {
+          counts.requests++;
+          const event: ReceiverEvent = { status: 404, result: 'not_found', reason: `no provider posts to ${path}` };
+          metrics?.request(event);
+          o.onRequest?.(event);
+        },
+      )
+    : createReceiverServer(receiverOf(mounts[0] as Mount));
 
   let address: AddressInfo;
   try {
@@ -340,7 +423,24 @@ export async function start(o: ListenOptions): Promise<Listening> {
     event: 'ready',
     url: `http://${shownHost}:${address.port}/`,
     inbox: displayTarget(inboxTarget),
-    provider: provider.name,
+    provider: mounts.map((m) => m.provider.name).join(','),
+    ...(multi
+      ? {
+          providers: mounts.map((m) => ({
+            provider: m.provider.name,
+            path: m.path as string,
+            url: `http://${shownHost}:${address.port}${m.path}`,
+          })),
+        }
+      : {}),
+    ...(routes.length > 0
+      ? {
+          routes: [
+            ...routes.map((r) => ({ name: r.name, provider: r.provider, events: r.events, to: describeTarget(r.target) })),
+            { name: 'default', provider: '*', events: ['*'], to: describeTarget(fallback) },
+          ],
+        }
+      : {}),
     forwardTo: forwardTo ? displayUrl(forwardTo) : null,
     worker: worker !== undefined,
     ...(worker ? { retries: { maxAttempts, ...backoff, deadAfterMs: deadAfter(maxAttempts, backoff) } } : {}),
@@ -379,6 +479,55 @@ export async function start(o: ListenOptions): Promise<Listening> {
       return stopped;
     },
   };
+}
+
+/** A provider as this listen receives it. */
+interface Mount {
+  provider: Provider;
+  secrets: string[];
+  /** Its path; undefined: a listen of one provider, which takes every path. */
+  path: string | undefined;
+  publicUrl: string | undefined;
+}
+
+/** The providers listen receives: the one of --provider, or each of `receive`, checked. */
+function mountsOf(o: ListenOptions, port: number): Mount[] {
+  if (!o.receive) {
+    // Verifying accepts several secrets at once (rotation) whatever the provider: each is tried.
+    const { provider, secrets } = resolveSigner({ ...o, verifying: true });
+    return [{ provider, secrets, path: undefined, publicUrl: publicUrlFor(provider, o, port) }];
+  }
+  if (o.provider !== undefined || o.secrets?.length || o.publicUrl !== undefined)
+    throw new UsageError(
+      '--provider, --secret and --public-url are for a listen of one provider; the project file\'s "receive" names several',
+    );
+  if (o.receive.length === 0) throw new UsageError('receive: no provider given');
+  const paths = new Set<string>();
+  return o.receive.map((r) => {
+    const { provider, secrets } = resolveSigner({ provider: r.provider, secrets: [...r.secrets], verifying: true });
+    const path = r.path ?? `/${provider.name}`;
+    if (paths.has(path)) throw new UsageError(`receive: ${path} is given to two providers; each needs a path of its own`);
+    paths.add(path);
+    let publicUrl: string | undefined;
+    if (r.publicUrl !== undefined) publicUrl = parseUrl(r.publicUrl, `receive.${provider.name}.publicUrl`).href;
+    if (provider.urlBound && publicUrl === undefined && !o.trustProxy)
+      throw new UsageError(
+        `receive.${provider.name}: ${provider.name} signs the URL it posts to: give its publicUrl, the URL set at ${provider.title}`,
+      );
+    if (!provider.urlBound && publicUrl !== undefined)
+      throw new UsageError(`receive.${provider.name}.publicUrl: ${provider.name} signs no URL; leave it out`);
+    return { provider, secrets, path, publicUrl };
+  });
+}
+
+/** Each route names a provider this listen receives (or any): a route for one it does not would never be taken. */
+function checkRoutes(routes: readonly Route[], mounts: readonly Mount[]): void {
+  checkUniqueNames(routes, 'routes');
+  const names: string[] = mounts.map((m) => m.provider.name);
+  for (const r of routes) {
+    if (r.provider !== '*' && !names.includes(r.provider))
+      throw new UsageError(`route ${r.name}: listen receives ${names.join(', ')}, not ${r.provider}: no delivery would take it`);
+  }
 }
 
 /**

@@ -38,8 +38,8 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
   let rendered: { at: number; text: { contentType: string; body: string } } | undefined;
   const deliveries = new Counter({
     name: 'hookdrill_deliveries_total',
-    help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code).',
-    labelNames: ['result', 'reason'] as const,
+    help: 'Requests to the webhook endpoint by what became of them (rejected: by the signature failure code), and by provider where listen receives several.',
+    labelNames: ['result', 'reason', 'provider'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
@@ -59,6 +59,12 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
     name: 'hookdrill_worker_outcomes_total',
     help: "The worker's attempts by outcome: done, retry, dead, fenced (its lease ran out and another took the row).",
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const routed = new Counter({
+    name: 'hookdrill_route_outcomes_total',
+    help: "The worker's attempts by provider, route and outcome (listen with routes): a route whose service is down shows here alone.",
+    labelNames: ['provider', 'route', 'outcome'] as const,
     registers: [registry],
   });
   new Gauge({
@@ -93,11 +99,15 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
     request(e) {
       if (e.result === 'health') return;
       // reason only where there is one: an empty label is no label to Prometheus, and clutters every query.
-      deliveries.inc(e.result === 'rejected' ? { result: e.result, reason: e.code ?? 'unknown' } : { result: e.result });
+      const provider = e.source !== undefined ? { provider: e.source } : {};
+      deliveries.inc(
+        e.result === 'rejected' ? { result: e.result, reason: e.code ?? 'unknown', ...provider } : { result: e.result, ...provider },
+      );
       if (e.ms !== undefined) latency.observe({ result: e.result }, e.ms / 1000);
     },
     outcome(o) {
       outcomes.inc({ outcome: o.outcome });
+      if (o.route !== undefined) routed.inc({ provider: o.key.source, route: o.route, outcome: o.outcome });
     },
     batch(size) {
       batches.observe(size);

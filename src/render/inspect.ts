@@ -119,6 +119,7 @@ export function selectorText(s: Selector): string {
   if (s.since !== undefined) parts.push(`--since ${iso(s.since)}`);
   if (s.until !== undefined) parts.push(`--until ${iso(s.until)}`);
   if (s.source) parts.push(`--source ${s.source}`);
+  if (s.route) parts.push(`--route ${shellWord(s.route)}`);
   if (s.check === false) parts.push('--exclude-check');
   if (typeof s.check === 'string') parts.push(`--check-run ${shellWord(s.check)}`);
   return safe(parts.join(' ')) || 'everything';
@@ -134,10 +135,14 @@ function cut(text: string, n: number): string {
 
 export function rowTable(summaries: readonly RowSummary[], now: number, columns = process.stdout.columns || 160): string[] {
   const list = escapeStrings(summaries);
-  const header = ['id', 'type', 'status', 'att', 'received', 'next attempt / died', 'last error'];
+  // Rows listen routed show their route after the type; an inbox without routes keeps its columns.
+  const routed = list.some((x) => x.route !== undefined);
+  const header = ['id', 'type', ...(routed ? ['route'] : []), 'status', 'att', 'received', 'next attempt / died', 'last error'];
+  const maxes = routed ? [COLUMN_MAX[0], COLUMN_MAX[1], 24, ...COLUMN_MAX.slice(2)] : COLUMN_MAX;
   const raw = list.map((x) => [
     x.deliveryId,
     x.eventType ?? '',
+    ...(routed ? [x.route ?? ''] : []),
     x.status,
     String(x.attempts),
     `${iso(x.receivedAt)} (${ago(x.receivedAt, now)})`,
@@ -150,7 +155,7 @@ export function rowTable(summaries: readonly RowSummary[], now: number, columns 
         : '',
     x.lastError ?? '',
   ]);
-  const fixed = raw.map((c) => c.map((v, i) => (i < COLUMN_MAX.length ? cut(v, COLUMN_MAX[i] as number) : v)));
+  const fixed = raw.map((c) => c.map((v, i) => (i < maxes.length ? cut(v, maxes[i] as number) : v)));
   // The last error gets what is left of the terminal's width (at least 20 characters).
   const used = header.slice(0, -1).map((h, i) => Math.max(h.length, ...fixed.map((c) => (c[i] ?? '').length)) + 2);
   const left = Math.max(20, columns - used.reduce((a, b) => a + b, 0));
@@ -179,6 +184,7 @@ function delivery(r: Extract<InspectResult, { view: 'delivery' }>): string {
     const field = (k: string, v: string | number | undefined | null) =>
       out.push(`  ${k.padEnd(13)} ${v === undefined || v === null ? chalk.dim('—') : String(v)}`);
     field('type', d.eventType);
+    if (d.route !== undefined) field('route', d.route);
     field('status', d.status);
     field('attempts', d.attempts);
     field('received', `${iso(d.receivedAt)} (${ago(d.receivedAt, r.now)})`);

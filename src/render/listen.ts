@@ -26,7 +26,12 @@ export function readyLine(ready: Ready, json: boolean): string {
   const budget = r.retries
     ? `\nworker: a delivery that keeps failing is dead after ${r.retries.maxAttempts} attempts, ${formatDuration(r.retries.deadAfterMs.minMs)}–${formatDuration(r.retries.deadAfterMs.maxMs)} of failures (${formatDuration(r.retries.baseMs)} doubling to ${formatDuration(r.retries.maxMs)}; --max-attempts, --backoff-base, --backoff-max)`
     : '';
-  return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}${budget}`;
+  const providers = r.providers ? r.providers.map((p) => `\n  ${p.provider} posts to ${chalk.bold(p.url)}`).join('') : '';
+  const routes = r.routes
+    ? `\nroutes (the first match wins):${r.routes.map((x) => `\n  ${x.name}: ${x.provider} ${x.events.join(',')} → ${x.to}`).join('')}`
+    : '';
+  if (r.routes) return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${providers}${routes}${budget}`;
+  return `listening on ${chalk.bold(r.url)} for ${r.provider} · inbox ${r.inbox}${forward}${providers}${budget}`;
 }
 
 export function requestLine(e: ReceiverEvent, json: boolean): string | undefined {
@@ -49,7 +54,8 @@ export function requestLine(e: ReceiverEvent, json: boolean): string | undefined
 export function outcomeLine(o: WorkOutcome, json: boolean): string {
   if (json)
     return JSON.stringify({ event: 'processed', at: now(), ...o, key: undefined, source: o.key.source, deliveryId: o.key.deliveryId });
-  const id = `${safe(o.key.deliveryId)}${o.eventType ? ` ${chalk.cyan(safe(o.eventType))}` : ''} (attempt ${o.attempt}, ${formatDuration(o.ms)})`;
+  const route = o.route !== undefined ? ` → ${safe(o.route)}` : '';
+  const id = `${safe(o.key.deliveryId)}${o.eventType ? ` ${chalk.cyan(safe(o.eventType))}` : ''}${route} (attempt ${o.attempt}, ${formatDuration(o.ms)})`;
   switch (o.outcome) {
     case 'done':
       return `${chalk.green('done')} ${id}`;

@@ -19,12 +19,20 @@ export interface WorkItem extends Claimed {
 
 export type Handler = (item: WorkItem) => Promise<void>;
 
+/** What every outcome says: which row, which attempt, and (with routes) which route it took. */
+interface OutcomeBase {
+  key: DeliveryKey;
+  attempt: number;
+  eventType: string | undefined;
+  route?: string;
+}
+
 export type WorkOutcome =
-  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'done'; ms: number }
-  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'retry'; ms: number; error: string; retryInMs: number }
-  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'dead'; ms: number; error: string }
+  | (OutcomeBase & { outcome: 'done'; ms: number })
+  | (OutcomeBase & { outcome: 'retry'; ms: number; error: string; retryInMs: number })
+  | (OutcomeBase & { outcome: 'dead'; ms: number; error: string })
   /** The lease ran out and another worker took the row over: this result was discarded. */
-  | { key: DeliveryKey; attempt: number; eventType: string | undefined; outcome: 'fenced'; ms: number };
+  | (OutcomeBase & { outcome: 'fenced'; ms: number });
 
 export interface WorkerOptions {
   inbox: Inbox;
@@ -40,6 +48,8 @@ export interface WorkerOptions {
   pollMs?: number;
   random?: () => number;
   onOutcome?: (o: WorkOutcome) => void;
+  /** The route a row takes, said in its outcome (listen with routes). */
+  routeOf?: (row: Claimed) => string;
   /** Reports failures of the inbox itself (claim/complete/fail threw); the worker keeps going. */
   onError?: (err: unknown) => void;
 }
@@ -50,7 +60,8 @@ export interface WorkerOptions {
  * retried with backoff until maxAttempts, then buried; an unparseable body is buried at once.
  */
 export class Worker {
-  private readonly o: Required<Omit<WorkerOptions, 'onOutcome' | 'onError'>> & Pick<WorkerOptions, 'onOutcome' | 'onError'>;
+  private readonly o: Required<Omit<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf'>> &
+    Pick<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf'>;
   private readonly inFlight = new Set<Promise<void>>();
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -148,7 +159,8 @@ export class Worker {
   private async process(row: Claimed): Promise<void> {
     const started = performance.now();
     const key = { source: row.source, deliveryId: row.deliveryId };
-    const base = { key, attempt: row.attempt, eventType: row.eventType };
+    const route = this.o.routeOf?.(row);
+    const base: OutcomeBase = { key, attempt: row.attempt, eventType: row.eventType, ...(route !== undefined ? { route } : {}) };
     let error: unknown;
     try {
       await this.o.handler({ ...row, json: parseBody(row) });

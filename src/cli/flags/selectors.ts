@@ -21,6 +21,7 @@ export function declareSelectors(cmd: Command, statusHelp: string, options: { id
     .option('--error <text>', 'only rows whose last error contains this text')
     .option('--without-error', 'only rows with no recorded error (the "(no error recorded)" group)')
     .option('--source <provider>', 'only deliveries from this provider')
+    .option('--route <name>', "only deliveries listen gave this route (listen --route, the project file's routes)")
     .option('--exclude-check', 'leave out the rows hookdrill check sent (marked X-Hookdrill-Check)')
     .option('--check-run <id>', 'only the rows one hookdrill check run sent (the run id check prints)');
 }
@@ -29,7 +30,7 @@ export function selectorOptions(flags: SelectorFlagsRaw): SelectorFlags {
   const out: SelectorFlags = {};
   if (Array.isArray(flags.id)) out.ids = flags.id;
   if (flags.status) out.status = flags.status;
-  for (const key of ['type', 'since', 'until', 'error', 'source'] as const) if (flags[key] !== undefined) out[key] = flags[key];
+  for (const key of ['type', 'since', 'until', 'error', 'source', 'route'] as const) if (flags[key] !== undefined) out[key] = flags[key];
   if (flags.excludeCheck && flags.checkRun !== undefined) throw new UsageError('give one of --exclude-check and --check-run, not both');
   if (flags.excludeCheck) out.check = false;
   if (flags.withoutError) out.withoutError = true;

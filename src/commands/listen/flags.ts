@@ -9,7 +9,11 @@ import { defineCommand } from '../../cli/spec.js';
 import { SCHEMA_HELP, inboxOptions } from '../../cli/flags/inbox.js';
 import { pick } from '../../cli/io.js';
 import { formatDuration, parseDuration, toleranceProblem } from '../../util/duration.js';
-import { declareSigner, signerOptions } from '../../cli/flags/signer.js';
+import { collect, declareSigner, secretsFrom, signerOptions } from '../../cli/flags/signer.js';
+import { parseRouteFlag } from '../../routes/parse.js';
+import type { Route } from '../../routes/types.js';
+import type { ReceiveEntry } from '../../project/receive.js';
+import { PROJECT_FILE } from '../../project/file.js';
 import type { SignerFlags } from '../../cli/flags/signer.js';
 import { RECEIVER_DEFAULTS } from '../../receiver/defaults.js';
 import { DEFAULT_BACKOFF, deadAfter } from '../../worker/backoff.js';
@@ -46,6 +50,12 @@ export interface ListenFlags extends SignerFlags {
   worker?: boolean;
   json?: boolean;
   log?: string;
+  route?: string[];
+  events?: string[];
+  /** The project file's routes, when no --route is given (project/file.ts). */
+  projectRoutes?: Route[];
+  /** The project file's providers, when no --provider is given. */
+  projectReceive?: ReceiveEntry[];
 }
 
 const LOG_MODES = ['requests', 'status', 'summary', 'none'] as const;
@@ -72,6 +82,16 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--forward-to <url>', 'POST each stored delivery to your app; 2xx is done, anything else is retried')
+      .option(
+        '--route <rule>',
+        "send one provider's event types elsewhere: [NAME=]PROVIDER:PATTERN[,PATTERN]=URL|drop|hold, e.g. billing=stripe:invoice.*=http://127.0.0.1:4000/billing; repeatable, the first match wins, --forward-to takes the rest [project file: routes]",
+        collect,
+      )
+      .option(
+        '--events <types>',
+        'keep only these event types (comma-separated; invoice.*, github:issues): others are answered 200 and not stored, as stripe listen --events',
+        collect,
+      )
       .option('--forward-timeout <duration>', `how long the app may take per forward (default: ${ms(LISTEN_DEFAULTS.forwardTimeoutMs)})`)
       .option('--forward-secret <secret>', 'sign forwards with this secret (default: --secret) [env: HOOKDRILL_FORWARD_SECRET]')
       .option('--forward-original-headers', 'forward the signature as received instead of signing anew (goes stale after 5 minutes)')
@@ -152,8 +172,12 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
         'backoffMax',
       ]),
       ...inboxOptions(flags),
-      ...signerOptions(flags, env),
+      // With the project file's providers, each secret comes from its own variable: HOOKDRILL_SECRET is no one's.
+      ...(flags.projectReceive ? { secrets: secretsFrom(flags, env, false) } : signerOptions(flags, env)),
       ...(forwardSecret ? { forwardSecret } : {}),
+      ...routeOptions(flags),
+      ...(flags.events ? { events: flags.events } : {}),
+      ...(flags.projectReceive ? { receive: receiveMounts(flags.projectReceive, env) } : {}),
       forwardOriginalHeaders: flags.forwardOriginalHeaders === true,
       noWorker: flags.worker === false,
     };
@@ -257,6 +281,24 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
     out.flush();
   },
 });
+
+/** --route wins over the project file's routes, as every flag over its setting. */
+function routeOptions(flags: ListenFlags): { routes?: Route[] } {
+  if (flags.route) return { routes: flags.route.map(parseRouteFlag) };
+  return flags.projectRoutes ? { routes: flags.projectRoutes } : {};
+}
+
+/** The project file's providers with their secrets read from the variables it names. */
+function receiveMounts(entries: readonly ReceiveEntry[], env: NodeJS.ProcessEnv) {
+  return entries.map((e) => {
+    const secrets = e.secretEnv.map((name) => {
+      const v = env[name];
+      if (!v) throw new UsageError(`${PROJECT_FILE}: receive.${e.provider}.secretEnv names ${name}, which is not set`);
+      return v;
+    });
+    return { provider: e.provider, path: e.path, secrets, ...(e.publicUrl !== undefined ? { publicUrl: e.publicUrl } : {}) };
+  });
+}
 
 function logMode(given: string | undefined, json: boolean): LogMode {
   if (given === undefined) return json || !process.stdout.isTTY || process.env.CI ? 'requests' : 'status';

@@ -11,6 +11,8 @@ export interface RequeueFlags extends SelectorFlagsRaw {
   rate?: string;
   resetAttempts?: boolean;
   keepAttempts?: boolean;
+  dead?: boolean;
+  reroute?: boolean;
   json?: boolean;
 }
 
@@ -29,13 +31,20 @@ export const requeue = defineCommand<RequeueFlags, RequeueOptions>({
         '--keep-attempts',
         "keep the attempts already made: the row gets only what is left of the worker's budget (default: a fresh start, attempts counted anew, on record)",
       )
-      .option('--reset-attempts', 'count the attempts anew (the default; kept for scripts that say it)');
+      .option('--reset-attempts', 'count the attempts anew (the default; kept for scripts that say it)')
+      .option('--dead', 'the dead rows: --status dead, said short (requeue --route billing --dead)')
+      .option(
+        '--reroute',
+        'route the rows anew by the routes listen has when it takes them, forgetting the one each was given (default: each keeps its route)',
+      );
     declareSelectors(cmd, 'dead or done; pending: retry now, not at the next attempt (required unless --id is given)', { ids: true });
     return cmd.option('--json', 'print the result as JSON');
   },
   options: ({ flags }) => ({
     ...inboxOrDefault(flags),
     ...selectorOptions(flags),
+    ...(flags.dead ? { status: [...[flags.status ?? []].flat(), 'dead'] } : {}),
+    ...(flags.reroute ? { reroute: true } : {}),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
     dryRun: flags.dryRun === true,
     ...(flags.resetAttempts ? { resetAttempts: true } : {}),

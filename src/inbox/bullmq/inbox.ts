@@ -217,6 +217,7 @@ export class BullmqInbox implements Inbox {
             headers: r.headers,
             body: r.body.toString('base64'),
             receivedAt,
+            ...(r.route !== undefined ? { route: r.route } : {}),
           };
           const opts: JobsOptions = {
             jobId: id,
@@ -311,6 +312,7 @@ export class BullmqInbox implements Inbox {
           receivedAt: d.receivedAt,
           attempt: job.attemptsStarted,
           fence,
+          ...(typeof d.route === 'string' ? { route: d.route } : {}),
         });
       }
       return claimed.sort((a, b) => a.receivedAt - b.receivedAt);
@@ -451,6 +453,8 @@ export class BullmqInbox implements Inbox {
           batch.map(async (r, j) => {
             const job = jobs[j];
             if (!job) return false;
+            // Routed anew by the worker: the route it was given is forgotten before it is due.
+            if (options.reroute && typeof job.data.route === 'string') await job.updateData({ ...job.data, route: null });
             if (r.status === 'pending') return this.retryNow(job, reset);
             try {
               await job.retry(

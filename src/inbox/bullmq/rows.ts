@@ -15,6 +15,8 @@ export interface JobData {
   headers: Record<string, string>;
   body: string;
   receivedAt: number;
+  /** The route listen gave it; absent or null: none. */
+  route?: string | null;
 }
 
 /** BullMQ's states, as its keys name them. */
@@ -84,6 +86,7 @@ export function inWindow(t: number, sel: Selector): boolean {
 
 export function matches(r: Row, sel: Selector): boolean {
   if (sel.source && r.source !== sel.source) return false;
+  if (sel.route && r.route !== sel.route) return false;
   if (sel.ids && sel.ids.length > 0 && !sel.ids.includes(r.deliveryId)) return false;
   if (sel.statuses && sel.statuses.length > 0 && !sel.statuses.includes(r.status)) return false;
   if (sel.type && r.eventType !== sel.type) return false;
@@ -139,6 +142,7 @@ export function toRow(e: Entry, fields: (string | null)[] | undefined, extra: nu
     // Done rows carry no error (as on the SQL backends); a pending one keeps its last attempt's.
     lastError: status === 'done' ? undefined : failedReason || undefined,
     finishedAt,
+    ...(typeof d.route === 'string' ? { route: d.route } : {}),
   };
 }
 

@@ -204,13 +204,14 @@ export class PostgresInbox implements Inbox {
           JSON.stringify(r.headers),
           Math.round(r.receivedAt),
           r.body.length,
+          r.route === undefined ? null : text(r.route),
         ]),
       );
       const inserted = await this.query<{ source: string; delivery_id: string }>(
-        `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
+        `INSERT INTO ${this.t} (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at, route)
          SELECT source, delivery_id, event_type, substring($2::bytea FROM start FOR len), headers, received_at, 'pending', 0,
-                LEAST(received_at, ${NOW})
-           FROM (SELECT e->>0 AS source, e->>1 AS delivery_id, e->>2 AS event_type, e->>3 AS headers,
+                LEAST(received_at, ${NOW}), route
+           FROM (SELECT e->>0 AS source, e->>1 AS delivery_id, e->>2 AS event_type, e->>3 AS headers, e->>6 AS route,
                         (e->>4)::bigint AS received_at, (e->>5)::int AS len, ord,
                         1 + COALESCE(sum((e->>5)::int) OVER (ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::int AS start
                    FROM json_array_elements($1::json) WITH ORDINALITY AS x(e, ord)) r
@@ -417,11 +418,12 @@ export class PostgresInbox implements Inbox {
               SET status = 'pending', finished_at = NULL,
                   next_attempt_at = CASE WHEN d.status = 'pending' THEN LEAST(d.next_attempt_at, COALESCE($3::bigint, ${NOW}))
                                          ELSE COALESCE($3::bigint, ${NOW}) END,
-                  attempt_base = CASE WHEN $4 THEN d.attempts ELSE d.attempt_base END
+                  attempt_base = CASE WHEN $4 THEN d.attempts ELSE d.attempt_base END,
+                  route = CASE WHEN $6 THEN NULL ELSE d.route END
              FROM unnest($1::text[], $2::text[]) AS k(source, delivery_id)
             WHERE d.source = k.source AND d.delivery_id = k.delivery_id
               AND (d.status IN ('done', 'dead') OR ($5 AND d.status = 'pending'))`,
-          [batch.map((k) => k.source), batch.map((k) => k.delivery_id), options.now ?? null, reset, pending],
+          [batch.map((k) => k.source), batch.map((k) => k.delivery_id), options.now ?? null, reset, pending, options.reroute === true],
         );
         await c.query(`UPDATE ${log} SET moved = $1 WHERE id = $2`, [moved + (r.rowCount ?? 0), entry?.id]);
         return r.rowCount ?? 0;
@@ -531,6 +533,7 @@ function where(sel: Selector): { clause: string; params: unknown[] } {
     return `$${params.length}`;
   };
   if (sel.source) parts.push(`source = ${p(sel.source)}`);
+  if (sel.route) parts.push(`route = ${p(sel.route)}`);
   if (sel.ids && sel.ids.length > 0) parts.push(`delivery_id = ANY(${p(sel.ids)}::text[])`);
   if (sel.statuses && sel.statuses.length > 0) parts.push(`status = ANY(${p(sel.statuses)}::text[])`);
   if (sel.type) parts.push(`event_type = ${p(sel.type)}`);

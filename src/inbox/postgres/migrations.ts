@@ -40,6 +40,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'route',
+    sql: `
+      -- The route listen gave the row (listen --route, the project file's routes): kept, so a change
+      -- of routes applies to new deliveries, and inspect and requeue select by it. NULL: none.
+      ALTER TABLE {s}.deliveries ADD COLUMN route text;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -181,6 +181,7 @@ export interface PutRow {
   body: Buffer;
   headers: string;
   receivedAt: number;
+  route: string | null;
 }
 
 export function toPutRow(d: NewDelivery): PutRow {
@@ -191,6 +192,7 @@ export function toPutRow(d: NewDelivery): PutRow {
     body: d.body,
     headers: JSON.stringify(d.headers),
     receivedAt: d.receivedAt,
+    route: d.route ?? null,
   };
 }
 
@@ -499,6 +501,7 @@ export class SqliteInbox implements Inbox {
           rowids: batch,
           now: options.now ?? Date.now(),
           resetAttempts,
+          reroute: options.reroute ? 1 : 0,
           pending: pending ? 1 : 0,
         }).changes;
         this.statements.LOG_REQUEUE_PROGRESS.run({ id: logId, moved: moved + n });
@@ -526,6 +529,10 @@ function where(sel: Selector): { clause: string; params: Record<string, string |
   if (sel.source) {
     parts.push('source = @source');
     params.source = sel.source;
+  }
+  if (sel.route) {
+    parts.push('route = @route');
+    params.route = sel.route;
   }
   if (sel.ids && sel.ids.length > 0) {
     parts.push('delivery_id IN (SELECT value FROM json_each(@ids))');

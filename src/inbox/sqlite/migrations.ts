@@ -73,6 +73,15 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX deliveries_due;
     `,
   },
+  {
+    version: 6,
+    name: 'route',
+    sql: `
+      -- The route listen gave the row (listen --route, the project file's routes): kept, so a change
+      -- of routes applies to new deliveries, and inspect and requeue select by it. NULL: none.
+      ALTER TABLE deliveries ADD COLUMN route TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);

@@ -2,8 +2,8 @@
 
 /** Idempotent insert: a redelivery of a stored key is a no-op (changes = 0), never an error. */
 export const PUT = `
-  INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at)
-  VALUES (@source, @deliveryId, @eventType, @body, @headers, @receivedAt, 'pending', 0, @receivedAt)
+  INSERT INTO deliveries (source, delivery_id, event_type, body, headers, received_at, status, attempts, next_attempt_at, route)
+  VALUES (@source, @deliveryId, @eventType, @body, @headers, @receivedAt, 'pending', 0, @receivedAt, @route)
   ON CONFLICT (source, delivery_id) DO NOTHING`;
 
 /**
@@ -21,7 +21,7 @@ export const CLAIM = `
       WHERE status IN ('pending', 'working') AND next_attempt_at <= @now
       ORDER BY next_attempt_at, received_at
       LIMIT @limit)
-  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, attempt_base, next_attempt_at`;
+  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, attempt_base, next_attempt_at, route`;
 
 /** Fenced on the claim count (@attempt is the fence): a worker whose lease ran out and was taken over changes nothing. */
 export const COMPLETE = `
@@ -107,5 +107,6 @@ export const LOG_REQUEUE_PROGRESS = `UPDATE requeue_log SET moved = @moved WHERE
 export const REQUEUE_ROWIDS = `
   UPDATE deliveries
      SET status = 'pending', next_attempt_at = MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE @now END, @now), finished_at = NULL,
-         attempt_base = CASE WHEN @resetAttempts THEN attempts ELSE attempt_base END
+         attempt_base = CASE WHEN @resetAttempts THEN attempts ELSE attempt_base END,
+         route = CASE WHEN @reroute THEN NULL ELSE route END
    WHERE rowid IN (SELECT value FROM json_each(@rowids)) AND (+status IN ('done', 'dead') OR (@pending AND +status = 'pending'))`;
