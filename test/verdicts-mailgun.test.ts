@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { run as send } from '../src/delivery/send.js';
+import { reply, startServer } from './helpers/server.js';
 import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
 
 /**
@@ -78,30 +77,21 @@ test('Mailgun takes 200 alone: a receiver that stores and answers 204 is warned 
     /answers 204; Mailgun takes 200 alone as success and retries any other answer.*comes again, for 7h30m — answer 200/,
   );
 
-  const answers = [204, 200];
-  const bodies: Buffer[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks));
-      res.statusCode = answers[bodies.length - 1] ?? 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The first answer a 204, the retry's a 200.
+  const server = await startServer((_req, res, n) => reply(res, n === 1 ? 204 : 200));
   try {
     const sent = await send({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      url: server.url,
       provider: 'mailgun',
       secrets: [SECRET.mailgun as string],
       fixtures: ['mailgun/opened'],
       retryDelays: [0],
     });
     assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    const bodies = server.requests.map((r) => r.rawBody);
     assert.equal(bodies.length, 2, 'the 204 was retried');
     assert.ok(bodies[1]?.equals(bodies[0] as Buffer), 'the retry carries the first body, signature and all');
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
   }
 });

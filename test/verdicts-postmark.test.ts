@@ -8,6 +8,7 @@ import { run as send } from '../src/delivery/send.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
 import { hookdrill } from './helpers/cli.js';
+import { reply, startServer } from './helpers/server.js';
 
 /**
  * Postmark (issue 55): a sender that signs nothing — a webhook is protected by the HTTP Basic
@@ -147,29 +148,20 @@ test('Postmark takes 200 alone: a receiver that stores and answers 204 is warned
   assert.equal(valid?.status, 'warn', explain(r));
   assert.match(valid?.diagnosis ?? '', /answers 204; Postmark takes 200 alone as success and retries any other answer.*— answer 200/);
 
-  const answers = [204, 200];
-  const bodies: Buffer[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks));
-      res.statusCode = answers[bodies.length - 1] ?? 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The first answer a 204, the retry's a 200.
+  const server = await startServer((_req, res, n) => reply(res, n === 1 ? 204 : 200));
   try {
     const sent = await send({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      url: server.url,
       provider: 'postmark',
       secrets: [SECRET.postmark as string],
       fixtures: ['postmark/Delivery'],
       retryDelays: [0],
     });
     assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    const bodies = server.requests.map((r) => r.rawBody);
     assert.equal(bodies.length, 2, 'the 204 was retried');
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
   }
 });

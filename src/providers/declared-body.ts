@@ -1,9 +1,8 @@
-import { createHash, createHmac, createSecretKey } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { BodySignature, CheckedDeclaration } from './declaration.js';
 import { namedFields } from './declaration-body.js';
-import { at, declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { at, declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
@@ -39,19 +38,7 @@ export function bodyProvider(d: CheckedDeclaration, sig: BodySignature, extras: 
       ? new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`)
       : new RegExp(`^[A-Za-z0-9+/]{${Math.ceil(bytes / 3) * 4 - ((3 - (bytes % 3)) % 3)}}={0,2}$`);
 
-  const keys = new Map<string, KeyObject>();
-  const keyOf = (secret: string): KeyObject => {
-    let key = keys.get(secret);
-    if (!key) {
-      const raw = Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
-      // An empty key is one anyone can compute a MAC with (checkKeyMaterial refuses it first).
-      if (raw.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
-      key = createSecretKey(raw);
-      if (keys.size > 64) keys.clear();
-      keys.set(secret, key);
-    }
-    return key;
-  };
+  const keyOf = hmacKeys(d, sig.key);
   /** The signed text: each named field's value as text, the template's own text between them. */
   const content = (value: (path: string) => string | undefined): string | undefined => {
     let missing = false;
@@ -107,14 +94,7 @@ export function bodyProvider(d: CheckedDeclaration, sig: BodySignature, extras: 
       covers: `${named.join(' and ')}, not the rest of the body`,
     },
     signedOnce: { source: `the ${d.name} declaration in ${d.file}: a body scheme's timestamp and token are the delivery's` },
-    contract: {
-      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
-      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
-      endpointChecks: [],
-      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
-    },
-    profiles: { [d.name]: declaredProfile(d, title) },
-    defaultProfile: d.name,
+    ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file}`,
       futureTimestamp: 'refused', // no window: the timestamp cases do not apply

@@ -1,8 +1,7 @@
-import { createHash, createHmac, createSecretKey } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CanonicalSignature, CheckedDeclaration } from './declaration.js';
-import { at, declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { at, declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
@@ -34,18 +33,7 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
   const form =
     sig.encoding === 'hex' ? new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`) : new RegExp(`^[A-Za-z0-9+/]{${Math.ceil((bytes * 4) / 3)}}={0,2}$`);
 
-  const keys = new Map<string, KeyObject>();
-  const keyOf = (secret: string): KeyObject => {
-    let key = keys.get(secret);
-    if (!key) {
-      const b = Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
-      if (b.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
-      key = createSecretKey(b);
-      if (keys.size > 64) keys.clear();
-      keys.set(secret, key);
-    }
-    return key;
-  };
+  const keyOf = hmacKeys(d, sig.key);
   const mac = (secret: string, url: string, params: string) =>
     createHmac(sig.algorithm, keyOf(secret))
       .update(before.replace('{url}', url), 'utf8')
@@ -63,14 +51,7 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
     timestamped: false,
     ...(urlBound ? { urlBound: true as const } : {}),
     rotation: false,
-    contract: {
-      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
-      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
-      endpointChecks: [],
-      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
-    },
-    profiles: { [d.name]: declaredProfile(d, title) },
-    defaultProfile: d.name,
+    ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file}`,
       futureTimestamp: 'refused', // no timestamp: the cases do not apply

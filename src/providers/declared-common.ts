@@ -1,4 +1,7 @@
+import { createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { formatDelays, formatDuration } from '../util/duration.js';
+import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
 import type { JsonObject, JsonValue, OutgoingHeaders, Provider, TimingProfile } from './types.js';
 import { header, parseJson, randomAlnum } from './util.js';
@@ -29,6 +32,48 @@ export interface DeclaredExtras {
   signedOnce?: Provider['signedOnce'];
   /** The URL as the provider signs it, where it normalises it first (HubSpot v3 decodes some escapes). */
   signedUrl?: (url: string) => string;
+}
+
+/**
+ * What a declaration says of its platform's delivery, whatever its scheme: one event a request,
+ * re-sent as its retries say, a 2xx its answer, and its one timing profile.
+ */
+export function declaredDelivery(d: CheckedDeclaration, title: string): Pick<Provider, 'contract' | 'profiles' | 'defaultProfile'> {
+  return {
+    contract: {
+      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
+      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
+      endpointChecks: [],
+      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
+    },
+    profiles: { [d.name]: declaredProfile(d, title) },
+    defaultProfile: d.name,
+  };
+}
+
+/**
+ * The HMAC key of each secret a declared MAC scheme signs or verifies with, made once per secret
+ * (listen verifies every request with it; secrets are few): its UTF-8 bytes, base64, or `whsec_` +
+ * base64 (Standard Webhooks).
+ */
+export function hmacKeys(d: CheckedDeclaration, encoding: 'utf8' | 'base64' | 'whsec' | undefined): (secret: string) => KeyObject {
+  const keys = new Map<string, KeyObject>();
+  return (secret) => {
+    let key = keys.get(secret);
+    if (!key) {
+      const bytes =
+        encoding === 'whsec'
+          ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+          : Buffer.from(secret, encoding === 'base64' ? 'base64' : 'utf8');
+      // An empty key is one anyone can compute a MAC with: never signed or verified with
+      // (checkKeyMaterial refuses it first; this holds for a library caller who skipped that).
+      if (bytes.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
+      key = createSecretKey(bytes);
+      if (keys.size > 64) keys.clear();
+      keys.set(secret, key);
+    }
+    return key;
+  };
 }
 
 /** The declaration's one timing profile: its timeout and retries, as its file states them. */

@@ -6,7 +6,7 @@ import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
 import type { JwtSignature } from './declaration-jwt.js';
 import { signatureHeaderOf } from './declaration.js';
-import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { declaredDelivery, declaredIdentity, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { cachedKey, ownPrivateKey } from './keys.js';
 import type { BearerJwt, JsonObject, Provider, ProviderName, SignContext } from './types.js';
@@ -146,14 +146,7 @@ export function jwtProvider(d: CheckedDeclaration, sig: JwtSignature, extras: De
     ownKey: () => ownPrivateKey(d.name, 'rsa'),
     publicKey: (privateKey) => JSON.stringify(jwksOf(privateKey)),
     publicKeyName: 'JWKS (JSON Web Key Set)',
-    contract: {
-      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
-      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
-      endpointChecks: [],
-      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
-    },
-    profiles: { [d.name]: declaredProfile(d, title) },
-    defaultProfile: d.name,
+    ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file} (an RS256 JWT: signature, iss, aud, exp)`,
       futureTimestamp: 'refused', // the token's own iat is judged by the jwt cases

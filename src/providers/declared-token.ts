@@ -3,7 +3,7 @@ import { UsageError } from '../util/errors.js';
 import { headerValueProblem } from '../util/http-headers.js';
 import type { CheckedDeclaration, TokenSignature } from './declaration.js';
 import { signatureHeaderOf } from './declaration.js';
-import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { declaredDelivery, declaredIdentity, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
@@ -60,14 +60,7 @@ export function tokenProvider(d: CheckedDeclaration, sig: TokenSignature, extras
     timestamped: false,
     rotation: false,
     tokenOnly: sig.scheme,
-    contract: {
-      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
-      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
-      endpointChecks: [],
-      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
-    },
-    profiles: { [d.name]: declaredProfile(d, title) },
-    defaultProfile: d.name,
+    ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file}`,
       futureTimestamp: 'refused', // no timestamp: the cases do not apply

@@ -1,11 +1,10 @@
-import { createHmac, createSecretKey } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
 import { isBodyScheme, isCanonicalScheme, isTokenScheme } from './declaration.js';
 import { bodyProvider } from './declared-body.js';
 import { canonicalProvider } from './declared-canonical.js';
-import { declaredIdentity, declaredProfile, placeHeaders, withExtras } from './declared-common.js';
+import { declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { tokenProvider } from './declared-token.js';
 import { withDeclaredHandshake } from './handshake.js';
@@ -48,29 +47,10 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const valueForm = new RegExp(`^${pattern(value, sigPattern)}$`);
   const entryForm = many ? new RegExp(`^${pattern(sig.each as string, sigPattern)}$`) : undefined;
 
-  // A key per secret, made once: listen verifies every request with it. Secrets are few.
-  const keys = new Map<string, KeyObject>();
-  const keyOf = (secret: string): KeyObject => {
-    let key = keys.get(secret);
-    if (!key) {
-      const bytes =
-        sig.key === 'whsec'
-          ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-          : Buffer.from(secret, sig.key === 'base64' ? 'base64' : 'utf8');
-      // An empty key is one anyone can compute a MAC with: never signed or verified with
-      // (checkKeyMaterial refuses it first; this holds for a library caller who skipped that).
-      if (bytes.length === 0) throw new UsageError(`${d.name}: the secret is empty`);
-      key = createSecretKey(bytes);
-      if (keys.size > 64) keys.clear();
-      keys.set(secret, key);
-    }
-    return key;
-  };
+  const keyOf = hmacKeys(d, sig.key);
   const fill = (template: string, parts: Record<string, string>) => template.replace(/\{(\w+)\}/g, (all, k: string) => parts[k] ?? all);
   const mac = (secret: string, body: Buffer, parts: Record<string, string>) =>
     createHmac(sig.algorithm, keyOf(secret)).update(fill(before, parts)).update(body).update(fill(after, parts)).digest(sig.encoding);
-
-  const profile = declaredProfile(d, title);
 
   const provider: Provider = {
     ...identity.members,
@@ -84,15 +64,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     ...(extras.futureAccepted ? { futureAccepted: true as const } : {}),
     ...(urlBound ? { urlBound: true as const } : {}),
     rotation: many,
-    contract: {
-      // What a declaration says of its platform: one event a request, re-sent as its retries say.
-      batching: { events: 'one', source: `the ${d.name} declaration in ${d.file}` },
-      resends: { events: d.retryDelaysMs.length ? 'on-failure' : 'never', source: `its retries, in ${d.file}` },
-      endpointChecks: [],
-      answer: { kind: 'status', source: `the ${d.name} declaration in ${d.file}` },
-    },
-    profiles: { [d.name]: profile },
-    defaultProfile: d.name,
+    ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file}`,
       // A declaration's tolerance is a window: either way, as every verifier hookdrill speaks but Stripe's.
