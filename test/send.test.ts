@@ -32,7 +32,12 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       const { DEFAULT_FIXTURE, listShippedFixtures } = await import('../src/fixtures/index.js');
       // Slack's ssl_check goes out unsigned, as Slack sends it, and app_rate_limited is one per
       // workspace and minute, three copies one key (test/slack-forms.test.ts proves both).
-      const shipped = listShippedFixtures().filter((f) => f.provider === name && f.name !== 'ssl_check' && f.name !== 'app_rate_limited');
+      // Intercom's ping has no id ("id": null) and nothing fresh but its second: three in one second
+      // are one body, so one delivery to a receiver keyed on its hash, as they would be from Intercom.
+      const shipped = listShippedFixtures().filter(
+        (f) =>
+          f.provider === name && f.name !== 'ssl_check' && f.name !== 'app_rate_limited' && !(name === 'intercom' && f.name === 'ping'),
+      );
       // Stripe's, GitHub's and Shopify's come from the catalogue (their own packages) alone.
       const fixtures = shipped.length > 0 ? shipped : [{ name: DEFAULT_FIXTURE[name] }];
       const result = await run({

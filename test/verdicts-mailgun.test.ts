@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { run as send } from '../src/delivery/send.js';
 import { reply, startServer } from './helpers/server.js';
-import { SECRET, checkReceiver, explain, named, python } from './helpers/verdicts.js';
+import { SECRET, checkReceiver, explain, named, python, startPython } from './helpers/verdicts.js';
 
 /**
  * Mailgun (issue 55): a sender whose signature is in the body — `signature: {timestamp, token,
@@ -93,5 +93,25 @@ test('Mailgun takes 200 alone: a receiver that stores and answers 204 is warned 
     assert.ok(bodies[1]?.equals(bodies[0] as Buffer), 'the retry carries the first body, signature and all');
   } finally {
     await server.close();
+  }
+});
+
+test('Mailgun never re-sends a delivered notification: send gives up on one after its first failure, and retries an opened one', async () => {
+  // "Mailgun will retry … other than for delivery notification" (its webhook-retries page): a
+  // receiver whose store is down loses a delivered event for good, and send shows it as Mailgun would.
+  const receiver = await startPython('mailgun', { flaw: 'store-down' });
+  try {
+    const sent = await send({
+      url: receiver.url,
+      provider: 'mailgun',
+      secrets: [SECRET.mailgun as string],
+      fixtures: ['mailgun/delivered', 'mailgun/opened'],
+      retryDelays: [0, 0],
+    });
+    const attempts = Object.fromEntries(sent.deliveries.map((d) => [d.eventType, d.attempts.map((a) => a.status)]));
+    assert.deepEqual(attempts.delivered, [503], 'a delivered notification is sent once');
+    assert.deepEqual(attempts.opened, [503, 503, 503], 'an opened one is retried on the schedule');
+  } finally {
+    receiver.stop();
   }
 });

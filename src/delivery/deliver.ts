@@ -230,7 +230,8 @@ export async function deliver(
       outcome = 'stopped';
     } else if (timing.stopHeader && result.headers[timing.stopHeader.name] === timing.stopHeader.value) {
       outcome = 'stopped';
-    } else if (n > timing.retryDelaysMs.length) {
+    } else if (n > timing.retryDelaysMs.length || provider.contract.resends.never?.includes(event.eventType)) {
+      // Out of retries, or a type the provider never re-sends (Mailgun's delivered notifications): no more attempts, as it makes none.
       outcome = 'exhausted';
     } else {
       let delay = timing.retryDelaysMs[n - 1] as number;

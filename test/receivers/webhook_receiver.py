@@ -66,6 +66,7 @@ Flaws, one at a time (or several, comma-separated):
   accepts-stale         no timestamp check at all
   parse-form-first      verifies a form-encoded body as its parsed fields serialised again, not the raw bytes
   duplicate-500         answers a delivery it already holds 500, with its database's unique-key error
+  store-down            its database is down: verifies every delivery, keeps none, answers 503
   join-lines            reads the body line by line and joins the lines without their line ends before
                         verifying (stripe-java#1151): Stripe's pretty-printed bodies no longer match
   json-only             answers 400 to a body that is not JSON (a GitHub hook set to form sends payload=<JSON>)
@@ -817,6 +818,9 @@ def serve(args):
                     # "Reply later": a message response with nothing in it, which Discord refuses.
                     return self.answer(200, b'{"type": 4}', 'application/json')
                 return self.answer(200, json.dumps(deferred_interaction(event)).encode(), 'application/json')
+            if args.flaw == 'store-down':
+                # Its database is down: every delivery verified, none kept, each answered 503 to come again.
+                return self.answer(503, b'database unavailable')
             if not store.put(delivery_id, body) and args.flaw == 'duplicate-500':
                 # An INSERT without ON CONFLICT: the database's own words reach the sender.
                 return self.answer(500, b'ERROR: duplicate key value violates unique constraint "deliveries_pkey"\nDETAIL: Key (id) already exists.')
