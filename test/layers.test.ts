@@ -16,6 +16,8 @@ const RANKS: Record<string, number> = {
   providers: 1,
   remote: 1,
   inbox: 2,
+  // A listen's routes (rules, patterns, matching): data the worker, the receiver and the project file read.
+  routes: 2,
   fixtures: 3,
   harness: 3,
   delivery: 4,
