@@ -26,12 +26,13 @@ const SECRET_OF = {
 type Line = Record<string, unknown>;
 
 for (const backend of BACKENDS) {
-  test(`${backend.name}: one listen, three providers, five routes; the CI service down: its rows retried then dead while the others flowed, one requeue of its route once it is back`, async (t) => {
+  test(`${backend.name}: one listen, three providers, five routes; the CI service down: its rows retried then dead while the others flowed, one requeue of its route once it is back`, {
+    timeout: 180_000,
+  }, async (t) => {
     const missing = await backend.missing();
     if (missing) return t.skip(missing);
     const dir = tempDir();
     const inbox = backend.target();
-    t.after(() => inbox.drop());
     const billing = await nodeTarget();
     const ci = await pythonTarget(await freePort(), dir);
     const support = await nodeTarget();
@@ -51,6 +52,9 @@ for (const backend of BACKENDS) {
       const timer = setTimeout(() => listen.child.kill('SIGKILL'), 20_000);
       const code = await listen.exit;
       clearTimeout(timer);
+      // The inbox goes only once listen has stopped: a BullMQ queue obliterated under a live worker
+      // never finishes (the worker writes its stalled-check key again), and the run would hang.
+      await inbox.drop();
       assert.notEqual(listen.child.signalCode, 'SIGKILL', `listen did not stop on SIGTERM (exit ${code}): ${listen.stderr()}`);
     });
     const ready = await listen.waitFor((l) => l.event === 'ready', 30_000);
@@ -86,17 +90,25 @@ for (const backend of BACKENDS) {
     assert.deepEqual(got(billing), ids('billing'));
     assert.deepEqual(got(support), ids('support'));
     assert.deepEqual(got(ci), []);
-    // The CI rows: retried, then dead; every other row's outcome came before the first CI row died.
+    // The CI rows: retried, then dead. Every other route's row was forwarded on its first attempt:
+    // the down service cost the others no failure and no retry. (Which came first is the machine's
+    // timing, not the design's, so it is not asserted: a loaded machine may finish a billing row
+    // after a CI row died.)
     const ciRows = stored.filter((s) => routeOf(s) === 'ci');
     assert.equal(ciRows.length, 2);
-    const firstCiDeath = Math.min(...ciRows.map((s) => listen.lines.indexOf(final(s.deliveryId) as Line)));
     for (const s of ciRows) {
       assert.equal(final(s.deliveryId)?.outcome, 'dead');
       assert.match(String(final(s.deliveryId)?.error), /ECONNREFUSED/);
       assert.equal(listen.lines.filter((l) => l.event === 'processed' && l.deliveryId === s.deliveryId && l.outcome === 'retry').length, 2);
     }
-    for (const s of stored.filter((x) => ['billing', 'support'].includes(routeOf(x) as string)))
-      assert.ok(listen.lines.indexOf(final(s.deliveryId) as Line) < firstCiDeath, `${String(s.deliveryId)} waited for the CI rows`);
+    for (const s of stored.filter((x) => ['billing', 'support'].includes(routeOf(x) as string))) {
+      assert.equal(final(s.deliveryId)?.outcome, 'done', String(s.deliveryId));
+      assert.equal(
+        listen.lines.filter((l) => l.event === 'processed' && l.deliveryId === s.deliveryId && l.outcome !== 'done').length,
+        0,
+        `${String(s.deliveryId)} was held up by the CI rows`,
+      );
+    }
 
     // Each row records its route: inspect selects by it and shows it.
     const dead = await hookdrill(['inspect', '--inbox', inbox.url, '--route', 'ci', '--json'], {}, [], dir, 30_000);
@@ -137,7 +149,7 @@ for (const backend of BACKENDS) {
     assert.equal(heldRows.length, 1);
     assert.match(heldRows[0]?.lastError ?? '', /held by route parked/);
     // /metrics counts by provider and route.
-    const metrics = await (await fetch(`${String(ready.url)}metrics`)).text();
+    const metrics = await (await fetch(`${String(ready.url)}metrics`, { signal: AbortSignal.timeout(15_000) })).text();
     assert.match(metrics, /hookdrill_route_outcomes_total\{provider="github",route="ci",outcome="dead"\} 2/);
     assert.match(metrics, /hookdrill_route_outcomes_total\{provider="github",route="ci",outcome="done"\} 2/);
     assert.match(metrics, /hookdrill_route_outcomes_total\{provider="stripe",route="billing",outcome="done"\} 3/);

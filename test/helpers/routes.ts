@@ -50,7 +50,8 @@ export async function pythonTarget(port: number, dir: string): Promise<Target & 
   };
   const kill = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    // Gone already — exited, or killed by a signal (exitCode is null then): its 'exit' will not come again.
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
     c.kill('SIGKILL');
     await exited;
