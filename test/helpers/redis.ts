@@ -178,7 +178,8 @@ export async function ownRedis(args: string[] = []): Promise<{ url: string; rest
   };
   const stop = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    // Gone already — exited, or killed by a signal (exitCode is null then): its exit will not come again.
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     await new Promise<void>((res) => {
       c.once('exit', () => res());
       c.kill('SIGKILL');
