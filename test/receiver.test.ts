@@ -251,8 +251,9 @@ test("every provider: what send signs, the receiver verifies and stores under th
     const secret =
       provider.name === 'standard' || provider.name === 'svix'
         ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
-        : provider.keyPair
-          ? (SECRETS[provider.name] as string)
+        : provider.keyPair || provider.tokenOnly === 'basic'
+          ? // A private key, or Basic credentials ("user:password", Postmark's): a secret of its shape.
+            (SECRETS[provider.name] as string)
           : SECRET;
     const path = join(tempDir(), `${provider.name}.db`);
     const inbox = openSqliteInbox(path);
