@@ -250,7 +250,12 @@ async function verified(req, raw) {
       // the app's client secret; keyed on the notification's id (a ping's is null: its body's hash).
       const expected = `sha1=${createHmac('sha1', secret).update(raw).digest('hex')}`;
       if (!equal(expected, h('x-hub-signature'))) throw Object.assign(new Error('invalid X-Hub-Signature'), { status: 401 });
-      return { id: JSON.parse(raw.toString('utf8')).id ?? createHash('sha256').update(raw).digest('hex') };
+      // Authentic but not JSON: kept (by its hash) for a worker to judge, as the rule reads no body.
+      let id;
+      try {
+        id = JSON.parse(raw.toString('utf8')).id;
+      } catch {}
+      return { id: id ?? createHash('sha256').update(raw).digest('hex') };
     }
     case 'twitch': {
       // Twitch publishes no library: its docs' algorithm (dev.twitch.tv/docs/eventsub/
