@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { run as send } from '../src/delivery/send.js';
+import { reply, startServer } from './helpers/server.js';
 import { checkReceiver, explain, named, python, SECRET } from './helpers/verdicts.js';
 import { hookdrill } from './helpers/cli.js';
 
@@ -54,18 +52,10 @@ test('GitLab: a receiver keyed on X-Gitlab-Webhook-UUID (new on every request) i
 });
 
 test("GitLab: send's requests carry what GitLab sends, in build_headers' order, and hold by GitLab's documented rule", async () => {
-  const seen: { headers: IncomingHttpHeaders; raw: string[]; body: Buffer }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, raw: req.rawHeaders.filter((_, i) => i % 2 === 0), body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startServer((_req, res) => reply(res, 200));
+  const seen = server.requests;
   try {
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     await send({
       url: `http://127.0.0.1:${port}/`,
       provider: 'gitlab',
@@ -80,7 +70,7 @@ test("GitLab: send's requests carry what GitLab sends, in build_headers' order, 
       // The documented rule: the token as it is. Nothing else is signed.
       assert.equal(s.headers['x-gitlab-token'], SECRET.gitlab);
       assert.deepEqual(
-        s.raw.filter((h) => /^(content-type|user-agent|idempotency-key|x-gitlab-)/i.test(h)),
+        s.names.filter((h) => /^(content-type|user-agent|idempotency-key|x-gitlab-)/i.test(h)),
         [
           'Content-Type',
           'User-Agent',
@@ -96,10 +86,10 @@ test("GitLab: send's requests carry what GitLab sends, in build_headers' order, 
       assert.match(s.headers['user-agent'] ?? '', /^GitLab\/\d+\.\d+/);
       const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
       for (const h of ['idempotency-key', 'x-gitlab-webhook-uuid', 'x-gitlab-event-uuid']) assert.match(String(s.headers[h]), uuid, h);
-      assert.equal(JSON.stringify(JSON.parse(s.body.toString('utf8'))), s.body.toString('utf8'), 'compact JSON');
+      assert.equal(JSON.stringify(JSON.parse(s.rawBody.toString('utf8'))), s.rawBody.toString('utf8'), 'compact JSON');
     }
   } finally {
-    server.close();
+    await server.close();
   }
 });
 

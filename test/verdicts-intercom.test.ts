@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { run as send } from '../src/delivery/send.js';
+import { reply, startServer } from './helpers/server.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
 
@@ -63,18 +61,10 @@ test('Intercom: a receiver keeping one notification per company drops the compan
 });
 
 test("Intercom: send's requests carry the documented example's headers in order, Jackson's layout, and hold by the documented rule", async () => {
-  const seen: { headers: IncomingHttpHeaders; raw: string[]; body: Buffer }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, raw: req.rawHeaders.filter((_, i) => i % 2 === 0), body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startServer((_req, res) => reply(res, 200));
+  const seen = server.requests;
   try {
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const secret = SECRET.intercom as string;
     const r = await send({
       url: `http://127.0.0.1:${port}/`,
@@ -86,13 +76,13 @@ test("Intercom: send's requests carry the documented example's headers in order,
     assert.equal(r.ok, true, JSON.stringify(r.deliveries));
     assert.equal(seen.length, 3);
     for (const s of seen) {
-      await verifyWithOfficialCode('intercom', s.body, s.headers, secret);
+      await verifyWithOfficialCode('intercom', s.rawBody, s.headers, secret);
       assert.deepEqual(
-        s.raw.filter((h) => !/^(host|connection|content-length)$/i.test(h)),
+        s.names.filter((h) => !/^(host|connection|content-length)$/i.test(h)),
         ['User-Agent', 'X-Hub-Signature', 'Accept', 'Content-Type'],
       );
       assert.equal(s.headers['user-agent'], 'intercom-parrot-service-client/1.0');
-      const text = s.body.toString('utf8');
+      const text = s.rawBody.toString('utf8');
       assert.match(text, /^\{\n {2}"type" : "notification_event",\n {2}"app_id" : /);
       assert.match(text, /\n {2}"links" : \{ \},\n/);
     }
@@ -101,6 +91,6 @@ test("Intercom: send's requests carry the documented example's headers in order,
     // A ping's id is null: it is keyed on its body's hash.
     assert.match(ids[2] ?? '', /^[0-9a-f]{64}$/);
   } finally {
-    server.close();
+    await server.close();
   }
 });

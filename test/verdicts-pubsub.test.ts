@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { OAuth2Client } from 'google-auth-library';
 import { run as send } from '../src/delivery/send.js';
+import { reply, startServer } from './helpers/server.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
 import { hookdrill } from './helpers/cli.js';
 
@@ -102,18 +100,10 @@ test("Pub/Sub: a receiver on google-auth-library's verifyIdToken, its certs URL 
 });
 
 test("Pub/Sub: send's requests carry what Pub/Sub sends, and verify with google-auth-library's verifyIdToken against the key server — for their own audience only", async () => {
-  const seen: { headers: IncomingHttpHeaders; raw: string[]; body: Buffer }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, raw: req.rawHeaders.filter((_, i) => i % 2 === 0), body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startServer((_req, res) => reply(res, 200));
+  const seen = server.requests;
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/push`;
+    const url = `http://127.0.0.1:${server.port}/push`;
     await send({
       url,
       provider: 'pubsub',
@@ -129,7 +119,7 @@ test("Pub/Sub: send's requests carry what Pub/Sub sends, and verify with google-
     const ids = new Set<string>();
     for (const s of seen) {
       assert.deepEqual(
-        s.raw.filter((h) => !/^(host|connection|content-length)$/i.test(h)),
+        s.names.filter((h) => !/^(host|connection|content-length)$/i.test(h)),
         ['Content-Type', 'Authorization', 'Accept', 'From', 'User-Agent', 'Accept-Encoding'],
       );
       assert.equal(s.headers['user-agent'], 'APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)');
@@ -137,8 +127,8 @@ test("Pub/Sub: send's requests carry what Pub/Sub sends, and verify with google-
       const ticket = await google.verifyIdToken({ idToken, audience: url });
       assert.equal(ticket.getPayload()?.iss, 'https://accounts.google.com');
       await assert.rejects(google.verifyIdToken({ idToken, audience: 'https://another-service.example/push' }), /Wrong recipient/);
-      const body = JSON.parse(s.body.toString('utf8'));
-      assert.equal(s.body.toString('utf8'), `${JSON.stringify(body)}\n`, 'compact JSON and a newline');
+      const body = JSON.parse(s.rawBody.toString('utf8'));
+      assert.equal(s.rawBody.toString('utf8'), `${JSON.stringify(body)}\n`, 'compact JSON and a newline');
       assert.equal(body.message.messageId, body.message.message_id);
       assert.equal(body.message.publishTime, body.message.publish_time);
       assert.match(body.message.messageId, /^\d{16,17}$/);
@@ -146,7 +136,7 @@ test("Pub/Sub: send's requests carry what Pub/Sub sends, and verify with google-
     }
     assert.equal(ids.size, 3, 'a new message id each message');
   } finally {
-    server.close();
+    await server.close();
   }
 });
 

@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import twilioLib from 'twilio';
 import { run as send } from '../src/delivery/send.js';
+import { reply, startServer } from './helpers/server.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
 import { hookdrill } from './helpers/cli.js';
 
@@ -69,25 +67,17 @@ test('Twilio: a receiver that answers an incoming message {"ok": true} as JSON f
 });
 
 test("Twilio: send's requests verify with twilio's validateRequest, over the URL posted to or --public-url, and carry what Twilio sends", async () => {
-  const seen: { headers: IncomingHttpHeaders; raw: string[]; body: Buffer }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, raw: req.rawHeaders.filter((_, i) => i % 2 === 0), body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startServer((_req, res) => reply(res, 200));
+  const seen = server.requests;
   try {
-    const { port } = server.address() as AddressInfo;
+    const { port } = server;
     const url = `http://127.0.0.1:${port}/sms?tenant=a%20b`;
     const fixtures = ['twilio/message.received', 'twilio/message.delivered', 'twilio/call.ringing', 'twilio/call.completed'];
     await send({ url, provider: 'twilio', secrets: [SECRET.twilio as string], fixtures, noRetry: true });
     await send({ url, provider: 'twilio', secrets: [SECRET.twilio as string], fixtures, noRetry: true, publicUrl: PUBLIC });
     assert.equal(seen.length, 8);
     for (const [i, s] of seen.entries()) {
-      const params = Object.fromEntries(new URLSearchParams(s.body.toString('utf8')));
+      const params = Object.fromEntries(new URLSearchParams(s.rawBody.toString('utf8')));
       const signedOver = i < 4 ? url : PUBLIC;
       const signature = String(s.headers['x-twilio-signature']);
       assert.equal(twilioLib.validateRequest(SECRET.twilio as string, signature, signedOver, params), true, `request ${i}`);
@@ -103,13 +93,13 @@ test("Twilio: send's requests verify with twilio's validateRequest, over the URL
       assert.match(params.MessageSid ?? params.CallSid ?? '', /^(SM|CA)[0-9a-f]{32}$/);
     }
     // Each send a new message: its SIDs made new, the three of a message alike.
-    const first = Object.fromEntries(new URLSearchParams((seen[0] as { body: Buffer }).body.toString('utf8')));
-    const again = Object.fromEntries(new URLSearchParams((seen[4] as { body: Buffer }).body.toString('utf8')));
+    const first = Object.fromEntries(new URLSearchParams((seen[0] as { rawBody: Buffer }).rawBody.toString('utf8')));
+    const again = Object.fromEntries(new URLSearchParams((seen[4] as { rawBody: Buffer }).rawBody.toString('utf8')));
     assert.notEqual(first.MessageSid, again.MessageSid);
     assert.equal(first.MessageSid, first.SmsSid);
     assert.equal(first.MessageSid, first.SmsMessageSid);
   } finally {
-    server.close();
+    await server.close();
   }
 });
 

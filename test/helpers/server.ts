@@ -6,6 +6,8 @@ export interface Captured {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
+  /** The header names as they arrived: their order and casing (a provider's own, held by the wire tests). */
+  names: string[];
   rawBody: Buffer;
   /** performance.now() when the whole body had arrived. */
   at: number;
@@ -31,6 +33,7 @@ export async function startServer(handler: Handler, listenPort = 0): Promise<Tes
         method: req.method ?? '',
         path: req.url ?? '',
         headers: req.headers,
+        names: req.rawHeaders.filter((_, i) => i % 2 === 0),
         rawBody: Buffer.concat(chunks),
         at: performance.now(),
       };
