@@ -20,19 +20,31 @@ function handshakeEvent(ctx: CheckContext) {
   return shipped ? compileFixture(p, loadFixtureFile(shipped.path, p.name), []).make(Date.now()) : undefined;
 }
 
+/** Why a provider has none of these cases: it sends no handshake completed by visiting a URL it serves. */
+function noVisitHandshake(p: CheckContext['provider']): string | undefined {
+  return p.handshakeVisit && p.serve ? undefined : `${p.title} sends no handshake completed by visiting a URL`;
+}
+
+/** The handshake to send, the URL whose visit completes it, and the host that sees the visit; undefined when any is missing. */
+function handshakeOf(ctx: CheckContext) {
+  const e = handshakeEvent(ctx);
+  const visit = e ? ctx.provider.handshakeVisit?.(e.rawBody) : undefined;
+  return e && visit && ctx.served ? { e, visit, served: ctx.served } : undefined;
+}
+
 export const HANDSHAKE_CASES: readonly CheckCase[] = [
   {
     name: 'subscription-confirmation',
     summary:
       "the provider's handshake is completed by its effect: SNS's SubscriptionConfirmation answered 2xx and its SubscribeURL visited (SNS sends nothing until it is)",
-    skipFor: (p) => (p.handshakeVisit && p.serve ? undefined : `${p.title} sends no handshake completed by visiting a URL`),
+    skipFor: noVisitHandshake,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
-      const e = handshakeEvent(ctx);
-      const visit = e ? ctx.provider.handshakeVisit?.(e.rawBody) : undefined;
-      if (!e || !visit || !ctx.served) return { status: 'skipped', observed: 'no handshake fixture is shipped' };
+      const h = handshakeOf(ctx);
+      if (!h) return { status: 'skipped', observed: 'no handshake fixture is shipped' };
+      const { e, visit, served } = h;
       const res = await post(ctx, e.rawBody, sign(ctx, e));
-      const seen = await ctx.served.visitOf(visit.token, is2xx(res.status) ? VISIT_WAIT_MS : 500);
+      const seen = await served.visitOf(visit.token, is2xx(res.status) ? VISIT_WAIT_MS : 500);
       const title = ctx.provider.title;
       if (is2xx(res.status) && seen) return { status: 'pass', observed: `${answer(res)}, ${visit.what} visited` };
       if (!is2xx(res.status))
@@ -52,15 +64,15 @@ export const HANDSHAKE_CASES: readonly CheckCase[] = [
     name: 'forged-confirmation',
     summary:
       'the handshake signed with another key: 4xx, and its URL never visited — a receiver that confirms before verifying lets anyone subscribe it to a topic of theirs',
-    skipFor: (p) => (p.handshakeVisit && p.serve ? undefined : `${p.title} sends no handshake completed by visiting a URL`),
+    skipFor: noVisitHandshake,
     needs: NEEDS_SIGNATURE,
     async run(ctx) {
-      const e = handshakeEvent(ctx);
-      const visit = e ? ctx.provider.handshakeVisit?.(e.rawBody) : undefined;
-      if (!e || !visit || !ctx.served) return { status: 'skipped', observed: 'no handshake fixture is shipped' };
+      const h = handshakeOf(ctx);
+      if (!h) return { status: 'skipped', observed: 'no handshake fixture is shipped' };
+      const { e, visit, served } = h;
       const res = await post(ctx, e.rawBody, sign(ctx, e, { secrets: [stranger(ctx)] }), { refusal: true });
       // A visit made before verifying comes with the request; a moment more for one made from a queue.
-      const seen = await ctx.served.visitOf(visit.token, 1_000);
+      const seen = await served.visitOf(visit.token, 1_000);
       const observed = `${answer(res)}${seen ? `, ${visit.what} VISITED` : `, ${visit.what} not visited`}`;
       if (is4xx(res.status) && !seen) return { status: 'pass', observed };
       return {
