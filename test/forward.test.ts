@@ -8,8 +8,10 @@ import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { providers } from '../src/providers/index.js';
 import { Worker } from '../src/worker/index.js';
 import { forwardHandler } from '../src/worker/forward.js';
+import { serveKeys } from '../src/delivery/key-server.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
 import { tempDir } from './helpers/tmp.js';
+import { SECRET as SECRET_OF, startPython, storedIds } from './helpers/verdicts.js';
 
 const SECRET = 'whsec_forward_test';
 
@@ -111,5 +113,42 @@ test('a forward that times out is recorded in words that requeue --error timeout
   } finally {
     await hang.close();
     await inbox.close();
+  }
+});
+
+/** A delivery of each URL-bound provider, as its docs show one. */
+const BODIES = {
+  twilio: 'AccountSid=AC0123&Body=hello&From=%2B15550001111&MessageSid=SM0123&To=%2B15550002222',
+  pubsub: '{"message":{"attributes":{"k":"v"},"data":"e30=","messageId":"2070443601311540","publishTime":"2021-02-26T19:13:55.749Z"},"subscription":"projects/p/subscriptions/s"}\n',
+} as const;
+
+test('a URL-bound provider (Twilio, Pub/Sub) is signed anew for the URL it is forwarded to: the Python receiver there verifies it', async () => {
+  // Twilio signs the URL it posts to; the app behind listen is at another URL, and verifies its own.
+  for (const name of ['twilio', 'pubsub'] as const) {
+    const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
+    const target = await startPython(name);
+    const provider = providers[name];
+    // The app verifies Pub/Sub's token against the keys hookdrill serves in test mode, as listen serves them.
+    await serveKeys(provider, [SECRET_OF[name] as string]);
+    const body = Buffer.from(BODIES[name]);
+    const secret = SECRET_OF[name] as string;
+    const signed = provider.sign(body, [secret], { nowMs: Date.now(), deliveryId: 'd-forwarded', eventType: 'message', url: 'https://hooks.example.com/in' });
+    const headers = Object.fromEntries(Object.entries(signed).map(([k, v]) => [k.toLowerCase(), v]));
+    const deliveryId = provider.deliveryId(headers, body) ?? 'd-forwarded';
+    await inbox.put({ source: name, deliveryId, eventType: 'message', body, headers, receivedAt: Date.now() });
+    try {
+      const worker = new Worker({
+        inbox,
+        maxAttempts: 1,
+        handler: forwardHandler(new URL(target.url), { timeoutMs: 5_000, signer: { provider, secrets: [secret] } }),
+      });
+      await worker.drain();
+      const row = await inbox.get({ source: name, deliveryId });
+      assert.equal(row?.status, 'done', `${name}: ${row?.lastError}`);
+      assert.equal(storedIds(target.store).length, 1, `${name}: the app stored the forwarded delivery`);
+    } finally {
+      target.stop();
+      await inbox.close();
+    }
   }
 });

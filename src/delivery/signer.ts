@@ -92,13 +92,14 @@ export function resolveTimingFlags(provider: Provider, o: TimingFlags, defaultSc
  * bytes, the same delivery id, every other header as the sender sent it — what a real retry
  * looks like. A forward or requeue long after receipt would otherwise carry a signature older
  * than every verifier's tolerance (5 minutes), and an app that verifies would refuse it.
+ * `meta.url` is where it is posted now, which a URL-bound scheme signs.
  */
 export function resignStored(
   provider: Provider,
   stored: Record<string, string>,
   body: Buffer,
   secrets: readonly string[],
-  meta: { deliveryId: string; eventType: string | undefined },
+  meta: { deliveryId: string; eventType: string | undefined; url?: string | undefined },
   nowMs = Date.now(),
 ): Record<string, string> {
   // A signature written into the body (Mailgun's) is the delivery's, kept on every retry as the
@@ -107,7 +108,9 @@ export function resignStored(
   const replaced = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(stored)) if (!replaced.has(name.toLowerCase())) out[name] = value;
-  const fresh = provider.sign(body, secrets, { nowMs, deliveryId: meta.deliveryId, eventType: meta.eventType ?? '' });
+  // A URL-bound scheme (Twilio, Square, HubSpot, Pub/Sub's aud) signs where the request goes now:
+  // the app behind listen verifies against its own URL, not the one the provider posted to.
+  const fresh = provider.sign(body, secrets, { nowMs, deliveryId: meta.deliveryId, eventType: meta.eventType ?? '', url: meta.url });
   for (const [name, value] of Object.entries(fresh)) if (replaced.has(name.toLowerCase())) out[name.toLowerCase()] = value;
   return out;
 }

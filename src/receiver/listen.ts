@@ -7,6 +7,7 @@ import { displayTarget, openInbox, resolveTarget } from '../inbox/open.js';
 import { createListenMetrics } from './metrics.js';
 import type { ListenMetrics } from './metrics.js';
 import type { Claimed, Inbox, InboxStats } from '../inbox/index.js';
+import { serveKeys } from '../delivery/key-server.js';
 import { resolveSigner } from '../delivery/signer.js';
 import { checkKeyMaterial } from '../providers/key-material.js';
 import type { Provider } from '../providers/index.js';
@@ -277,6 +278,13 @@ export async function start(o: ListenOptions): Promise<Listening> {
   // A row of a provider this listen does not receive (imported into its inbox) is forwarded as the
   // one provider of a single-provider listen signs it, as before routes; with several, it is refused.
   const mountFor = (source: string): Mount | undefined => mounts.find((m) => m.provider.name === source) ?? (multi ? undefined : mounts[0]);
+  // A JWT provider's forwards (Pub/Sub's) are signed with hookdrill's own key: the services verify
+  // them against the keys hookdrill serves in test mode, so they are served while listen forwards.
+  if (forwards)
+    for (const m of mounts) {
+      const signer = signerOf(m);
+      if (signer) await serveKeys(signer.provider, signer.secrets);
+    }
   const inboxTarget = resolveTarget(o.inbox ?? LISTEN_DEFAULTS.inbox);
 
   const commitBatch = parseIntFlag(o.commitBatch, '--commit-batch', 1, 10_000, LISTEN_DEFAULTS.commitBatch);

@@ -37,12 +37,14 @@ async function signed(
   id: string,
   source: string | undefined,
   edited: string | undefined,
+  to: URL,
 ): Promise<{ body: Buffer; headers: Record<string, string> }> {
   const row = await stored(inbox, id, source);
   const body = edited !== undefined ? Buffer.from(edited, 'utf8') : (row.body ?? Buffer.alloc(0));
   const headers = resignStored(signer.provider, endToEnd(row.headers), body, signer.secrets, {
     deliveryId: row.deliveryId,
     eventType: row.eventType,
+    url: to.href,
   });
   return { body, headers };
 }
@@ -64,7 +66,7 @@ export async function replayOne(
   o: { id: string; source?: string; to: string; body?: string },
 ): Promise<ReplayAnswer> {
   const url = parseUrl(o.to, 'to');
-  const { body, headers } = await signed(inbox, signer, o.id, o.source, o.body);
+  const { body, headers } = await signed(inbox, signer, o.id, o.source, o.body, url);
   const dispatcher = new Agent();
   try {
     const r = await attempt({ url, headers, body, timeoutMs: 10_000, maxRedirects: 0, dispatcher });
@@ -89,7 +91,7 @@ export async function replayOne(
  */
 export async function signedCurl(inbox: string, signer: UiSigner, o: { id: string; source?: string; to: string }): Promise<string> {
   const url = parseUrl(o.to, 'to');
-  const { body, headers } = await signed(inbox, signer, o.id, o.source, undefined);
+  const { body, headers } = await signed(inbox, signer, o.id, o.source, undefined, url);
   const parts = ['curl', '-sS', '-X', 'POST', shellQuote(url.href)];
   for (const [k, v] of Object.entries(headers)) parts.push('-H', shellQuote(`${k}: ${v}`));
   parts.push('--data-binary', shellQuote(body.toString('utf8')));
