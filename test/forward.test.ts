@@ -119,7 +119,8 @@ test('a forward that times out is recorded in words that requeue --error timeout
 /** A delivery of each URL-bound provider, as its docs show one. */
 const BODIES = {
   twilio: 'AccountSid=AC0123&Body=hello&From=%2B15550001111&MessageSid=SM0123&To=%2B15550002222',
-  pubsub: '{"message":{"attributes":{"k":"v"},"data":"e30=","messageId":"2070443601311540","publishTime":"2021-02-26T19:13:55.749Z"},"subscription":"projects/p/subscriptions/s"}\n',
+  pubsub:
+    '{"message":{"attributes":{"k":"v"},"data":"e30=","messageId":"2070443601311540","publishTime":"2021-02-26T19:13:55.749Z"},"subscription":"projects/p/subscriptions/s"}\n',
 } as const;
 
 test('a URL-bound provider (Twilio, Pub/Sub) is signed anew for the URL it is forwarded to: the Python receiver there verifies it', async () => {
@@ -132,7 +133,12 @@ test('a URL-bound provider (Twilio, Pub/Sub) is signed anew for the URL it is fo
     await serveKeys(provider, [SECRET_OF[name] as string]);
     const body = Buffer.from(BODIES[name]);
     const secret = SECRET_OF[name] as string;
-    const signed = provider.sign(body, [secret], { nowMs: Date.now(), deliveryId: 'd-forwarded', eventType: 'message', url: 'https://hooks.example.com/in' });
+    const signed = provider.sign(body, [secret], {
+      nowMs: Date.now(),
+      deliveryId: 'd-forwarded',
+      eventType: 'message',
+      url: 'https://hooks.example.com/in',
+    });
     const headers = Object.fromEntries(Object.entries(signed).map(([k, v]) => [k.toLowerCase(), v]));
     const deliveryId = provider.deliveryId(headers, body) ?? 'd-forwarded';
     await inbox.put({ source: name, deliveryId, eventType: 'message', body, headers, receivedAt: Date.now() });

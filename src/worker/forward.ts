@@ -49,7 +49,11 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
     const headers = !signer
       ? received
       : vouched
-        ? resignStored(signer.provider, received, body, signer.secrets, { deliveryId: item.deliveryId, eventType: item.eventType, url: target.href })
+        ? resignStored(signer.provider, received, body, signer.secrets, {
+            deliveryId: item.deliveryId,
+            eventType: item.eventType,
+            url: target.href,
+          })
         : unsigned(signer.provider, received);
     if (!vouched) headers[UNVERIFIED_HEADER] = 'imported; its captured signature does not verify, so it is forwarded unsigned';
     headers['x-hookdrill-source'] = item.source;
