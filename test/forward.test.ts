@@ -10,6 +10,7 @@ import { Worker } from '../src/worker/index.js';
 import { forwardHandler } from '../src/worker/forward.js';
 import { serveKeys } from '../src/delivery/key-server.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
+import { startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
 import { SECRET as SECRET_OF, startPython, storedIds } from './helpers/verdicts.js';
 
@@ -156,5 +157,53 @@ test('a URL-bound provider (Twilio, Pub/Sub) is signed anew for the URL it is fo
       target.stop();
       await inbox.close();
     }
+  }
+});
+
+test("SNS's forward is the message as SNS signed it: its signature stays in the body, and no Signature header is added", async () => {
+  const inbox = openSqliteInbox(join(tempDir(), 'inbox.db'));
+  const app = await startServer((_req, res) => void res.end('ok'));
+  const provider = providers.sns;
+  const secret = SECRET_OF.sns as string;
+  const message = {
+    Type: 'Notification',
+    MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324',
+    TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic',
+    Message: 'hello',
+    Timestamp: '2012-05-02T00:54:06.655Z',
+    SignatureVersion: '1',
+    Signature: '',
+    SigningCertURL: 'https://127.0.0.1:9443/SimpleNotificationService-hookdrill.pem',
+  };
+  const signed = provider.sign(Buffer.from(JSON.stringify(message)), [secret], {
+    nowMs: Date.now(),
+    deliveryId: message.MessageId,
+    eventType: 'Notification',
+  });
+  const placed = provider.placeSignature?.(Buffer.from(JSON.stringify(message)), signed);
+  assert.ok(placed, 'SNS places its signature in the body');
+  const headers = Object.fromEntries(Object.entries(placed.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  await inbox.put({
+    source: 'sns',
+    deliveryId: message.MessageId,
+    eventType: 'Notification',
+    body: placed.body,
+    headers,
+    receivedAt: Date.now(),
+  });
+  try {
+    const worker = new Worker({
+      inbox,
+      maxAttempts: 1,
+      handler: forwardHandler(new URL(app.url), { timeoutMs: 5_000, signer: { provider, secrets: [secret] } }),
+    });
+    await worker.drain();
+    const [request] = app.requests;
+    assert.ok(request, 'forwarded');
+    assert.equal(request.headers.signature, undefined, 'no Signature header: SNS sends none');
+    assert.deepEqual(request.rawBody, placed.body, 'the body as SNS signed it');
+  } finally {
+    await app.close();
+    await inbox.close();
   }
 });

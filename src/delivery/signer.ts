@@ -102,9 +102,9 @@ export function resignStored(
   meta: { deliveryId: string; eventType: string | undefined; url?: string | undefined },
   nowMs = Date.now(),
 ): Record<string, string> {
-  // A signature written into the body (Mailgun's) is the delivery's, kept on every retry as the
-  // provider keeps it: the stored body still carries it, and no header holds one to renew.
-  if (provider.bodySignature) return { ...stored };
+  // A signature written into the body (Mailgun's, SNS's) is the delivery's, kept on every retry as
+  // the provider keeps it: the stored body still carries it, and no header holds one to renew.
+  if (provider.bodySignature || provider.placeSignature) return { ...stored };
   const replaced = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(stored)) if (!replaced.has(name.toLowerCase())) out[name] = value;
