@@ -178,7 +178,7 @@ function outcome(where, text, cls) {
 }
 
 /** A requeue is previewed (its dry-run count) before it is done, as the CLI's --dry-run. */
-async function previewRequeue(given, where) {
+async function previewRequeue(given, where, label) {
   // A group's requeue leaves check's rows out when the page does: what it moves is what it shows.
   const selector = given.ids ? given : { ...given, excludeCheck: excludeCheck() };
   const retry = selector.status === 'pending';
@@ -207,7 +207,7 @@ async function previewRequeue(given, where) {
   cancel.type = 'button';
   cancel.addEventListener('click', () => {
     delete where.dataset.keepUntil;
-    where.replaceChildren(requeueButton(given, where, retry ? 'retry now…' : 'requeue…'));
+    where.replaceChildren(requeueButton(given, where, label ?? (retry ? 'retry now…' : 'requeue…')));
   });
   // Kept while it waits for the click, whatever the refreshes say of its group.
   where.dataset.keepUntil = String(Number.MAX_SAFE_INTEGER);
@@ -217,7 +217,7 @@ async function previewRequeue(given, where) {
 function requeueButton(selector, where, label = 'requeue…') {
   const b = el('button', label);
   b.type = 'button';
-  b.addEventListener('click', () => previewRequeue(selector, where));
+  b.addEventListener('click', () => previewRequeue(selector, where, label));
   return b;
 }
 
@@ -247,11 +247,13 @@ function rowElement(x) {
   if (!tr) {
     tr = el('tr');
     tr.dataset.id = x.deliveryId;
-    for (let i = 0; i < 7; i++) tr.append(el('td'));
+    for (let i = 0; i < 9; i++) tr.append(el('td'));
     tr.cells[0].className = 'id';
     tr.cells[1].className = 'type';
-    tr.cells[4].className = 'when';
-    tr.cells[5].className = 'when';
+    tr.cells[2].className = 'provider';
+    tr.cells[3].className = 'route';
+    tr.cells[6].className = 'when';
+    tr.cells[7].className = 'when';
     tr.addEventListener('click', () => {
       for (const other of $('rows').querySelectorAll('tr.selected')) other.classList.remove('selected');
       tr.classList.add('selected');
@@ -260,12 +262,16 @@ function rowElement(x) {
     listed.set(rowKey(x), tr);
   }
   tr.dataset.receivedAt = String(x.receivedAt);
-  const [id, type, status, attempts, next, received, error] = tr.cells;
+  const [id, type, provider, route, status, attempts, next, received, error] = tr.cells;
   id.textContent = x.deliveryId;
   // A narrow screen shortens them (…) so status stays in view: whole in the title.
   id.title = x.deliveryId;
   type.textContent = x.eventType ?? '';
   type.title = x.eventType ?? '';
+  provider.textContent = x.source;
+  // The route listen gave the row (issue 56): a badge; none for a row stored without routes.
+  route.replaceChildren(...(x.route !== undefined ? [el('span', x.route, 'badge')] : []));
+  route.title = x.route ?? '';
   status.textContent = x.status;
   status.className = x.status;
   attempts.textContent = String(x.attempts);
@@ -325,6 +331,52 @@ async function rows() {
   $('older').hidden = !olderCursor;
   total = r.total ?? 0;
   countShown();
+  columns(page);
+  routeActions();
+}
+
+/**
+ * The provider and route columns (issue 56), shown once the inbox has rows of several providers or
+ * rows listen routed: an inbox of one provider without routes keeps its columns (and its width on
+ * a phone). What the rows name is offered in the filters' lists.
+ */
+const seenProviders = new Set();
+const seenRoutes = new Set();
+function columns(page) {
+  for (const x of page) {
+    seenProviders.add(x.source);
+    if (x.route !== undefined) seenRoutes.add(x.route);
+  }
+  $('rows').classList.toggle('providers', seenProviders.size > 1);
+  $('rows').classList.toggle('routed', seenRoutes.size > 0);
+  const options = (id, names) =>
+    $(id).replaceChildren(
+      ...[...names].sort().map((n) => {
+        const o = el('option');
+        o.value = n;
+        return o;
+      }),
+    );
+  options('provider-names', seenProviders);
+  options('route-names', seenRoutes);
+}
+
+/**
+ * With a route in the filter: its dead rows requeued in one action, previewed first (how many), as
+ * `hookdrill requeue --route NAME --dead` — what to do once the route's service is fixed. Each row
+ * keeps its route, so they go back to that service and no other.
+ */
+let routeShown;
+function routeActions() {
+  const route = String(new FormData($('filters')).get('route') ?? '').trim();
+  $('route-actions').hidden = route === '';
+  const where = $('route-requeue');
+  // The same route: its button, its confirm or its outcome stays, until the outcome has been said long enough.
+  const said = where.dataset.keepUntil;
+  if (route === routeShown && !(said !== undefined && Number(said) <= Date.now())) return;
+  routeShown = route;
+  delete where.dataset.keepUntil;
+  where.replaceChildren(...(route ? [requeueButton({ status: 'dead', route }, where, `requeue route ${route}'s dead rows…`)] : []));
 }
 
 let total = 0;
@@ -373,6 +425,7 @@ async function show(id, source) {
   $('d-title').textContent = `${d.source} ${d.deliveryId}`;
   const fields = [
     ['type', d.eventType],
+    ...(d.route !== undefined ? [['route', d.route]] : []),
     ['status', d.status],
     ['attempts', d.attempts],
     ['received', new Date(d.receivedAt).toISOString()],

@@ -151,6 +151,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(status.length ? { status } : {}),
           ...(pick('type') ? { type: pick('type') } : {}),
           ...(pick('source') ? { source: pick('source') } : {}),
+          ...(pick('route') ? { route: pick('route') } : {}),
           ...(pick('error') ? { error: pick('error') } : {}),
           ...(pick('since') ? { since: pick('since') } : {}),
           ...(pick('until') ? { until: pick('until') } : {}),
@@ -235,6 +236,8 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
       const status = typeof body.status === 'string' ? [body.status] : undefined;
       const error = typeof body.error === 'string' && body.error ? body.error : undefined;
       const excludeCheck = body.excludeCheck === true;
+      // A route's rows (issue 56): its dead ones go back to its service once it is fixed.
+      const route = typeof body.route === 'string' && body.route.trim() ? body.route : undefined;
       // The "(no error recorded)" group: an empty error would be no filter, every row of the status.
       const withoutError = body.withoutError === true;
       if (ids.length === 0 && !status) return send(res, 400, { error: 'say which rows: ids, or a status' });
@@ -246,6 +249,7 @@ export async function startUi(o: UiOptions): Promise<UiHandle> {
           ...(ids.length ? { ids } : {}),
           ...(status ? { status } : {}),
           ...(error ? { error } : {}),
+          ...(route ? { route } : {}),
           ...(excludeCheck ? { check: false } : {}),
           ...(withoutError ? { withoutError: true } : {}),
           dryRun: body.dryRun === true,
