@@ -8,7 +8,12 @@ import { isObject, parseJson } from './util.js';
  * value is, which requests are the handshake, and how the answer is written. `check`'s
  * url-verification case judges the answer, forged-check that it is given only to a verified request.
  *
- *   - `challenge`: the body field holding the value (a dotted path: "challenge");
+ *   - `challenge`: the body field holding the value (a dotted path: "challenge"), or `{ query }`:
+ *     the URL's query parameter holding it (Microsoft Graph's `?validationToken=…`, posted with an
+ *     empty body: learn.microsoft.com/graph/change-notifications-delivery-webhooks, "Notification
+ *     endpoint validation"). A query challenge is answered `text` only, and is unsigned — its
+ *     request has no body and Graph binds nothing of it to a secret — so a receiver answers it
+ *     before (without) verifying anything, and forged-check does not apply;
  *   - `when`: only bodies whose field has this value are the handshake (Slack's `type:
  *     url_verification`); absent, any body holding a text `challenge` is;
  *   - `answer`: `text` — the value alone as the body, `Content-Type: text/plain` (Twitch: "the
@@ -18,7 +23,7 @@ import { isObject, parseJson } from './util.js';
  */
 export interface HandshakeDeclaration {
   name: string;
-  challenge: string;
+  challenge: string | { query: string };
   when?: { body: string; value: string };
   answer: 'text' | 'json';
 }
@@ -26,8 +31,10 @@ export interface HandshakeDeclaration {
 /** The handshake as a provider carries it: what check and listen read. */
 export interface Handshake {
   name: string;
-  /** Path to the value to echo. */
+  /** Path to the value to echo ([] where it travels in the query). */
   challenge: readonly string[];
+  /** The query parameter holding the value, where it travels in the URL (Graph's validationToken). */
+  query?: string;
   when?: { path: readonly string[]; value: string };
   answer: 'text' | 'json';
 }
@@ -48,6 +55,14 @@ export function checkHandshake(
       throw bad(`handshake.${k}`, `unknown field (known: ${HANDSHAKE_FIELDS.join(', ')})`);
   if (h.answer !== 'text' && h.answer !== 'json')
     throw bad('handshake.answer', 'must be one of text (the value alone, text/plain), json ({"challenge": value})');
+  if (typeof h.challenge === 'object' && h.challenge !== null && !Array.isArray(h.challenge)) {
+    const c = h.challenge as Record<string, unknown>;
+    if (Object.keys(c).some((k) => k !== 'query') || typeof c.query !== 'string' || !/^[A-Za-z0-9._~-]+$/.test(c.query))
+      throw bad('handshake.challenge', 'expected a body field ("challenge") or { query: "<parameter name>" } (letters, digits, . _ ~ -)');
+    if (h.answer !== 'text') throw bad('handshake.answer', 'a query challenge is echoed as text (the decoded value alone, text/plain)');
+    if (h.when !== undefined) throw bad('handshake.when', 'a query challenge is the request holding the parameter: no body field says so');
+    return { name: str(h.name, 'handshake.name'), challenge: { query: c.query }, answer: 'text' };
+  }
   let when: HandshakeDeclaration['when'];
   if (h.when !== undefined) {
     const w = h.when as Record<string, unknown>;
@@ -65,6 +80,7 @@ export function checkHandshake(
 
 /** The handshake a provider carries, from its declaration. */
 export function handshakeOf(d: HandshakeDeclaration): Handshake {
+  if (typeof d.challenge === 'object') return { name: d.name, challenge: [], query: d.challenge.query, answer: 'text' };
   return {
     name: d.name,
     challenge: d.challenge.split('.'),
@@ -81,10 +97,37 @@ function at(v: JsonValue | undefined, path: readonly string[]): JsonValue | unde
 
 /** The value a body asks to be echoed, where the body is the handshake. */
 export function challengeIn(h: Handshake, rawBody: Buffer): string | undefined {
+  if (h.query !== undefined) return undefined;
   const body = parseJson(rawBody);
   if (h.when && at(body, h.when.path) !== h.when.value) return undefined;
   const value = at(body, h.challenge);
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The value a request's URL asks to be echoed, decoded, where the handshake travels in the query:
+ * `+` is a space and `%3a` a colon, as a form's query is read (Graph's token is
+ * "Validation: Testing client application reachability for subscription Request-Id: <uuid>",
+ * sent `Validation%3a+Testing+…`: a recorded validation in abraunegg/onedrive's docs/webhooks.md,
+ * nginx's log of two POSTs from Graph, Aug 2024). A parameter given empty is no challenge.
+ */
+export function queryChallengeOf(h: Handshake, requestUrl: string): string | undefined {
+  if (h.query === undefined) return undefined;
+  const q = requestUrl.indexOf('?');
+  if (q < 0) return undefined;
+  const value = new URLSearchParams(requestUrl.slice(q + 1)).get(h.query);
+  return value ? value : undefined;
+}
+
+/**
+ * A query value written as Graph writes its validationToken: form-encoded (a space is `+`) with
+ * lowercase hex escapes (`%3a`), as .NET's HttpUtility.UrlEncode writes them — the recorded
+ * validation above. A receiver that echoes the value as it arrived, undecoded, is then told apart.
+ */
+export function graphQueryValue(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/%20/g, '+')
+    .replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
 }
 
 /**
@@ -140,8 +183,14 @@ export function withDeclaredHandshake(d: { handshake?: HandshakeDeclaration; nam
             ...provider.contract.endpointChecks,
             {
               name: h.name,
-              signed: true,
-              answer: h.answer === 'text' ? 'the challenge alone as the body, text/plain' : '{"challenge": the challenge}',
+              // A query challenge comes with an empty body: nothing of it is signed (Graph's validation).
+              signed: h.query === undefined,
+              answer:
+                h.query !== undefined
+                  ? `200 with the ${h.query} query parameter, decoded, alone as the body, text/plain`
+                  : h.answer === 'text'
+                    ? 'the challenge alone as the body, text/plain'
+                    : '{"challenge": the challenge}',
               source: `the ${d.name} declaration in ${d.file}`,
             },
           ],

@@ -276,6 +276,8 @@ export async function post(
     refusal?: boolean;
     /** The answer's body read up to 4 KiB, not 200 bytes: it is judged (Discord's interaction response). */
     readAnswer?: boolean;
+    /** Posted to this URL, not ctx.url: the receiver's with a query added (Graph's ?validationToken=…). */
+    url?: URL;
   } = {},
 ): Promise<AttemptOutcome> {
   // A signature that is a field of the body goes into it now, as send puts it there: SNS's by its
@@ -291,7 +293,7 @@ export async function post(
         ? recutAt(sent.body, o.pieces)
         : recut(o.pieces, body, sent.body);
   const res = await attempt({
-    url: ctx.url,
+    url: o.url ?? ctx.url,
     headers: marked,
     body: sent.body,
     timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
