@@ -27,7 +27,7 @@ const notify = {
   timeout: '3s',
   fixtures: 'webhooks',
   fixture: 'created',
-  handshake: { name: 'endpoint validation', challenge: { query: 'validationToken' }, answer: 'text' },
+  handshake: { name: 'endpoint validation', challenge: { query: 'validationToken' }, answer: 'text', within: '10s' },
 };
 
 function project(declared: Record<string, unknown> = notify): string {
@@ -86,6 +86,16 @@ test('a declared query handshake: each wrong echo fails url-verification, told w
   }
 });
 
+test("a handshake's own deadline: a validation answered after 4 s passes within Graph's 10 s, and fails where the declaration gives it the delivery's 3 s", async () => {
+  const within = await check(project(), 'slow-validation');
+  assert.equal(within.of('url-verification')?.status, 'pass', within.r.stdout);
+  const { within: _, ...handshake } = notify.handshake;
+  const tight = await check(project({ ...notify, handshake }), 'slow-validation');
+  const c = tight.of('url-verification');
+  assert.equal(c?.status, 'fail', tight.r.stdout);
+  assert.match(c?.diagnosis ?? '', /does not answer Notify's endpoint validation within 3 s/);
+});
+
 test('listen answers a query validation as Graph asks — 200, text/plain, the token decoded — before verifying, and stores nothing for it', async () => {
   const dir = project();
   const listen = spawnHookdrill(
@@ -127,6 +137,7 @@ test('a wrong query handshake declaration is one line naming the field, exit 2',
       /providers\.notify\.handshake\.challenge: expected a body field/,
     ],
     [{ ...notify.handshake, answer: 'json' }, /providers\.notify\.handshake\.answer: a query challenge is echoed as text/],
+    [{ ...notify.handshake, within: 'soon' }, /providers\.notify\.handshake\.within: "soon" is not a duration/],
     [
       { ...notify.handshake, when: { body: 'type', value: 'validation' } },
       /providers\.notify\.handshake\.when: a query challenge is the request holding the parameter/,

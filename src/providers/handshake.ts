@@ -1,3 +1,4 @@
+import { parseDuration } from '../util/duration.js';
 import type { JsonValue, Provider } from './types.js';
 import { isObject, parseJson } from './util.js';
 
@@ -19,13 +20,16 @@ import { isObject, parseJson } from './util.js';
  *   - `answer`: `text` — the value alone as the body, `Content-Type: text/plain` (Twitch: "the
  *     response body must contain the raw challenge value"), so JSON around it fails; `json` —
  *     `{"challenge": value}` (Slack takes it either way);
- *   - `name`: what the sender calls it, for messages ("webhook_callback_verification").
+ *   - `name`: what the sender calls it, for messages ("webhook_callback_verification");
+ *   - `within`: how long the sender waits for the answer, where that is not the delivery's timeout
+ *     (Graph: the validation within 10 s, a notification within 3 s — the page above).
  */
 export interface HandshakeDeclaration {
   name: string;
   challenge: string | { query: string };
   when?: { body: string; value: string };
   answer: 'text' | 'json';
+  within?: string;
 }
 
 /** The handshake as a provider carries it: what check and listen read. */
@@ -37,9 +41,11 @@ export interface Handshake {
   query?: string;
   when?: { path: readonly string[]; value: string };
   answer: 'text' | 'json';
+  /** The answer's deadline, where the handshake has its own (Graph's 10 s). */
+  withinMs?: number;
 }
 
-export const HANDSHAKE_FIELDS = ['name', 'challenge', 'when', 'answer'] as const;
+export const HANDSHAKE_FIELDS = ['name', 'challenge', 'when', 'answer', 'within'] as const;
 
 /** A checked declaration's handshake, or one fault in words (the caller names the field). */
 export function checkHandshake(
@@ -55,13 +61,25 @@ export function checkHandshake(
       throw bad(`handshake.${k}`, `unknown field (known: ${HANDSHAKE_FIELDS.join(', ')})`);
   if (h.answer !== 'text' && h.answer !== 'json')
     throw bad('handshake.answer', 'must be one of text (the value alone, text/plain), json ({"challenge": value})');
+  let within: { within: string } | Record<string, never> = {};
+  if (h.within !== undefined) {
+    const text = str(h.within, 'handshake.within');
+    let ms: number;
+    try {
+      ms = parseDuration(text, 'handshake.within');
+    } catch (err) {
+      throw bad('handshake.within', err instanceof Error ? err.message.replace(/^.*?: /, '') : String(err));
+    }
+    if (ms <= 0) throw bad('handshake.within', 'must be longer than 0');
+    within = { within: text };
+  }
   if (typeof h.challenge === 'object' && h.challenge !== null && !Array.isArray(h.challenge)) {
     const c = h.challenge as Record<string, unknown>;
     if (Object.keys(c).some((k) => k !== 'query') || typeof c.query !== 'string' || !/^[A-Za-z0-9._~-]+$/.test(c.query))
       throw bad('handshake.challenge', 'expected a body field ("challenge") or { query: "<parameter name>" } (letters, digits, . _ ~ -)');
     if (h.answer !== 'text') throw bad('handshake.answer', 'a query challenge is echoed as text (the decoded value alone, text/plain)');
     if (h.when !== undefined) throw bad('handshake.when', 'a query challenge is the request holding the parameter: no body field says so');
-    return { name: str(h.name, 'handshake.name'), challenge: { query: c.query }, answer: 'text' };
+    return { name: str(h.name, 'handshake.name'), challenge: { query: c.query }, answer: 'text', ...within };
   }
   let when: HandshakeDeclaration['when'];
   if (h.when !== undefined) {
@@ -75,17 +93,20 @@ export function checkHandshake(
     challenge: str(h.challenge, 'handshake.challenge'),
     ...(when ? { when } : {}),
     answer: h.answer,
+    ...within,
   };
 }
 
 /** The handshake a provider carries, from its declaration. */
 export function handshakeOf(d: HandshakeDeclaration): Handshake {
-  if (typeof d.challenge === 'object') return { name: d.name, challenge: [], query: d.challenge.query, answer: 'text' };
+  const within = d.within !== undefined ? { withinMs: parseDuration(d.within, 'handshake.within') } : {};
+  if (typeof d.challenge === 'object') return { name: d.name, challenge: [], query: d.challenge.query, answer: 'text', ...within };
   return {
     name: d.name,
     challenge: d.challenge.split('.'),
     ...(d.when ? { when: { path: d.when.body.split('.'), value: d.when.value } } : {}),
     answer: d.answer,
+    ...within,
   };
 }
 

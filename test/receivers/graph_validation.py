@@ -19,8 +19,9 @@ Flaws (each wrong in exactly one way):
   encoded-token  echoes the query's value as it arrived, still URL-encoded
   plus-kept      decodes %xx but not "+" (unquote, not unquote_plus): spaces come back as "+"
   verify-first   checks X-Notify-Token before looking at the query: the unsigned validation gets 401
+  slow-validation  answers the validation right, after 4 s (Graph waits 10 s for it, 3 s for a notification)
 """
-import argparse, hmac, json, os, sys, threading
+import argparse, hmac, json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote
 
@@ -69,6 +70,8 @@ def serve(args):
                 return self.answer(401, b'{"error":"token"}')
             validation = token_answer(query, args.flaw)
             if validation is not None:
+                if args.flaw == 'slow-validation':
+                    time.sleep(4)
                 return self.answer(200, *validation)
             if not authentic:
                 return self.answer(401, b'{"error":"token"}')

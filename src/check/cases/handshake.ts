@@ -14,7 +14,7 @@ import type { CaseOutcome, CheckContext } from './common.js';
  * is an answer without Content-Length (chunked), which Twitch's docs ask for.
  */
 export async function judgeHandshake(ctx: CheckContext, h: Handshake, e: PreparedEvent, challenge: string): Promise<CaseOutcome> {
-  const res = await post(ctx, e.rawBody, sign(ctx, e), { readAnswer: true });
+  const res = await post(ctx, e.rawBody, sign(ctx, e), { readAnswer: true, ...(h.withinMs ? { deadlineMs: h.withinMs } : {}) });
   const body = res.wire?.body ?? res.bodySnippet ?? '';
   const type = (res.wire?.headers['content-type'] ?? '').toLowerCase();
   const title = ctx.provider.title;
@@ -68,13 +68,23 @@ export async function judgeQueryHandshake(ctx: CheckContext, h: Handshake): Prom
   const url = new URL(ctx.url);
   // Set as text, not through searchParams, which would write the token its own way (%3A, not %3a).
   url.search = `${url.search ? `${url.search.slice(1)}&` : ''}${param}=${sent}`;
-  const res = await post(ctx, Buffer.alloc(0), { 'content-type': 'text/plain; charset=utf-8' }, { readAnswer: true, url });
+  const res = await post(
+    ctx,
+    Buffer.alloc(0),
+    { 'content-type': 'text/plain; charset=utf-8' },
+    {
+      readAnswer: true,
+      url,
+      ...(h.withinMs ? { deadlineMs: h.withinMs } : {}),
+    },
+  );
   const body = res.wire?.body ?? res.bodySnippet ?? '';
   const type = (res.wire?.headers['content-type'] ?? '').toLowerCase();
   const title = ctx.provider.title;
   const shown = `${answer(res)} ${type ? `(${type.split(';')[0]}) ` : ''}${JSON.stringify(body.slice(0, 60))}`;
   const { ok, got } = judgeHandshakeAnswer(h, token, body);
-  const nothing = `${title} creates the subscription only once the answer is 200 with the token, within 10 s`;
+  const within = h.withinMs ?? ctx.providerTimeoutMs;
+  const nothing = `${title} creates the subscription only once the answer is 200 with the token, within ${within / 1000} s`;
   if (is2xx(res.status) && ok) {
     if (res.status !== 200)
       return {
@@ -98,15 +108,18 @@ export async function judgeQueryHandshake(ctx: CheckContext, h: Handshake): Prom
   return {
     status: 'fail',
     observed: shown,
-    diagnosis: !is2xx(res.status)
-      ? `your receiver refuses ${title}'s ${h.name} (${answer(res)}) — it is an empty POST with ?${param}=… and nothing signed (no clientState to check): ${nothing}; answer it before verifying anything`
-      : encoded
-        ? `your receiver echoes ${h.name}'s ${param} still URL-encoded (${JSON.stringify(trimmed.slice(0, 30))}…) — ${title} compares the decoded token ("+" is a space, %3a a colon): ${nothing}`
-        : plusKept
-          ? `your receiver decodes ${h.name}'s ${param} but leaves each "+" as it came (${JSON.stringify(trimmed.slice(0, 30))}…) — in a query "+" is a space: read it as a form (URLSearchParams, unquote_plus), or ${title} compares another token: ${nothing}`
-          : json || got === 'form'
-            ? `your receiver echoes ${h.name}'s ${param} wrapped in ${json ? 'JSON' : 'a form field'} — ${title} needs the decoded token alone as the body (Content-Type: text/plain): ${nothing}`
-            : `your receiver answers ${h.name} without its ${param} — ${title} needs the decoded token alone as the body (Content-Type: text/plain): ${nothing}`,
+    diagnosis:
+      res.status === undefined && res.error === 'timeout'
+        ? `your receiver does not answer ${title}'s ${h.name} within ${within / 1000} s (${answer(res)}) — ${nothing}: echo the token at once, before any other work`
+        : !is2xx(res.status)
+          ? `your receiver refuses ${title}'s ${h.name} (${answer(res)}) — it is an empty POST with ?${param}=… and nothing signed (no clientState to check): ${nothing}; answer it before verifying anything`
+          : encoded
+            ? `your receiver echoes ${h.name}'s ${param} still URL-encoded (${JSON.stringify(trimmed.slice(0, 30))}…) — ${title} compares the decoded token ("+" is a space, %3a a colon): ${nothing}`
+            : plusKept
+              ? `your receiver decodes ${h.name}'s ${param} but leaves each "+" as it came (${JSON.stringify(trimmed.slice(0, 30))}…) — in a query "+" is a space: read it as a form (URLSearchParams, unquote_plus), or ${title} compares another token: ${nothing}`
+              : json || got === 'form'
+                ? `your receiver echoes ${h.name}'s ${param} wrapped in ${json ? 'JSON' : 'a form field'} — ${title} needs the decoded token alone as the body (Content-Type: text/plain): ${nothing}`
+                : `your receiver answers ${h.name} without its ${param} — ${title} needs the decoded token alone as the body (Content-Type: text/plain): ${nothing}`,
   };
 }
 
