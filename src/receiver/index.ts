@@ -9,6 +9,7 @@ import { ScrapePace } from './scrape-pace.js';
 import { BodyBudget, headerRefusal } from './admission.js';
 import { checkKeysMaterial } from '../providers/key-material.js';
 import { serialized, splitBatch } from '../providers/contract.js';
+import { queryChallengeOf } from '../providers/handshake.js';
 import type { BatchPart } from '../providers/contract.js';
 import { UsageError } from '../util/errors.js';
 
@@ -209,8 +210,10 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
     const expects = awaitingContinue.has(res);
     // Before a byte of the body: a signature header that cannot be valid is refused at once.
-    // (Slack's ssl_check comes unsigned: a request that may be one is read, it is a few bytes.)
-    if (!provider.mayBeUnsignedCheck?.(req.headers)) {
+    // (Slack's ssl_check comes unsigned: a request that may be one is read, it is a few bytes; so is
+    // a challenge in the query, Graph's validationToken, answered in handle before any verifying.)
+    const queried = provider.handshake ? queryChallengeOf(provider.handshake, req.url ?? '/') !== undefined : false;
+    if (!queried && !provider.mayBeUnsignedCheck?.(req.headers)) {
       const err = headerRefusal(provider, req.headers, options.secrets, verifyOptionsOf(req));
       if (err) {
         answer(
@@ -297,6 +300,11 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
 
   async function handle(rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const bytes = rawBody.length;
+    // A challenge in the URL (Microsoft Graph's ?validationToken=…, posted with an empty body and
+    // nothing of it signed): echoed decoded, alone, as text/plain, before any verification — Graph
+    // creates the subscription only on that answer within 10 s. Nothing is stored.
+    const queried = provider.handshake ? queryChallengeOf(provider.handshake, req.url ?? '/') : undefined;
+    if (queried !== undefined) return answerText(res, queried, bytes);
     // Sent unsigned by design (Slack's ssl_check): answered, nothing of it read or kept.
     if (provider.unsignedCheck?.(rawBody, req.headers)) return answer(res, { status: 200, result: 'challenge', bytes }, {});
     try {
@@ -327,16 +335,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
         : provider.challengeAnswer(rawBody, [verifyingSecret(provider, rawBody, req, options.secrets, verifyOptionsOf(req))]);
     if (challenge !== undefined && provider.handshake?.answer === 'text') {
       // The value alone, as text/plain: Twitch enables the subscription only on the raw challenge (JSON around it fails).
-      const text = String((challenge as { challenge: string }).challenge);
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-      const t0 = arrived.get(res);
-      return void options.onRequest?.({
-        status: 200,
-        result: 'challenge',
-        bytes,
-        ...(t0 !== undefined ? { ms: performance.now() - t0 } : {}),
-      });
+      return answerText(res, String((challenge as { challenge: string }).challenge), bytes);
     }
     if (challenge !== undefined) return answer(res, { status: 200, result: 'challenge', bytes }, challenge);
     // A handshake completed by a visit (SNS's SubscriptionConfirmation: a GET of SubscribeURL), made
@@ -397,6 +396,23 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Discord takes for a failed interaction.
     const reply = provider.deferredAnswer?.(rawBody) ?? { ok: true, deliveryId, duplicate: !inserted };
     answer(res, { status: 200, result: inserted ? 'stored' : 'duplicate', ...base }, reply);
+  }
+
+  /** A handshake's value alone as the body, text/plain (nosniff: it is the caller's text, echoed). */
+  function answerText(res: ServerResponse, text: string, bytes: number): void {
+    res.writeHead(200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(text);
+    const t0 = arrived.get(res);
+    options.onRequest?.({
+      status: 200,
+      result: 'challenge',
+      bytes,
+      ...(t0 !== undefined ? { ms: performance.now() - t0 } : {}),
+    });
   }
 
   async function storeBatch(parts: BatchPart[], rawBody: Buffer, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -276,6 +276,10 @@ export async function post(
     refusal?: boolean;
     /** The answer's body read up to 4 KiB, not 200 bytes: it is judged (Discord's interaction response). */
     readAnswer?: boolean;
+    /** Posted to this URL, not ctx.url: the receiver's with a query added (Graph's ?validationToken=…). */
+    url?: URL;
+    /** The answer's deadline where it is not the provider's timeout (a handshake's own: Graph's validation, 10 s). */
+    deadlineMs?: number;
   } = {},
 ): Promise<AttemptOutcome> {
   // A signature that is a field of the body goes into it now, as send puts it there: SNS's by its
@@ -291,10 +295,10 @@ export async function post(
         ? recutAt(sent.body, o.pieces)
         : recut(o.pieces, body, sent.body);
   const res = await attempt({
-    url: ctx.url,
+    url: o.url ?? ctx.url,
     headers: marked,
     body: sent.body,
-    timeoutMs: o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs,
+    timeoutMs: o.deadlineMs ?? (o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs),
     maxRedirects: 0,
     dispatcher: ctx.dispatcher,
     ...(pieces ? { pieces } : {}),
@@ -304,12 +308,13 @@ export async function post(
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
   // have given up on it, so for the verdict it is a timeout.
-  if (res.status !== undefined && res.latencyMs > ctx.providerTimeoutMs) {
+  const deadlineMs = o.deadlineMs ?? ctx.providerTimeoutMs;
+  if (res.status !== undefined && res.latencyMs > deadlineMs) {
     return {
       ...res,
       status: undefined,
       error: 'timeout',
-      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past the provider's ${ctx.providerTimeoutMs}ms`,
+      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past the provider's ${deadlineMs}ms`,
     };
   }
   return res;

@@ -27,7 +27,7 @@ import {
   NEEDS_ANSWERED,
 } from './common.js';
 import { afterFailure } from '../wording.js';
-import { judgeHandshake } from './handshake.js';
+import { judgeHandshake, judgeQueryHandshake } from './handshake.js';
 import type { CheckCase } from './common.js';
 
 export const PROVIDER_QUIRKS: readonly CheckCase[] = [
@@ -236,6 +236,8 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
           : undefined,
     needs: NEEDS_ANSWERED,
     async run(ctx) {
+      // A challenge in the query (Graph's validationToken) needs no fixture: an empty POST to the URL with it.
+      if (ctx.provider.handshake?.query !== undefined) return judgeQueryHandshake(ctx, ctx.provider.handshake);
       const [shipped] = listShippedFixtures().filter(
         (f) =>
           f.provider === ctx.provider.name && ctx.provider.challengeAnswer?.(Buffer.from(JSON.stringify(loadFixtureFile(f.path).body))),
