@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { run as chaos } from '../src/chaos/run.js';
 import { run as check } from '../src/check/run.js';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { createReceiverServer, listen } from '../src/receiver/server.js';
 import { declareProvider } from '../src/providers/index.js';
 import type { ProviderDeclaration } from '../src/providers/declaration.js';
 import { hookdrill } from './helpers/cli.js';
@@ -125,6 +128,44 @@ test('a receiver that dedupes on PAYPAL-TRANSMISSION-ID (new for every attempt, 
   assert.equal(valid?.status, 'fail', explain(r));
   assert.match(valid?.observed ?? '', /stored under PAYPAL-TRANSMISSION-ID/);
   assert.match(valid?.diagnosis ?? '', /your receiver stores deliveries under PAYPAL-TRANSMISSION-ID .* key the store on the delivery id/);
+});
+
+test('under chaos the certificate host is served while the rounds run (a right receiver could not fetch the certificate without it), and one killed after its 2xx loses nothing', async () => {
+  const port = await freePort();
+  const r = receiver();
+  const result = await chaos({
+    receiver: r.receiver,
+    stored: r.stored,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'payflow',
+    secrets: [WEBHOOK_ID],
+    rounds: 2,
+  });
+  assert.equal(result.ok, true, result.problems.join('\n'));
+  assert.equal(result.totals.lost.length, 0);
+  assert.equal(result.totals.storedTwice.length, 0);
+});
+
+test("hookdrill's own receiver (listen) verifies a certificate scheme's delivery against hookdrill's certificate on the pinned host, and refuses a certificate from another host", async () => {
+  const path = join(tempDir(), 'inbox.db');
+  const inbox = openSqliteInbox(path);
+  const server = createReceiverServer({ provider, secrets: [WEBHOOK_ID], inbox, maxBytes: 32 * 1024 * 1024 });
+  const { port } = await listen(server, 0, '127.0.0.1');
+  try {
+    const r = await check({
+      url: `http://127.0.0.1:${port}/`,
+      provider: 'payflow',
+      secrets: [WEBHOOK_ID],
+      inbox: path,
+      only: 'valid,duplicate,wrong-secret,flipped-byte,reserialized,forged-certificate,malformed-signature,wrong-length-signature',
+    });
+    assert.deepEqual(named(r, 'fail'), [], explain(r));
+    assert.equal(status(r, 'forged-certificate')?.status, 'pass', explain(r));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await inbox.close();
+  }
 });
 
 test('`hookdrill keys` of a certificate scheme prints the certificate file a test-mode receiver trusts and the host it pins, never the private key', async () => {
