@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as chaos } from '../src/chaos/run.js';
@@ -166,6 +167,53 @@ test("hookdrill's own receiver (listen) verifies a certificate scheme's delivery
     await new Promise((resolve) => server.close(resolve));
     await inbox.close();
   }
+});
+
+test("rsa-pss-sha256 signs with PSS (MGF1 SHA-256, the digest-long salt) and {sha256} is the raw body's hex SHA-256: Python's cryptography verifies both with the served certificate; the CRC-32 is zlib's, decimal unsigned", () => {
+  const pss = declareProvider(
+    'payflow-pss',
+    {
+      ...PAYFLOW,
+      signature: {
+        ...PAYFLOW.signature,
+        algorithm: 'rsa-pss-sha256',
+        content: '{header.PAYPAL-TRANSMISSION-ID}|{secret}|{sha256}|{crc32}',
+      },
+    },
+    { dir: project() },
+  );
+  const body = Buffer.from(JSON.stringify(CAPTURE));
+  const headers = pss.sign(body, [WEBHOOK_ID], {
+    nowMs: Date.UTC(2024, 7, 2, 19, 33, 35, 997),
+    deliveryId: CAPTURE.id,
+    eventType: CAPTURE.event_type,
+  });
+  assert.equal(headers['PAYPAL-TRANSMISSION-TIME'], '2024-08-02T19:33:35Z', 'RFC 3339 to the second, as PayPal writes it');
+  assert.match(String(headers['PAYPAL-TRANSMISSION-ID']), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const script = [
+    'import base64, hashlib, sys, zlib',
+    'from cryptography import x509',
+    'from cryptography.hazmat.primitives import hashes',
+    'from cryptography.hazmat.primitives.asymmetric import padding',
+    'cert, tid, sig, wid = sys.argv[1:5]',
+    'body = sys.stdin.buffer.read()',
+    "text = f'{tid}|{wid}|{hashlib.sha256(body).hexdigest()}|{zlib.crc32(body) & 0xffffffff}'.encode()",
+    'key = x509.load_pem_x509_certificate(open(cert, "rb").read()).public_key()',
+    'key.verify(base64.b64decode(sig), text, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=padding.PSS.DIGEST_LENGTH), hashes.SHA256())',
+    "print('verified')",
+  ].join('\n');
+  const trust = pss.servedAt?.().trustFile as string;
+  const out = execFileSync(
+    PYTHON,
+    ['-c', script, trust, String(headers['PAYPAL-TRANSMISSION-ID']), String(headers['PAYPAL-TRANSMISSION-SIG']), WEBHOOK_ID],
+    { input: body },
+  );
+  assert.equal(out.toString().trim(), 'verified');
+  // And hookdrill's own verify holds the same: another webhook id, or one byte changed, is refused.
+  const signed = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
+  pss.verify(body, signed, [WEBHOOK_ID]);
+  assert.throws(() => pss.verify(body, signed, ['8PT597110X687430LKGECATB']), /does not verify/);
+  assert.throws(() => pss.verify(Buffer.from(body.toString().replace('30.00', '30.01')), signed, [WEBHOOK_ID]), /does not verify/);
 });
 
 test('`hookdrill keys` of a certificate scheme prints the certificate file a test-mode receiver trusts and the host it pins, never the private key', async () => {
