@@ -14,6 +14,9 @@ export type { CanonicalSignature } from './declaration-canonical.js';
 import { checkJwtSignature, isJwtScheme } from './declaration-jwt.js';
 import type { JwtSignature } from './declaration-jwt.js';
 export type { JwtSignature } from './declaration-jwt.js';
+import { checkCertificateSignature, isCertificateScheme } from './declaration-certificate.js';
+import type { CertificateSignature } from './declaration-certificate.js';
+export type { CertificateSignature } from './declaration-certificate.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -30,7 +33,7 @@ export type { JwtSignature } from './declaration-jwt.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature | JwtSignature;
+  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature | JwtSignature | CertificateSignature;
   /**
    * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
    * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
@@ -196,6 +199,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     return common(checkCanonicalSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown }), undefined, 300);
   }
   if (s.scheme === 'jwt') return checkJwtDeclaration();
+  if (s.scheme === 'certificate') return checkCertificateDeclaration();
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -266,6 +270,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       'body',
       'canonical',
       'jwt',
+      'certificate',
     ] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
@@ -308,6 +313,23 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     return common(signature, undefined, 300);
   }
 
+  /**
+   * A signature by a key whose certificate the request names (declaration-certificate.ts): its
+   * time, if any, is a fresh header it signs; the top-level timestamp (a window) is refused — the
+   * senders of this scheme hold their receivers to none (PayPal's verification checks no window).
+   */
+  function checkCertificateDeclaration(): CheckedDeclaration {
+    const signature = checkCertificateSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown });
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', 'a certificate scheme writes its time as a fresh header it signs (signature.fresh: { <header>: "time" })');
+    const declared = common(signature, undefined, 300);
+    const own = [signature.header, signature.certificateHeader, ...Object.keys(signature.fresh ?? {})].map((h) => h.toLowerCase());
+    const twice = Object.keys(declared.headers ?? {}).find((h) => own.includes(h.toLowerCase()));
+    if (twice)
+      throw bad(`headers.${twice}`, 'is a header the certificate scheme writes itself (its signature, its certificate URL or a fresh one)');
+    return declared;
+  }
+
   function common(
     signature: ProviderDeclaration['signature'],
     timestamp: ProviderDeclaration['timestamp'],
@@ -328,6 +350,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       !isTokenScheme(signature) &&
       !isBodyScheme(signature) &&
       !isJwtScheme(signature) &&
+      !isCertificateScheme(signature) &&
       signature.content.includes('{id}') &&
       !(id && 'header' in id)
     )

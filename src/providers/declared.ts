@@ -10,6 +10,8 @@ import { tokenProvider } from './declared-token.js';
 import { withDeclaredHandshake } from './handshake.js';
 import { isJwtScheme } from './declaration-jwt.js';
 import { jwtProvider } from './declared-jwt.js';
+import { isCertificateScheme } from './declaration-certificate.js';
+import { certificateProvider } from './declared-certificate.js';
 import type { Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { otherStringSecret, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -28,6 +30,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   if (isBodyScheme(d.signature)) return withDeclaredHandshake(d, bodyProvider(d, d.signature, extras));
   if (isCanonicalScheme(d.signature)) return withDeclaredHandshake(d, canonicalProvider(d, d.signature, extras));
   if (isJwtScheme(d.signature)) return withDeclaredHandshake(d, jwtProvider(d, d.signature, extras));
+  if (isCertificateScheme(d.signature)) return withDeclaredHandshake(d, certificateProvider(d, d.signature, extras));
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

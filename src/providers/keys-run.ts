@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { UsageError } from '../util/errors.js';
 import { getProvider } from './index.js';
 import { keysDir } from './keys.js';
@@ -35,6 +36,20 @@ export interface KeysResult {
  */
 export async function run(o: KeysOptions): Promise<KeysResult> {
   const provider = getProvider(o.provider);
+  if (!provider.keyPair && provider.servedAt) {
+    // A certificate scheme whose secret is no key (PayPal's webhook id): its certificate is hookdrill's own key's, always.
+    const served = provider.servedAt();
+    return {
+      command: 'keys',
+      ok: true,
+      provider: provider.name,
+      publicKey: readFileSync(served.trustFile, 'utf8'),
+      publicKeyName: `${provider.title}'s signing certificate`,
+      signer: 'own',
+      keysDir: keysDir(),
+      served,
+    };
+  }
   if (!provider.keyPair || !provider.publicKey || !provider.ownKey) {
     throw new UsageError(`${provider.name} signs with a shared secret, not a key pair: there is no public key to give a receiver`);
   }

@@ -29,15 +29,20 @@ export const DEFAULT_SNS_HOST = '127.0.0.1:9443';
 
 /** The host[:port] hookdrill serves SNS's certificate and SubscribeURL on, and a test-mode receiver pins. */
 export function snsHost(env: NodeJS.ProcessEnv = process.env): string {
-  const value = (env.HOOKDRILL_SNS_HOST ?? '').trim() || DEFAULT_SNS_HOST;
+  return servedHostOf('HOOKDRILL_SNS_HOST', DEFAULT_SNS_HOST, env);
+}
+
+/** A served host's host[:port] from its variable (or its default): a host and a port, one line naming the variable otherwise. */
+export function servedHostOf(variable: string, fallback: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = (env[variable] ?? '').trim() || fallback;
   let url: URL;
   try {
     url = new URL(`https://${value}/`);
   } catch {
-    throw new UsageError(`HOOKDRILL_SNS_HOST=${value}: expected a host[:port], as 127.0.0.1:9443`);
+    throw new UsageError(`${variable}=${value}: expected a host[:port], as ${fallback}`);
   }
   if (url.host !== value.toLowerCase() || !url.port)
-    throw new UsageError(`HOOKDRILL_SNS_HOST=${value}: expected a host and a port, as 127.0.0.1:9443`);
+    throw new UsageError(`${variable}=${value}: expected a host and a port, as ${fallback}`);
   return url.host;
 }
 
@@ -50,10 +55,19 @@ const built = new Map<string, string>();
 
 /** The self-signed certificate (PEM) of an RSA private key: the signing certificate and the SNS host's TLS certificate. */
 export function snsCertificate(privateKeyPem: string): string {
-  const held = built.get(privateKeyPem);
+  return selfSignedCertificate(privateKeyPem, { commonName: 'sns.amazonaws.com', organization: 'hookdrill test stand-in for Amazon SNS' });
+}
+
+/**
+ * The self-signed certificate (PEM) of an RSA private key, named for the sender it stands in for:
+ * what a certificate host serves (SNS's, a declared certificate scheme's) and its TLS certificate.
+ */
+export function selfSignedCertificate(privateKeyPem: string, subject: { commonName: string; organization: string }): string {
+  const cacheKey = `${subject.commonName}\n${privateKeyPem}`;
+  const held = built.get(cacheKey);
   if (held) return held;
   const key = createPrivateKey(privateKeyPem);
-  if (key.asymmetricKeyType !== 'rsa') throw new UsageError('sns signs with an RSA private key');
+  if (key.asymmetricKeyType !== 'rsa') throw new UsageError(`${subject.commonName}: the certificate is of an RSA private key`);
   // forge reads PKCS#1 or PKCS#8; what Node made is written as PKCS#8.
   const priv = forge.pki.privateKeyFromPem(key.export({ type: 'pkcs8', format: 'pem' }).toString());
   const cert = forge.pki.createCertificate();
@@ -64,8 +78,8 @@ export function snsCertificate(privateKeyPem: string): string {
   cert.validity.notBefore = new Date('2025-01-01T00:00:00Z');
   cert.validity.notAfter = new Date('2045-01-01T00:00:00Z');
   const name = [
-    { name: 'commonName', value: 'sns.amazonaws.com' },
-    { name: 'organizationName', value: 'hookdrill test stand-in for Amazon SNS' },
+    { name: 'commonName', value: subject.commonName },
+    { name: 'organizationName', value: subject.organization },
   ];
   cert.setSubject(name);
   cert.setIssuer(name);
@@ -85,7 +99,7 @@ export function snsCertificate(privateKeyPem: string): string {
   cert.sign(priv, forge.md.sha256.create());
   const pem = forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n');
   if (built.size > 8) built.clear();
-  built.set(privateKeyPem, pem);
+  built.set(cacheKey, pem);
   return pem;
 }
 
@@ -100,10 +114,14 @@ export function snsCertificatePath(certificatePem: string): string {
  * cafile): `sns-certificate.pem` in the keys directory, rewritten only when it differs. Returns the path.
  */
 export function snsCertificateFile(env: NodeJS.ProcessEnv = process.env): string {
+  return certificateFile('sns', snsCertificate(ownSnsKey(env)), env);
+}
+
+/** A provider's certificate written as `<provider>-certificate.pem` in the keys directory, for a receiver to trust. Returns the path. */
+export function certificateFile(provider: string, pem: string, env: NodeJS.ProcessEnv = process.env): string {
   const dir = keysDir(env);
   ensureKeysDir(dir);
-  const file = join(dir, 'sns-certificate.pem');
-  const pem = snsCertificate(ownSnsKey(env));
+  const file = join(dir, `${provider}-certificate.pem`);
   let held: string | undefined;
   try {
     held = readFileSync(file, 'utf8');

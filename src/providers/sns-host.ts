@@ -37,6 +37,8 @@ export interface SnsHostOptions {
   cert: string;
   /** What is served at which path: the certificate(s), by SigningCertURL's path. */
   files: Readonly<Record<string, string>>;
+  /** What the host stands in for and the variable that moves it, for a refusal to listen (default: the SNS host, HOOKDRILL_SNS_HOST). */
+  names?: { host: string; variable: string };
 }
 
 /** The XML SNS's query API answers an action with (ConfirmSubscriptionResponse, UnsubscribeResponse). */
@@ -56,6 +58,7 @@ export async function startSnsHost(o: SnsHostOptions): Promise<SnsHost> {
   const port = Number(url.port);
   const address = /^\d+\.\d+\.\d+\.\d+$/.test(url.hostname) ? url.hostname : '127.0.0.1';
   const seen: SnsVisit[] = [];
+  const named = o.names ?? { host: 'SNS host', variable: 'HOOKDRILL_SNS_HOST' };
   const waiting = new Set<() => void>();
   const server: Server = createServer({ key: o.key, cert: o.cert }, (req, res) => {
     const at = new URL(req.url ?? '/', url);
@@ -81,9 +84,9 @@ export async function startSnsHost(o: SnsHostOptions): Promise<SnsHost> {
       reject(
         e.code === 'EADDRINUSE'
           ? new UsageError(
-              `the SNS host ${o.host} is in use (another hookdrill run?): set HOOKDRILL_SNS_HOST to a free host:port, for hookdrill and your receiver alike`,
+              `the ${named.host} ${o.host} is in use (another hookdrill run?): set ${named.variable} to a free host:port, for hookdrill and your receiver alike`,
             )
-          : new UsageError(`cannot serve the SNS host on ${o.host}: ${e.message}`),
+          : new UsageError(`cannot serve the ${named.host} on ${o.host}: ${e.message}`),
       ),
     );
     server.listen(port, address, () => resolve());

@@ -383,7 +383,7 @@ function subscriptionArnOf(body: JsonObject | undefined): string | undefined {
 }
 
 /** Whether the host already serves this certificate at this path (another hookdrill run with the same keys). */
-function servesCertificate(host: string, path: string, cert: string): Promise<boolean> {
+export function servesCertificate(host: string, path: string, cert: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = httpsGet(`https://${host}${path}`, { ca: cert, timeout: 2_000 }, (res) => {
       let text = '';

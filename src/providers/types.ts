@@ -199,7 +199,17 @@ export interface ServedHost {
    * The body signed by another key whose certificate is served on another host (an attacker's):
    * a receiver that does not pin the certificate's host fetches it and accepts the forgery.
    */
-  forgedElsewhere?(rawBody: Buffer): Promise<{ body: Buffer; certUrl: string; close(): Promise<void> }>;
+  forgedElsewhere?(
+    rawBody: Buffer,
+    /** The headers of the message forged and the secret it is for: a scheme that signs headers (PayPal's) signs the same ones. */
+    signed?: { headers: Readonly<Record<string, string>>; secret: string },
+  ): Promise<{
+    body: Buffer;
+    certUrl: string;
+    /** Where the signature and the certificate URL travel in headers (PayPal's), those headers. */
+    headers?: Readonly<Record<string, string>>;
+    close(): Promise<void>;
+  }>;
   close(): Promise<void>;
 }
 

@@ -129,6 +129,8 @@ Flaws, one at a time (or several, comma-separated):
   mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
                         with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
   sns-any-cert-host, sns-no-confirm, sns-confirm-first  SNS: see sns_scheme.py
+  paypal-any-cert-host, paypal-crc-reserialized, paypal-transmission-key
+                        payflow (PayPal's scheme, declared): see paypal_scheme.py
   jwt-any-audience, jwt-no-expiry, jwt-no-iat, jwt-any-issuer, jwt-unverified
                         pubsub: one check of the OIDC token left out (test/receivers/pubsub_scheme.py)
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
@@ -372,6 +374,10 @@ def verify(args, h, body):
         import sns_scheme
         sns_scheme.confirm_early(body, flaw)
         return sns_scheme.verify(body, flaw)
+    if args.provider in ('paypal', 'payflow'):
+        # PayPal's scheme (payflow: declared as PayPal's, test/declared-certificate.test.ts): paypal_scheme.py.
+        import paypal_scheme
+        return paypal_scheme.verify(h, body, secret, flaw)
     if args.provider == 'gitlab':
         # GitLab's documented rule: X-Gitlab-Token is the hook's secret token, sent as it is (no
         # signature, nothing of the body covered); compared in constant time.
@@ -516,6 +522,9 @@ def identify(provider, h, event, flaw=''):
         # The message's id, the same on every redelivery (Pub/Sub delivers at least once).
         message = event.get('message') if isinstance(event.get('message'), dict) else {}
         return message.get('messageId'), (message.get('attributes') or {}).get('eventType')
+    if provider in ('paypal', 'payflow'):
+        import paypal_scheme
+        return paypal_scheme.identify(h, event, flaw)
     if provider == 'gitlab' and flaw == 'gitlab-webhook-uuid-key':
         return h.get('X-Gitlab-Webhook-UUID'), h.get('X-Gitlab-Event')
     if provider == 'gitlab':

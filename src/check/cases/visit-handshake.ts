@@ -94,12 +94,15 @@ export const HANDSHAKE_CASES: readonly CheckCase[] = [
       const forge = ctx.served?.forgedElsewhere;
       if (!forge) return { status: 'skipped', observed: 'the provider serves no certificate' };
       const e = ctx.factory.make(Date.now());
-      const forged = await forge(e.rawBody);
+      const signed = sign(ctx, e);
+      const forged = await forge(e.rawBody, { headers: signed, secret: ctx.secrets[0] ?? '' });
       try {
-        const headers = sign(ctx, e);
+        const headers = { ...signed };
         // The forged message's own signature, so the request carries it where the body does.
         const sig = /"Signature"\s*:\s*"([^"]*)"/.exec(forged.body.toString('utf8'))?.[1];
         if (sig !== undefined) headers[ctx.provider.signatureHeader.toLowerCase()] = sig;
+        // A scheme that carries its signature and certificate URL in headers (PayPal's): those, forged.
+        for (const [name, value] of Object.entries(forged.headers ?? {})) headers[name.toLowerCase()] = value;
         const res = await post(ctx, forged.body, headers, { refusal: true });
         const stored = await mustNotStore(ctx, e.deliveryId);
         if (is4xx(res.status) && !stored.bad) return { status: 'pass', observed: `${answer(res)}${stored.text}` };
@@ -107,7 +110,7 @@ export const HANDSHAKE_CASES: readonly CheckCase[] = [
           status: 'fail',
           observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`,
           diagnosis: is2xx(res.status)
-            ? `your receiver fetched the signing certificate from ${forged.certUrl}, a host that is not ${ctx.provider.title}'s, and took a message signed with that host's key: anyone can sign as ${ctx.provider.title} — accept SigningCertURL only as https on sns.<region>.amazonaws.com (in hookdrill's test mode, the host HOOKDRILL_SNS_HOST names), before fetching anything`
+            ? `your receiver fetched the signing certificate from ${forged.certUrl}, a host that is not ${ctx.provider.title}'s, and took a message signed with that host's key: anyone can sign as ${ctx.provider.title} — ${forged.headers ? `accept the certificate URL only as https on ${ctx.provider.title}'s own host (in hookdrill's test mode, the host ${ctx.provider.servedAt?.().hostVariable ?? 'HOOKDRILL_CERT_HOST'} names)` : "accept SigningCertURL only as https on sns.<region>.amazonaws.com (in hookdrill's test mode, the host HOOKDRILL_SNS_HOST names)"}, before fetching anything`
             : is4xx(res.status)
               ? 'your receiver stores a message before it verifies its signature: verify first, then store'
               : `a forged message must get 4xx; it got ${answer(res)}`,
