@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyRequest } from '@contentful/node-apps-toolkit';
+import { declareProvider } from '../src/providers/index.js';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
@@ -100,6 +101,31 @@ test("send signs a declared request form over the method, the path with its quer
   } finally {
     await server.close();
   }
+});
+
+test("hookdrill's own verify (listen's) holds the request form as the toolkit does: a signed header changed is refused, an unsigned one is not; the path, the time, the list", () => {
+  const p = declareProvider('folio', folio as Parameters<typeof declareProvider>[1]);
+  const url = 'https://cms.example.com/webhooks/folio?space=a%20b';
+  const body = Buffer.from('{"sys":{"id":"e1","type":"Entry"}}');
+  const now = Date.parse('2026-12-07T01:00:00Z');
+  const sent = p.sign(body, [SECRET], { nowMs: now, deliveryId: 'fd_1', eventType: 'Entry.publish', url });
+  const headers = Object.fromEntries(Object.entries(sent).map(([k, v]) => [k.toLowerCase(), v]));
+  const verify = (h: Record<string, string>, o: { url?: string; nowMs?: number } = {}) =>
+    p.verify(body, h, [SECRET], { url, nowMs: now + 1000, ...o });
+  assert.doesNotThrow(() => verify(headers));
+  const asToolkit = { method: 'POST' as const, path: '/webhooks/folio?space=a%20b', headers, body: body.toString('utf8') };
+  assert.equal(verifyRequest(SECRET, asToolkit, 0), true, 'the toolkit agrees');
+  assert.doesNotThrow(() => verify({ ...headers, 'user-agent': 'changed in transit' }), 'a header not listed is not signed');
+  assert.throws(() => verify({ ...headers, 'x-contentful-topic': 'Entry.delete' }), /does not match/);
+  assert.throws(() => verify({ ...headers, 'folio-delivery': 'fd_2' }), /does not match/);
+  // Dropping a header from the list leaves it unsigned, and the list itself is signed: refused.
+  const shorter = { ...headers, 'x-contentful-signed-headers': 'x-contentful-signed-headers,x-contentful-timestamp' };
+  assert.throws(() => verify(shorter), /does not match/);
+  assert.throws(() => verify(headers, { url: 'https://cms.example.com/webhooks/folio' }), /does not match/);
+  assert.throws(() => verify(headers, { nowMs: now + 30_000 }), /30s old, beyond the 30s tolerance/);
+  assert.throws(() => verify(headers, { nowMs: now - 31_000 }), /in the future/);
+  const { 'x-contentful-signed-headers': _, ...unlisted } = headers;
+  assert.throws(() => verify(unlisted), /missing X-Contentful-Signed-Headers/);
 });
 
 test('check judges a receiver of a declared request form: a right one passes, and each wrong one fails the case its flaw invites', async () => {
