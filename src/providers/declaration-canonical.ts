@@ -1,4 +1,5 @@
 import type { UsageError } from '../util/errors.js';
+import { checkRequestSignature } from './declaration-canonical-request.js';
 
 /**
  * A MAC of a canonical string a receiver rebuilds from the request, not of the body's bytes:
@@ -26,6 +27,16 @@ export interface CanonicalSignature {
    * signature (twilio's validateRequestWithBody). `{url}` must be signed.
    */
   bodyHash?: string;
+  /**
+   * The request form (declaration-canonical-request.ts): the header that lists, comma-separated,
+   * the headers signed in `{headers}` (Contentful's X-Contentful-Signed-Headers). With it,
+   * `content` names `{method}`, `{path}`, `{headers}` and `{body}` instead of `{url}` and `{params}`.
+   */
+  signedHeaders?: string;
+  /** How one signed header is written in `{headers}`: "{name}:{value}" (the default, Contentful's). */
+  headerPair?: string;
+  /** What joins the signed headers in `{headers}`: ";" (the default, Contentful's). */
+  headerJoin?: string;
 }
 
 /** What checkDeclaration lends this check: its one-line faults and field readers. */
@@ -42,6 +53,8 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 
 /** A canonical-string signature checked: every fault one line naming its field. */
 export function checkCanonicalSignature(s: Record<string, unknown>, r: FieldReaders): CanonicalSignature {
+  if (s.signedHeaders !== undefined || /\{(method|path|headers)\}/.test(typeof s.content === 'string' ? s.content : ''))
+    return checkRequestSignature(s, r);
   r.onlyKnown(s, ['scheme', 'header', 'algorithm', 'encoding', 'key', 'content', 'param', 'bodyHash'], 'signature.');
   const signature: CanonicalSignature = {
     scheme: 'canonical',

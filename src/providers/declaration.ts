@@ -189,6 +189,13 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   const s = object(d.signature, () => bad('signature', 'expected { header, algorithm, encoding, content }'));
   if (s.scheme === 'body') return checkBodyDeclaration();
   if (s.scheme === 'canonical') {
+    const canonical = checkCanonicalSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown });
+    if (canonical.signedHeaders !== undefined) {
+      // The request form signs headers, the timestamp's among them (declaration-canonical-request.ts).
+      const { timestamp, toleranceSec } = readTimestamp('');
+      if (timestamp?.unit === 'rfc3339') throw bad('timestamp.unit', 'a signed header of the request form is Unix s or ms');
+      return common(canonical, timestamp, toleranceSec);
+    }
     if (d.timestamp !== undefined)
       throw bad(
         'timestamp',
@@ -196,7 +203,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       );
     if (d.contentType !== undefined && !/^application\/x-www-form-urlencoded\b/i.test(String(d.contentType)))
       throw bad('contentType', "a canonical scheme signs a form's parameters: its body is application/x-www-form-urlencoded");
-    return common(checkCanonicalSignature(s, { bad, str, oneOf, headerName, headerText, onlyKnown }), undefined, 300);
+    return common(canonical, undefined, 300);
   }
   if (s.scheme === 'jwt') return checkJwtDeclaration();
   if (s.scheme === 'certificate') return checkCertificateDeclaration();
@@ -227,9 +234,20 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     if (other) throw bad('signature.each', `may name {signature} only, not ${other}`);
   } else if (s.each !== undefined || s.join !== undefined) throw bad('signature.value', 'each and join go with {signatures} in the value');
 
-  let timestamp: ProviderDeclaration['timestamp'];
-  let toleranceSec = 300;
-  if (d.timestamp !== undefined) {
+  const { timestamp, toleranceSec } = readTimestamp(value);
+  const signsTime = signature.content.includes('{timestamp}');
+  if (signsTime && !timestamp)
+    throw bad('signature.content', 'signs {timestamp}: declare where it is sent (timestamp: { header } or in signature.value)');
+  if (timestamp && !signsTime)
+    throw bad('timestamp', 'is declared but not signed: put {timestamp} in signature.content, or a replayed delivery stays valid forever');
+
+  return common(signature, timestamp, toleranceSec);
+
+  /** The declared timestamp and its window (300 s unless said): where it is sent, its unit. */
+  function readTimestamp(value: string): { timestamp: ProviderDeclaration['timestamp']; toleranceSec: number } {
+    let timestamp: ProviderDeclaration['timestamp'];
+    let toleranceSec = 300;
+    if (d.timestamp === undefined) return { timestamp, toleranceSec };
     const t = object(d.timestamp, () => bad('timestamp', 'expected { header, unit, tolerance }'));
     onlyKnown(t, ['header', 'unit', 'tolerance'], 'timestamp.');
     timestamp = {
@@ -248,14 +266,8 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     // A date-time holds ',', ':' and '.': read back from a value of other parts it would be ambiguous.
     if (timestamp.unit === 'rfc3339' && !timestamp.header)
       throw bad('timestamp.unit', 'rfc3339 goes with a header of its own (timestamp.header)');
+    return { timestamp, toleranceSec };
   }
-  const signsTime = signature.content.includes('{timestamp}');
-  if (signsTime && !timestamp)
-    throw bad('signature.content', 'signs {timestamp}: declare where it is sent (timestamp: { header } or in signature.value)');
-  if (timestamp && !signsTime)
-    throw bad('timestamp', 'is declared but not signed: put {timestamp} in signature.content, or a replayed delivery stays valid forever');
-
-  return common(signature, timestamp, toleranceSec);
 
   /**
    * A token or credentials (TokenSignature): no MAC, so nothing of the request is covered — no

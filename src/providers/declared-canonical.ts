@@ -3,6 +3,7 @@ import { UsageError } from '../util/errors.js';
 import type { CanonicalSignature, CheckedDeclaration } from './declaration.js';
 import { at, declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
+import { requestProvider } from './declared-canonical-request.js';
 import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { header, otherStringSecret, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -20,6 +21,7 @@ const FORM_KEY = 'hookdrill_form';
  * form (a form body has no JSON to look into).
  */
 export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature, extras: DeclaredExtras = {}): Provider {
+  if (sig.signedHeaders !== undefined) return requestProvider(d, sig, extras);
   const identity = declaredIdentity(d);
   const { idHeader, typeHeader } = identity;
   const idField = d.id && 'body' in d.id ? d.id.body : undefined;

@@ -50,6 +50,8 @@ team's own platform, declared in a project file (test/declared-cli.test.ts): t=â
 Twilio (twilio_scheme.py: the HMAC-SHA1 of the URL and the form's parameters sorted by name, as
 twilio-python's RequestValidator; keyed on I-Twilio-Idempotency-Token; TwiML answered).
 ringer is a declared one on the same canonical scheme (test/declared-canonical.test.ts): HMAC-SHA256 in hex, Ringer-Signature.
+folio is a declared one on its request form, signing as Contentful does, with its header names (contentful_scheme.py;
+test/declared-canonical-request.test.ts): the method, the path, the headers X-Contentful-Signed-Headers lists, the body.
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
 parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
@@ -86,6 +88,7 @@ Flaws, one at a time (or several, comma-separated):
   no-dedupe             stores every request, even one it holds (right only where the provider never re-sends: Discord)
   url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
+  signed-headers-ignored  folio: the HMAC of the body alone, not of the method, path and signed headers
   challenge-wrong-key   Zoom: answers endpoint.url_validation with the plainToken HMACed with another key
   pong-first            Discord: answers a PING {"type": 1} before verifying it (Discord's probe, a PING
                         with a bad signature, is answered PONG instead of 401)
@@ -142,7 +145,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
-HANDLED = {'pubsub': 'OBJECT_FINALIZE', 'sns': 'Notification', 'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED = {'folio': 'Entry.publish', 'pubsub': 'OBJECT_FINALIZE', 'sns': 'Notification', 'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 
 
 class Store:
@@ -369,6 +372,10 @@ def verify(args, h, body):
     if args.provider == 'ringer':
         # A team's own canonical scheme (test/declared-canonical.test.ts): Twilio's string, HMAC-SHA256 in hex.
         return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw, 'Ringer-Signature', hashlib.sha256, 'hex')
+    if args.provider == 'folio':
+        # A team's own platform signing as Contentful does (test/declared-canonical-request.test.ts).
+        import contentful_scheme
+        return contentful_scheme.verify(secret, h, body, notification_url(args, h, flaw), check_time, flaw, two_sided=True)
     if args.provider == 'sns':
         # Amazon SNS: the certificate from a pinned host, RSA over named fields (sns_scheme.py).
         import sns_scheme
@@ -515,6 +522,8 @@ def identify(provider, h, event, flaw=''):
         return h.get('I-Twilio-Idempotency-Token'), twilio_scheme.type_of(event)
     if provider == 'ringer':
         return h.get('Ringer-Delivery'), event.get('Kind')
+    if provider == 'folio':
+        return h.get('Folio-Delivery'), h.get('X-Contentful-Topic')
     if provider == 'sns':
         # MessageId: the same on every retry of a message (SNS's docs).
         return event.get('MessageId'), event.get('Type')
