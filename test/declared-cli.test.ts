@@ -147,6 +147,42 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
   assert.equal(verdict.ok, true);
 });
 
+test("a declared window wider than 6 minutes: check's timestamp cases sign outside it, so a right two-sided receiver passes both and one that keeps no future side fails", async () => {
+  // The team's docs: timestamps more than 10 minutes from now, either way, are refused.
+  const dir = project({ ...ACME, timestamp: { tolerance: '10m' } });
+  const run = async (flaw = '') => {
+    const r = await hookdrill(
+      [
+        'check',
+        '--url',
+        `http://127.0.0.1:${await freePort()}/`,
+        '--only',
+        'valid,stale-timestamp,future-timestamp',
+        '--json',
+        ...receiver(dir, flaw).map((a) => a.replace(' serve ', ' serve --tolerance 600 ')),
+      ],
+      env,
+      [],
+      dir,
+    );
+    return JSON.parse(r.stdout) as { cases: { name: string; status: string; diagnosis?: string }[] };
+  };
+  const right = await run();
+  assert.deepEqual(
+    right.cases.filter((c) => c.status !== 'skipped').map((c) => [c.name, c.status]),
+    [
+      ['valid', 'pass'],
+      ['stale-timestamp', 'pass'],
+      ['future-timestamp', 'pass'],
+    ],
+    JSON.stringify(right.cases),
+  );
+  const oneSided = await run('future-accepted');
+  const future = oneSided.cases.find((c) => c.name === 'future-timestamp');
+  assert.equal(future?.status, 'fail', JSON.stringify(oneSided.cases));
+  assert.match(future?.diagnosis ?? '', /11 minutes in the future.*both sides of the 10-minute window/);
+});
+
 test('a declaration at fault is one line naming its field, exit 2, for every command that takes the provider', async () => {
   const dir = project({ ...ACME, signature: { ...ACME.signature, algorithm: 'md5' } });
   for (const args of [

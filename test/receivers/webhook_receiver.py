@@ -66,6 +66,7 @@ Flaws, one at a time (or several, comma-separated):
   ignore-retries        answers a request carrying X-Slack-Retry-Num 200 without storing it
   memory-dedupe         remembers ids in memory only: after a restart a duplicate is stored again
   accepts-stale         no timestamp check at all
+  future-accepted       acme: refuses an old timestamp only, any in the future passes (a one-sided window)
   parse-form-first      verifies a form-encoded body as its parsed fields serialised again, not the raw bytes
   duplicate-500         answers a delivery it already holds 500, with its database's unique-key error
   store-down            its database is down: verifies every delivery, keeps none, answers 503
@@ -453,7 +454,7 @@ def verify(args, h, body):
         m = re.match(r'^t=(\d+),v1=([0-9a-f]+)$', h.get('Acme-Signature') or '')
         if not m:
             return 'no Acme-Signature'
-        if check_time and not fresh(m.group(1), two_sided=True):
+        if check_time and not fresh(m.group(1), two_sided=flaw != 'future-accepted'):
             return 'stale'
         expected = mac(secret, f'{m.group(1)}.'.encode() + body)
         return None if hmac.compare_digest(expected, m.group(2)) else 'no match'
@@ -889,8 +890,11 @@ def main():
     p.add_argument('--column', default='id', choices=['id', 'hash'])
     p.add_argument('--answer-after', type=float, default=0)
     p.add_argument('--store-after', type=float, default=0.002)
+    p.add_argument('--tolerance', type=int, default=300, help="the timestamp window in seconds, either way (a declared scheme's own)")
     args = p.parse_args()
     args.flaw = Flaws(args.flaw)
+    global TOLERANCE
+    TOLERANCE = args.tolerance
     if args.command == 'ids':
         for i in read_ids(args.store):
             print(hashlib.sha1(i.encode()).hexdigest() if args.column == 'hash' else i)

@@ -23,8 +23,9 @@ import type { CheckCase, CheckContext } from './common.js';
 import { windowSec } from '../../providers/util.js';
 
 /**
- * How old stale-timestamp's signature is: 6 minutes, past the 5-minute window most verifiers keep,
- * or a minute past a longer one (Twitch's 10 minutes), so a receiver right by its window passes.
+ * How old stale-timestamp's signature is (and how far ahead future-timestamp's): 6 minutes, past the
+ * 5-minute window most verifiers keep, or a minute past a longer one (Twitch's 10 minutes, a declared
+ * 10m), so a receiver right by its window passes.
  */
 const staleAgeMs = (p: { toleranceSec?: number }) => Math.max(360_000, Math.ceil((windowSec(p) + 60) / 60) * 60_000);
 
@@ -117,13 +118,14 @@ export const REJECTION: readonly CheckCase[] = [
   {
     name: 'future-timestamp',
     summary:
-      "signed 6 minutes ahead: 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's and Paddle's accept it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
+      "signed 6 minutes ahead (a minute past a longer window): 4xx where the provider's own verifier refuses it (Standard Webhooks); Stripe's and Paddle's accept it (a pass), Slack's bolt too though Slack's docs refuse it (a warning)",
     skipFor: needsTimestamp,
     // No timestamp check at all fails both sides; stale-timestamp names it.
     needs: [...NEEDS_SIGNATURE, { case: 'stale-timestamp' }],
     async run(ctx) {
       const e = ctx.factory.make(Date.now());
-      const ahead = signedAt(ctx, e, 360_000);
+      const aheadMs = staleAgeMs(ctx.provider);
+      const ahead = signedAt(ctx, e, aheadMs);
       const res = await post(ctx, ahead.body, ahead.headers);
       const stored = await mustNotStore(ctx, e.deliveryId);
       const rule = ctx.provider.verifier.futureTimestamp;
@@ -135,13 +137,13 @@ export const REJECTION: readonly CheckCase[] = [
         return {
           status: 'warn',
           observed: `${answer(res)}: accepted, as ${official} does`,
-          diagnosis: `${ctx.provider.title}'s docs refuse a timestamp more than 5 minutes from now either way; the official library checks only the old side`,
+          diagnosis: `${ctx.provider.title}'s docs refuse a timestamp more than ${windowWords(ctx.provider)} from now either way; the official library checks only the old side`,
         };
       return {
         status: 'fail',
         observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`,
         diagnosis: is2xx(res.status)
-          ? `your receiver accepts a timestamp 6 minutes in the future; ${official} refuses it ("too new"): check both sides of the 5-minute window`
+          ? `your receiver accepts a timestamp ${aheadMs / 60_000} minutes in the future; ${official} refuses it ("too new"): check both sides of the ${windowWords(ctx.provider).replace(' minutes', '-minute').replace(' seconds', '-second')} window`
           : `a request signed outside the window must get 4xx; it got ${answer(res)}`,
       };
     },
