@@ -58,7 +58,7 @@ export interface WorkerOptions {
    * row at a time, and its rows are skipped meanwhile — the other routes' rows flow.
    */
   routeOf?: (row: Claimed) => string;
-  /** How long a failing route is paused (default DEFAULT_ROUTE_BACKOFF). */
+  /** How long a failing route is paused (default DEFAULT_ROUTE_BACKOFF, each bound no longer than backoff's). */
   routeBackoff?: BackoffOptions;
   /** A route paused or resumed (with routeOf). */
   onRoute?: (change: RouteChange) => void;
@@ -96,7 +96,13 @@ export class Worker {
       ...options,
     };
     this.settler = new Batcher((items) => this.o.inbox.settle(items), { maxBatch: 1_000, maxWaitMs: 0 });
-    this.health = options.routeOf ? new RouteHealth(options.routeBackoff ?? DEFAULT_ROUTE_BACKOFF, this.o.random) : undefined;
+    // A route is never paused longer than its rows' own backoff would wait (--backoff-base and
+    // --backoff-max of 200 ms and 400 ms probe a failing route that often, not every minute).
+    const routeBackoff = options.routeBackoff ?? {
+      baseMs: Math.min(DEFAULT_ROUTE_BACKOFF.baseMs, this.o.backoff.baseMs),
+      maxMs: Math.min(DEFAULT_ROUTE_BACKOFF.maxMs, this.o.backoff.maxMs),
+    };
+    this.health = options.routeOf ? new RouteHealth(routeBackoff, this.o.random) : undefined;
   }
 
   start(): void {
