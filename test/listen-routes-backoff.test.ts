@@ -125,7 +125,7 @@ for (const backend of BACKENDS)
       // Every billing row forwarded while the CI service hangs, and it never held more than one.
       await until(() => billing.got().length === 20, 'every billing row forwarded', 120_000);
       assert.ok(ci.requests() >= 1, 'the CI service was tried');
-      assert.equal(ci.mostHeld(), 1, `the CI service held ${ci.mostHeld()} forwards at once: the hanging route took slots from the others`);
+      assert.equal(ci.mostHeld(), 1, `the CI service held ${ci.mostHeld()} forwards at once: the failing route took slots from the others`);
       const processed = (p: (l: Line) => boolean) => listen.lines.filter((l) => l.event === 'processed' && p(l));
       assert.equal(processed((l) => l.source === 'stripe' && l.outcome !== 'done').length, 0, 'a billing row failed or was retried');
       await until(

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_ROUTE_BACKOFF, RouteHealth, routePauseMs } from '../src/worker/route-health.js';
+import { routeLine } from '../src/render/listen.js';
 
 test('a route pause grows with consecutive failures, with jitter, to its cap', () => {
   const low = () => 0;
@@ -50,4 +51,22 @@ test("a row's own fault says nothing of its route's target; forwards that fail t
   assert.equal(h.ended('ci', 'github', { ok: false, error: 'ECONNREFUSED' }, 2)?.state, 'paused');
   assert.equal(h.ended('ci', 'github', { ok: false, error: 'ECONNREFUSED' }, 3), undefined);
   assert.equal(h.waitMs('ci', 2), 500);
+});
+
+test("listen's line for a route paused or resumed is one line, the target's words escaped", () => {
+  const hostile = 'forward target answered 503: \u001b]8;;http://evil\u0007click\u001b]8;;\u0007\nfake line';
+  for (const json of [false, true]) {
+    const line = routeLine({ route: 'ci', source: 'github', state: 'paused', forMs: 1_500, failures: 2, error: hostile }, json);
+    assert.equal(line.includes('\n'), false);
+    assert.equal(line.includes('\u001b]8'), false);
+    assert.equal(line.includes('\u0007'), false);
+  }
+  assert.match(
+    routeLine({ route: 'ci', source: 'github', state: 'paused', forMs: 1_500, failures: 2, error: 'ECONNREFUSED' }, false),
+    /route paused.*ci \(github\) for 1\.5 ?s, failure 2 in a row.*ECONNREFUSED/,
+  );
+  assert.match(
+    routeLine({ route: 'ci', source: 'github', state: 'resumed', failures: 3 }, false),
+    /route resumed.*ci \(github\).*3 failed forwards/,
+  );
 });
