@@ -76,6 +76,8 @@ export class Worker {
     Pick<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf' | 'onRoute'>;
   private readonly health: RouteHealth | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Rows being put back untried (release): stop waits for them too. */
+  private readonly releasing = new Set<Promise<void>>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wakeUp: (() => void) | undefined;
@@ -121,6 +123,8 @@ export class Worker {
     this.wake();
     await this.running;
     await Promise.all(this.inFlight);
+    // A release not yet recorded would leave its row under a lease, to be claimed again as one more attempt.
+    await Promise.all(this.releasing);
   }
 
   /** Process until nothing is due and nothing is in hand (tests, the demo). */
@@ -191,10 +195,14 @@ export class Worker {
    */
   private release(row: Claimed, route: string): void {
     const retryInMs = Math.max(this.o.pollMs, this.health?.waitMs(route, Date.now()) ?? 0);
-    this.settler.add({ key: { source: row.source, deliveryId: row.deliveryId }, fence: row.fence, outcome: 'release', retryInMs }).then(
-      () => undefined,
-      (err: unknown) => this.inboxFailed(err),
-    );
+    const p = this.settler
+      .add({ key: { source: row.source, deliveryId: row.deliveryId }, fence: row.fence, outcome: 'release', retryInMs })
+      .then(
+        () => undefined,
+        (err: unknown) => this.inboxFailed(err),
+      )
+      .finally(() => this.releasing.delete(p));
+    this.releasing.add(p);
   }
 
   private async process(row: Claimed, route: string | undefined): Promise<void> {
