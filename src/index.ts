@@ -70,3 +70,4 @@ export type { ReceiverOptions, ReceiverEvent } from './receiver/index.js';
 export { createReceiverServer } from './receiver/server.js';
 export { Worker, PermanentError, backoffDelay, DEFAULT_BACKOFF } from './worker/index.js';
 export type { WorkerOptions, WorkItem, Handler, WorkOutcome, BackoffOptions } from './worker/index.js';
+export type { RouteChange, RouteState } from './worker/index.js';

@@ -18,6 +18,8 @@ inboxContract({
   ownClock: true,
   cannot: {
     'claim takes the oldest due rows with a lease; an expired lease is claimed again with a new fence': `${CLOCK}: rows not yet due at 10 s and a lease expired at 11 s need that clock (test/bullmq.test.ts: an expired lease on the real clock)`,
+    'a claim skips rows recorded with the routes it excludes; a row with no route is claimed':
+      "BullMQ hands jobs out in the order they wait (its worker's atomic move to active takes no filter): the worker puts a claimed row of a paused route back untried (a release, its attempt given back), which the release case holds",
     'settle is fenced per outcome: a late worker cannot overwrite the outcome of the one that took over': `${CLOCK}: a lease expired at 5.2 s and a retry due at exactly 9 s need that clock (test/bullmq.test.ts: fenced settles on the real clock)`,
   },
   open: async (o) => {

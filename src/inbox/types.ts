@@ -77,6 +77,12 @@ export interface ClaimOptions {
   limit: number;
   leaseMs: number;
   now?: number;
+  /**
+   * Skip rows recorded with these routes (the worker's paused routes, and those with their one
+   * probe in flight): they stay pending, their attempts unspent. SQLite and Postgres skip them in
+   * the claim; BullMQ hands jobs out in order and may return them (the worker releases those).
+   */
+  excludeRoutes?: readonly string[];
 }
 
 export type FailOutcome = { retryAt: number } | { dead: true };
@@ -90,7 +96,13 @@ export type FailOutcome = { retryAt: number } | { dead: true };
 export type Settlement =
   | { key: DeliveryKey; fence: number; outcome: 'done' }
   | { key: DeliveryKey; fence: number; outcome: 'retry'; error: string; retryInMs: number }
-  | { key: DeliveryKey; fence: number; outcome: 'dead'; error: string };
+  | { key: DeliveryKey; fence: number; outcome: 'dead'; error: string }
+  /**
+   * Put back untried, due after the delay: the claim is not counted as an attempt (a row of a
+   * paused route the claim could not skip must not lose an attempt, nor go dead, for it). The
+   * fence still moves on: a late outcome of this claim changes nothing.
+   */
+  | { key: DeliveryKey; fence: number; outcome: 'release'; retryInMs: number };
 
 /** Which rows a command acts on. Every field narrows; an empty selector selects everything. */
 export interface Selector {

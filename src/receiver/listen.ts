@@ -21,7 +21,7 @@ import { RECEIVER_DEFAULTS } from './defaults.js';
 import { DEFAULT_BACKOFF, PermanentError, Worker, deadAfter } from '../worker/index.js';
 import { WORKER_DEFAULTS } from '../worker/defaults.js';
 import { LISTEN_DEFAULTS } from './listen-defaults.js';
-import type { WorkOutcome } from '../worker/index.js';
+import type { RouteChange, WorkOutcome } from '../worker/index.js';
 import { forwardHandler } from '../worker/forward.js';
 import { displayUrl, parseBytesFlag, parseIntFlag, parseUrl } from '../util/options.js';
 import { stringOption } from '../util/shapes.js';
@@ -73,6 +73,8 @@ export interface ListenOptions {
   receive?: readonly ReceiveMount[];
   onRequest?: (e: ReceiverEvent, refused?: () => RefusedCapture) => void;
   onOutcome?: (o: WorkOutcome) => void;
+  /** With routes: a route whose target failed is paused, and resumed once it answers again. */
+  onRoute?: (change: RouteChange) => void;
   onError?: (err: unknown) => void;
   /** What the store found that a person must know now, though deliveries are still stored (Redis lost the queue's data). */
   onWarning?: (text: string) => void;
@@ -342,7 +344,15 @@ export async function start(o: ListenOptions): Promise<Listening> {
             return forwardHandler(url, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}), verifySecrets: m.secrets });
           },
         }),
-        ...(routed ? { routeOf: (row: Claimed) => resolveRoute(routes, fallback, row).name } : {}),
+        ...(routed
+          ? {
+              routeOf: (row: Claimed) => resolveRoute(routes, fallback, row).name,
+              onRoute: (change: RouteChange) => {
+                metrics?.route(change);
+                o.onRoute?.(change);
+              },
+            }
+          : {}),
         onOutcome: (outcome) => {
           metrics?.outcome(outcome);
           if (outcome.outcome === 'done') counts.done++;

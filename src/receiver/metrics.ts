@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Inbox, InboxStats } from '../inbox/index.js';
 import { STATUSES } from '../inbox/index.js';
-import type { WorkOutcome } from '../worker/index.js';
+import type { RouteChange, WorkOutcome } from '../worker/index.js';
 import type { ReceiverEvent } from './index.js';
 
 /**
@@ -18,6 +18,8 @@ import type { ReceiverEvent } from './index.js';
 export interface ListenMetrics {
   request(e: ReceiverEvent): void;
   outcome(o: WorkOutcome): void;
+  /** A route paused or resumed (listen with routes). */
+  route(change: RouteChange): void;
   batch(size: number): void;
   /** The text a scrape gets, and its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
@@ -67,6 +69,12 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
     labelNames: ['provider', 'route', 'outcome'] as const,
     registers: [registry],
   });
+  const paused = new Gauge({
+    name: 'hookdrill_route_paused',
+    help: "1 while a route's target has failed and not yet answered again (its rows wait, their attempts unspent, one probe at a time), 0 once it has: listen with routes.",
+    labelNames: ['provider', 'route'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'hookdrill_inbox_rows',
     help: 'Rows in the inbox by status.',
@@ -108,6 +116,9 @@ export function createListenMetrics(inbox: Inbox, now: () => number = Date.now, 
     outcome(o) {
       outcomes.inc({ outcome: o.outcome });
       if (o.route !== undefined) routed.inc({ provider: o.key.source, route: o.route, outcome: o.outcome });
+    },
+    route(change) {
+      paused.set({ provider: change.source, route: change.route }, change.state === 'paused' ? 1 : 0);
     },
     batch(size) {
       batches.observe(size);

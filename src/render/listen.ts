@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import { count } from '../util/words.js';
 import type { ListenCounts, ListenSummary, Ready } from '../receiver/listen.js';
 import type { ReceiverEvent } from '../receiver/index.js';
-import type { WorkOutcome } from '../worker/index.js';
+import type { RouteChange, WorkOutcome } from '../worker/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeStrings, safe } from '../util/terminal.js';
 
@@ -66,6 +66,14 @@ export function outcomeLine(o: WorkOutcome, json: boolean): string {
     case 'fenced':
       return `${chalk.dim('fenced')} ${id}: lease lost, another worker took it over`;
   }
+}
+
+/** A route paused (its target failed: its rows wait, one probe at a time) or resumed (its target answered again). */
+export function routeLine(c: RouteChange, json: boolean): string {
+  if (json) return JSON.stringify({ event: 'route', at: now(), ...c });
+  if (c.state === 'resumed')
+    return `${chalk.green('route resumed')} ${safe(c.route)} (${safe(c.source)}): its target answered after ${count(c.failures, 'failed forward')}`;
+  return `${chalk.yellow('route paused')} ${safe(c.route)} (${safe(c.source)}) for ${formatDuration(c.forMs)}, failure ${c.failures} in a row (its rows wait, attempts unspent): ${safe(c.error)}`;
 }
 
 export function summaryLine(s: ListenSummary, json: boolean): string {

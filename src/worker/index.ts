@@ -3,9 +3,13 @@ import type { Claimed, DeliveryKey, Inbox, Settlement } from '../inbox/index.js'
 import type { BackoffOptions } from './backoff.js';
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { WORKER_DEFAULTS } from './defaults.js';
+import type { RouteChange } from './route-health.js';
+import { DEFAULT_ROUTE_BACKOFF, RouteHealth } from './route-health.js';
 
 export { backoffDelay, deadAfter, DEFAULT_BACKOFF } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
+export { DEFAULT_ROUTE_BACKOFF, RouteHealth, routePauseMs } from './route-health.js';
+export type { RouteChange, RouteState } from './route-health.js';
 
 /** Thrown by a handler (or found by the worker) when retrying cannot help: the row goes dead at once. */
 export class PermanentError extends Error {
@@ -48,8 +52,16 @@ export interface WorkerOptions {
   pollMs?: number;
   random?: () => number;
   onOutcome?: (o: WorkOutcome) => void;
-  /** The route a row takes, said in its outcome (listen with routes). */
+  /**
+   * The route a row takes, said in its outcome (listen with routes). With it, each route has a
+   * backoff of its own (route-health.ts): a route whose target fails is paused and then probed one
+   * row at a time, and its rows are skipped meanwhile — the other routes' rows flow.
+   */
   routeOf?: (row: Claimed) => string;
+  /** How long a failing route is paused (default DEFAULT_ROUTE_BACKOFF, each bound no longer than backoff's). */
+  routeBackoff?: BackoffOptions;
+  /** A route paused or resumed (with routeOf). */
+  onRoute?: (change: RouteChange) => void;
   /** Reports failures of the inbox itself (claim/complete/fail threw); the worker keeps going. */
   onError?: (err: unknown) => void;
 }
@@ -60,9 +72,12 @@ export interface WorkerOptions {
  * retried with backoff until maxAttempts, then buried; an unparseable body is buried at once.
  */
 export class Worker {
-  private readonly o: Required<Omit<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf'>> &
-    Pick<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf'>;
+  private readonly o: Required<Omit<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf' | 'routeBackoff' | 'onRoute'>> &
+    Pick<WorkerOptions, 'onOutcome' | 'onError' | 'routeOf' | 'onRoute'>;
+  private readonly health: RouteHealth | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Rows being put back untried (release): stop waits for them too. */
+  private readonly releasing = new Set<Promise<void>>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wakeUp: (() => void) | undefined;
@@ -83,6 +98,13 @@ export class Worker {
       ...options,
     };
     this.settler = new Batcher((items) => this.o.inbox.settle(items), { maxBatch: 1_000, maxWaitMs: 0 });
+    // A route is never paused longer than its rows' own backoff would wait (--backoff-base and
+    // --backoff-max of 200 ms and 400 ms probe a failing route that often, not every minute).
+    const routeBackoff = options.routeBackoff ?? {
+      baseMs: Math.min(DEFAULT_ROUTE_BACKOFF.baseMs, this.o.backoff.baseMs),
+      maxMs: Math.min(DEFAULT_ROUTE_BACKOFF.maxMs, this.o.backoff.maxMs),
+    };
+    this.health = options.routeOf ? new RouteHealth(routeBackoff, this.o.random) : undefined;
   }
 
   start(): void {
@@ -101,6 +123,8 @@ export class Worker {
     this.wake();
     await this.running;
     await Promise.all(this.inFlight);
+    // A release not yet recorded would leave its row under a lease, to be claimed again as one more attempt.
+    await Promise.all(this.releasing);
   }
 
   /** Process until nothing is due and nothing is in hand (tests, the demo). */
@@ -140,8 +164,9 @@ export class Worker {
     const free = this.o.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     let claimed: Claimed[];
+    const closed = this.health?.closed(Date.now()) ?? [];
     try {
-      claimed = await this.o.inbox.claim({ limit: free, leaseMs: this.o.leaseMs });
+      claimed = await this.o.inbox.claim({ limit: free, leaseMs: this.o.leaseMs, ...(closed.length > 0 ? { excludeRoutes: closed } : {}) });
     } catch (err) {
       this.claimFailures++;
       this.inboxFailed(err);
@@ -149,17 +174,40 @@ export class Worker {
     }
     this.claimFailures = 0;
     this.lastError = undefined;
+    let started = 0;
     for (const row of claimed) {
-      const p = this.process(row).finally(() => this.inFlight.delete(p));
+      const route = this.o.routeOf?.(row);
+      if (route !== undefined && this.health && !this.health.admit(route, Date.now())) {
+        this.release(row, route);
+        continue;
+      }
+      const p = this.process(row, route).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
+      started++;
     }
-    return claimed.length;
+    return started;
   }
 
-  private async process(row: Claimed): Promise<void> {
+  /**
+   * A row of a route that may not be tried now (paused, or its one probe in flight), which the
+   * claim could not skip (its route is worked out now, not recorded; BullMQ hands jobs out in
+   * order): put back untried — its attempt not spent — due when the route may take it again.
+   */
+  private release(row: Claimed, route: string): void {
+    const retryInMs = Math.max(this.o.pollMs, this.health?.waitMs(route, Date.now()) ?? 0);
+    const p = this.settler
+      .add({ key: { source: row.source, deliveryId: row.deliveryId }, fence: row.fence, outcome: 'release', retryInMs })
+      .then(
+        () => undefined,
+        (err: unknown) => this.inboxFailed(err),
+      )
+      .finally(() => this.releasing.delete(p));
+    this.releasing.add(p);
+  }
+
+  private async process(row: Claimed, route: string | undefined): Promise<void> {
     const started = performance.now();
     const key = { source: row.source, deliveryId: row.deliveryId };
-    const route = this.o.routeOf?.(row);
     const base: OutcomeBase = { key, attempt: row.attempt, eventType: row.eventType, ...(route !== undefined ? { route } : {}) };
     let error: unknown;
     try {
@@ -168,6 +216,17 @@ export class Worker {
       error = err;
     }
     const ms = Math.round(performance.now() - started);
+    if (route !== undefined && this.health) {
+      // The row's own fault (not JSON, pruned) or a held route says nothing of the target.
+      const result =
+        error === undefined
+          ? ({ ok: true } as const)
+          : error instanceof PermanentError
+            ? undefined
+            : ({ ok: false, error: error instanceof Error ? error.message : String(error) } as const);
+      const change = this.health.ended(route, row.source, result, Date.now());
+      if (change) this.o.onRoute?.(change);
+    }
     let settlement: Settlement;
     let outcome: WorkOutcome;
     if (error === undefined) {

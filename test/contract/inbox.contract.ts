@@ -140,6 +140,54 @@ export function inboxContract(b: Backend): void {
     assert.equal(dead?.attempts, 3);
   });
 
+  it('a release puts a claimed row back untried: pending, due after the delay, its attempt not spent and its error kept; a late outcome of that claim changes nothing', async (inbox) => {
+    const key = { source: 'stripe', deliveryId: 'evt_r' };
+    await inbox.put({ ...delivery('evt_r'), route: 'ci' });
+    const [tried] = await inbox.claim({ limit: 1, leaseMs: 60_000, ...at(10_000) });
+    assert.equal(tried?.attempt, 1);
+    assert.deepEqual(
+      await inbox.settle([{ key, fence: tried!.fence, outcome: 'retry', error: 'ci down', retryInMs: 0 }], settledAt(10_000)),
+      [true],
+    );
+    const [released] = await inbox.claim({ limit: 1, leaseMs: 60_000, ...at(10_000) });
+    assert.equal(released?.attempt, 2);
+    assert.deepEqual(
+      await inbox.settle([{ key, fence: released!.fence, outcome: 'release', retryInMs: b.ownClock ? 0 : 500 }], settledAt(10_000)),
+      [true],
+    );
+    const row = await inbox.get(key);
+    assert.equal(row?.status, 'pending');
+    assert.equal(row?.attempts, 1, 'the released claim is not counted');
+    assert.equal(row?.lastError, 'ci down');
+    assert.equal(row?.route, 'ci');
+    if (!b.ownClock) {
+      assert.equal(row?.nextAttemptAt, 10_500);
+      assert.deepEqual(await inbox.claim({ limit: 1, leaseMs: 60_000, now: 10_499 }), [], 'not due before its delay');
+    }
+    const [again] = await inbox.claim({ limit: 1, leaseMs: 60_000, ...at(10_500) });
+    assert.equal(again?.attempt, 2, 'the attempt the release gave back');
+    assert.notEqual(again?.fence, released?.fence);
+    assert.deepEqual(await inbox.settle([{ key, fence: released!.fence, outcome: 'done' }], settledAt(10_600)), [false]);
+    assert.deepEqual(await inbox.settle([{ key, fence: again!.fence, outcome: 'done' }], settledAt(10_600)), [true]);
+    assert.equal((await inbox.get(key))?.attempts, 2);
+  });
+
+  it('a claim skips rows recorded with the routes it excludes; a row with no route is claimed', async (inbox) => {
+    await inbox.put({ ...delivery('evt_ci', 1_000), route: 'ci' });
+    await inbox.put({ ...delivery('evt_billing', 2_000), route: 'billing' });
+    await inbox.put(delivery('evt_none', 3_000));
+    const claimed = await inbox.claim({ limit: 10, leaseMs: 60_000, excludeRoutes: ['ci', 'support'], ...at(10_000) });
+    assert.deepEqual(
+      claimed.map((c) => c.deliveryId),
+      ['evt_billing', 'evt_none'],
+    );
+    assert.equal((await inbox.get({ source: 'stripe', deliveryId: 'evt_ci' }))?.status, 'pending');
+    assert.deepEqual(
+      (await inbox.claim({ limit: 10, leaseMs: 60_000, excludeRoutes: [], ...at(10_000) })).map((c) => c.deliveryId),
+      ['evt_ci'],
+    );
+  });
+
   it('two workers claiming at once never get the same row', async (inbox) => {
     await Promise.all(Array.from({ length: 60 }, (_, i) => inbox.put(delivery(`evt_${i}`, 1_000 + i))));
     const claims = await Promise.all(Array.from({ length: 6 }, () => inbox.claim({ limit: 15, leaseMs: 60_000, ...at(100_000) })));

@@ -34,14 +34,21 @@ export async function nodeTarget(): Promise<Target> {
   };
 }
 
+/** How the Python target answers: 200, never (it holds the request until the client gives up), or 503. */
+export type TargetMode = 'ok' | 'hang' | '503';
+
 const PY_TARGET = fileURLToPath(new URL('../../../test/receivers/route_target.py', import.meta.url));
 
 /** A target service in Python (test/receivers/route_target.py) on a port of the test's choosing: killed and started again there. */
-export async function pythonTarget(port: number, dir: string): Promise<Target & { kill(): Promise<void>; restart(): Promise<void> }> {
+export async function pythonTarget(
+  port: number,
+  dir: string,
+  mode: TargetMode = 'ok',
+): Promise<Target & { kill(): Promise<void>; restart(mode?: TargetMode): Promise<void>; mostHeld(): number; requests(): number }> {
   const log = join(dir, `target-${port}.jsonl`);
   let child: ChildProcess | undefined;
-  const start = async () => {
-    const c = spawn(PYTHON, [PY_TARGET, String(port), log], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const start = async (m: TargetMode = mode) => {
+    const c = spawn(PYTHON, [PY_TARGET, String(port), log, m], { stdio: ['ignore', 'pipe', 'inherit'] });
     child = c;
     await new Promise((ok, fail) => {
       c.stdout?.once('data', ok);
@@ -57,6 +64,14 @@ export async function pythonTarget(port: number, dir: string): Promise<Target & 
     await exited;
   };
   await start();
+  // Every request it took, with how many it held at once at its arrival (route_target.py's LOGFILE.held).
+  const held = () =>
+    existsSync(`${log}.held`)
+      ? readFileSync(`${log}.held`, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { deliveryId: string; held: number })
+      : [];
   return {
     url: `http://127.0.0.1:${port}`,
     got: () =>
@@ -70,6 +85,8 @@ export async function pythonTarget(port: number, dir: string): Promise<Target & 
     kill,
     restart: start,
     close: kill,
+    mostHeld: () => Math.max(0, ...held().map((h) => h.held)),
+    requests: () => held().length,
   };
 }
 

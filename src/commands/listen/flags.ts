@@ -229,6 +229,10 @@ export const listen = defineCommand<ListenFlags, ListenOptions>({
       onOutcome: (o) => {
         if (log === 'requests' || (log === 'status' && render.isNotable(o))) write(render.outcomeLine(o, json));
       },
+      // A route pausing or resuming needs a look: said whenever anything is logged.
+      onRoute: (c) => {
+        if (log !== 'none') write(render.routeLine(c, json));
+      },
       onError: (err) => {
         status?.clear();
         process.stderr.write(`hookdrill: inbox error: ${safe(err instanceof Error ? err.message : String(err))}\n`);

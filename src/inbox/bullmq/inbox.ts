@@ -24,7 +24,7 @@ import { WriteWatch } from '../write-watch.js';
 import { durabilityOf, durabilityUnknown } from './durability.js';
 import type { RedisDurability } from './durability.js';
 import { describeRedisError, isConnectionError, isFenceError } from './errors.js';
-import { KEEP_ERROR_LUA, MINE_LUA, PREPARE_RETRY_NOW_LUA, UPDATE_RECORD_LUA } from './lua.js';
+import { KEEP_ERROR_LUA, MINE_LUA, PREPARE_RETRY_NOW_LUA, UNCOUNT_ATTEMPT_LUA, UPDATE_RECORD_LUA } from './lua.js';
 import type { HookdrillCommands } from './lua.js';
 import { STATES_OF, inWindow, rawState, statesFor, stored } from './rows.js';
 import { count } from '../../util/words.js';
@@ -103,6 +103,7 @@ export class BullmqInbox implements Inbox {
     redis.defineCommand('hookdrillKeepError', { numberOfKeys: 1, lua: KEEP_ERROR_LUA });
     redis.defineCommand('hookdrillUpdateRecord', { numberOfKeys: 1, lua: UPDATE_RECORD_LUA });
     redis.defineCommand('hookdrillPrepareRetryNow', { numberOfKeys: 3, lua: PREPARE_RETRY_NOW_LUA });
+    redis.defineCommand('hookdrillUncountAttempt', { numberOfKeys: 1, lua: UNCOUNT_ATTEMPT_LUA });
     this.group = o.groupCommit ? new GroupCommit((rows) => this.putMany(rows), { maxInFlight: 4, ...o.groupCommit }) : undefined;
   }
 
@@ -349,6 +350,14 @@ export class BullmqInbox implements Inbox {
     try {
       if (s.outcome === 'done') {
         await job.moveToCompleted(null, token, false);
+      } else if (s.outcome === 'release') {
+        // Untried: its attempt given back, then moved to delayed (BullMQ's fenced move).
+        const mine = await (this.redis as unknown as HookdrillCommands).hookdrillUncountAttempt(`${this.keys.base}:${id}`, token);
+        if (mine !== 1) {
+          if (this.held.get(id)?.job === job) this.held.delete(id);
+          return false;
+        }
+        await job.moveToDelayed(Date.now() + Math.max(0, Math.round(s.retryInMs)), token);
       } else if (s.outcome === 'retry') {
         // BullMQ's own fenced retry: due after the delay, the error recorded in the same script.
         job.opts = {

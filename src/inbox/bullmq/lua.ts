@@ -37,10 +37,22 @@ elseif redis.call('LPOS', KEYS[3], ARGV[1]) then where = 2 end
 if where > 0 and ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'ats', 0, 'atm', 0) end
 return where`;
 
+/**
+ * Lua: a claimed job about to be put back untried (a release): its attempts started go down by one
+ * — BullMQ's moveToDelayed leaves them as the claim counted them — only while this claim's lock
+ * (ARGV[1], the fence) holds it. 1 if taken back, 0 if the lock is another's or gone. Run before
+ * the move: should the move then fail (the lock ran out in between), the row keeps one attempt
+ * more than it has had, never one less.
+ */
+export const UNCOUNT_ATTEMPT_LUA = `if redis.call('GET', KEYS[1] .. ':lock') ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'ats') or '0') > 0 then redis.call('HINCRBY', KEYS[1], 'ats', -1) end
+return 1`;
+
 /** The scripts above, as ioredis commands (defineCommand). */
 export type HookdrillCommands = {
   hookdrillMine(key: string, prefix: string): Promise<number>;
   hookdrillKeepError(key: string, error: string): Promise<number>;
   hookdrillUpdateRecord(key: string, id: string, json: string): Promise<number>;
   hookdrillPrepareRetryNow(job: string, delayed: string, wait: string, id: string, reset: '0' | '1'): Promise<number>;
+  hookdrillUncountAttempt(job: string, token: string): Promise<number>;
 };

@@ -242,11 +242,14 @@ export class PostgresInbox implements Inbox {
         WHERE (d.source, d.delivery_id) IN (
                 SELECT source, delivery_id FROM ${this.t}
                  WHERE status IN ('pending', 'working') AND next_attempt_at <= (SELECT ms FROM now)
+                   -- The worker's paused routes are skipped; a row with no recorded route is claimed
+                   -- (the worker works its route out and releases it).
+                   AND (route IS NULL OR NOT (route = ANY($4::text[])))
                  ORDER BY next_attempt_at, received_at
                  LIMIT $1
                    FOR UPDATE SKIP LOCKED)
        RETURNING d.*`,
-      [o.limit, Math.round(o.leaseMs), o.now === undefined ? null : Math.round(o.now)],
+      [o.limit, Math.round(o.leaseMs), o.now === undefined ? null : Math.round(o.now), (o.excludeRoutes ?? []).map(noNul)],
       'hookdrill_claim',
     );
     return toClaimed(rows);
@@ -267,10 +270,13 @@ export class PostgresInbox implements Inbox {
     const kept = await this.query<{ ord: number }>(
       `WITH now AS (SELECT COALESCE($8::bigint, ${NOW}) AS ms)
        UPDATE ${this.t} d
-          SET status = CASE o.kind WHEN 'retry' THEN 'pending' ELSE o.kind END,
-              finished_at = CASE WHEN o.kind = 'retry' THEN d.finished_at ELSE (SELECT ms FROM now) END,
-              last_error = o.error,
-              next_attempt_at = CASE WHEN o.kind = 'retry' THEN (SELECT ms FROM now) + o.delay ELSE d.next_attempt_at END
+          SET status = CASE WHEN o.kind IN ('retry', 'release') THEN 'pending' ELSE o.kind END,
+              finished_at = CASE WHEN o.kind IN ('retry', 'release') THEN d.finished_at ELSE (SELECT ms FROM now) END,
+              -- A release puts the row back untried: its error kept, its attempt not spent (the
+              -- fence, attempts, keeps its new value; attempt_base moves with it).
+              last_error = CASE WHEN o.kind = 'release' THEN d.last_error ELSE o.error END,
+              attempt_base = CASE WHEN o.kind = 'release' THEN d.attempt_base + 1 ELSE d.attempt_base END,
+              next_attempt_at = CASE WHEN o.kind IN ('retry', 'release') THEN (SELECT ms FROM now) + o.delay ELSE d.next_attempt_at END
          FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::int[])
               AS o(source, delivery_id, fence, kind, error, delay, ord)
         WHERE d.source = o.source AND d.delivery_id = o.delivery_id AND d.status = 'working' AND d.attempts = o.fence
@@ -281,8 +287,8 @@ export class PostgresInbox implements Inbox {
         outcomes.map((x) => x.fence),
         outcomes.map((x) => x.outcome),
         // An error is often the app's own words (a response body): a NUL in it would fail the batch.
-        outcomes.map((x) => (x.outcome === 'done' ? null : noNul(x.error))),
-        outcomes.map((x) => (x.outcome === 'retry' ? Math.round(x.retryInMs) : 0)),
+        outcomes.map((x) => (x.outcome === 'done' || x.outcome === 'release' ? null : noNul(x.error))),
+        outcomes.map((x) => (x.outcome === 'retry' || x.outcome === 'release' ? Math.round(x.retryInMs) : 0)),
         outcomes.map((_, i) => i),
         now === undefined ? null : Math.round(now),
       ],

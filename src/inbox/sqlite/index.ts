@@ -293,7 +293,12 @@ export class SqliteInbox implements Inbox {
 
   private claimRows(o: ClaimOptions): Claimed[] {
     const now = o.now ?? Date.now();
-    const rows = this.statements.CLAIM.all({ now, leaseUntil: now + o.leaseMs, limit: o.limit }) as DeliveryRow[];
+    const params = { now, leaseUntil: now + o.leaseMs, limit: o.limit };
+    const rows = (
+      o.excludeRoutes && o.excludeRoutes.length > 0
+        ? this.statements.CLAIM_EXCLUDING.all({ ...params, exclude: JSON.stringify(o.excludeRoutes) })
+        : this.statements.CLAIM.all(params)
+    ) as DeliveryRow[];
     return toClaimed(rows);
   }
 
@@ -305,7 +310,9 @@ export class SqliteInbox implements Inbox {
           ? this.statements.COMPLETE.run({ ...k, now })
           : o.outcome === 'dead'
             ? this.statements.BURY.run({ ...k, error: o.error, now })
-            : this.statements.RETRY.run({ ...k, error: o.error, retryAt: now + o.retryInMs });
+            : o.outcome === 'release'
+              ? this.statements.RELEASE.run({ ...k, retryAt: now + o.retryInMs })
+              : this.statements.RETRY.run({ ...k, error: o.error, retryAt: now + o.retryInMs });
       return info.changes === 1;
     });
   }

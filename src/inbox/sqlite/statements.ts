@@ -23,6 +23,31 @@ export const CLAIM = `
       LIMIT @limit)
   RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, attempt_base, next_attempt_at, route`;
 
+/**
+ * CLAIM, skipping rows recorded with the routes in @exclude (a JSON array: the worker's paused
+ * routes). A row with no recorded route is claimed: the worker works its route out and releases it.
+ */
+export const CLAIM_EXCLUDING = `
+  UPDATE deliveries
+     SET status = 'working', attempts = attempts + 1, next_attempt_at = @leaseUntil
+   WHERE rowid IN (
+     SELECT rowid FROM deliveries INDEXED BY deliveries_claim
+      WHERE status IN ('pending', 'working') AND next_attempt_at <= @now
+        AND (route IS NULL OR route NOT IN (SELECT value FROM json_each(@exclude)))
+      ORDER BY next_attempt_at, received_at
+      LIMIT @limit)
+  RETURNING source, delivery_id, event_type, body, headers, received_at, attempts, attempt_base, next_attempt_at, route`;
+
+/**
+ * Put a claimed row back untried: pending, due at @retryAt, its last error kept. attempts (the
+ * fence) keeps its new value, so a late outcome of this claim changes nothing; attempt_base moves
+ * with it, so the attempt the worker counts (attempts - attempt_base) is not spent.
+ */
+export const RELEASE = `
+  UPDATE deliveries
+     SET status = 'pending', next_attempt_at = @retryAt, attempt_base = attempt_base + 1
+   WHERE source = @source AND delivery_id = @deliveryId AND status = 'working' AND attempts = @attempt`;
+
 /** Fenced on the claim count (@attempt is the fence): a worker whose lease ran out and was taken over changes nothing. */
 export const COMPLETE = `
   UPDATE deliveries
