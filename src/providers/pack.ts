@@ -28,7 +28,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://support.atlassian.com/bitbucket-cloud/docs/manage-webhooks/ (secure webhooks): X-Hub-Signature: sha256=<hex HMAC-SHA256 of the raw body> with the webhook secret',
       'https://support.atlassian.com/bitbucket-cloud/docs/event-payloads/: X-Event-Key (repo:push, pullrequest:created, …), X-Request-UUID, X-Hook-UUID, X-Attempt-Number; User-Agent Bitbucket-Webhooks/2.0',
-      'https://support.atlassian.com/bitbucket-cloud/docs/troubleshoot-webhooks/: a request not answered within 10 s is a TIMEOUT; a failed one is retried twice more (X-Attempt-Number 2, 3) — the intervals are not published (chosen: 30 s, 2 m)',
+      "https://confluence.atlassian.com/bbkb/troubleshoot-webhooks-1167729092.html: a request not answered in time is logged TIMEOUT; payloads are limited to 256 KB. X-Attempt-Number counts attempts (bleenco/abstruse's recorded headers show 1). The timeout (10 s) and two retries at 30 s and 2 m are chosen, not published",
     ],
     declaration: {
       title: 'Bitbucket Cloud',
@@ -54,7 +54,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://developer.pagerduty.com/docs/webhooks-overview#webhook-signatures: X-PagerDuty-Signature: v1=<hex HMAC-SHA256 of the raw body>, several comma-separated while a secret is rotated; any match is authentic',
       'https://developer.pagerduty.com/docs/webhooks-overview: X-Webhook-Id, X-Webhook-Subscription; the body {"event": {"id", "event_type", "resource_type", "occurred_at", "agent", "client", "data"}}',
-      'https://developer.pagerduty.com/docs/webhooks-overview#retries: a 2xx within 10 s, else retried (intervals not published; chosen 1 m, 5 m, 30 m)',
+      "timeout and retries: not verified from PagerDuty's docs in this round (chosen: 10 s; retried at 1 m, 5 m, 30 m)",
       'github.com/PagerDuty/go-pagerduty webhookv3.VerifySignature: splits the header on ",", keeps the v1= entries',
     ],
     declaration: {
@@ -86,8 +86,8 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
   mux: {
     sources: [
       'https://docs.mux.com/core/verify-webhook-signatures: Mux-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> with the webhook signing secret',
-      '@mux/mux-node webhooks.verifySignature / unwrap: a timestamp more than 300 s from now (either way) is refused',
-      'https://docs.mux.com/core/listen-for-webhooks: the body {"type", "id", "object", "data", "created_at", …}; a non-2xx is retried "for up to 24 hours" (intervals not published; chosen), a 2xx within 10 s (chosen)',
+      "@mux/mux-node 15.3.0 webhooks.verifySignature (resources/webhooks/webhooks.js): `timestampAge > 300` refused — one-sided, a timestamp from the future passes (as Stripe's); unwrap verifies, then parses",
+      'https://docs.mux.com/core/listen-for-webhooks: the body {"type", "id", "object", "data", "created_at", …}; timeout and retries chosen (10 s; 1 m to 12 h), not verified from Mux\'s docs in this round',
     ],
     declaration: {
       title: 'Mux',
@@ -98,7 +98,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
         content: '{timestamp}.{body}',
         value: 't={timestamp},v1={signature}',
       },
-      timestamp: { tolerance: '5m' },
+      timestamp: { tolerance: '5m', future: 'accepted' },
       id: { body: 'id' },
       eventType: { body: 'type' },
       headers: { 'Content-Type': 'application/json', 'Mux-Signature': '{signature}' },
@@ -129,8 +129,8 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
   calendly: {
     sources: [
       'https://developer.calendly.com/api-docs/4c305798a61d3-webhook-signatures: Calendly-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> with the webhook signing key; its sample refuses a t older than 3 minutes',
-      'https://developer.calendly.com/api-docs/: the body {"created_at", "created_by", "event": "invitee.created", "payload": {…, "uri"}}; no event id (keyed on payload.uri, the invitee, which created and canceled share: see docs/wire.md)',
-      'timeout and retries: "retried with exponential backoff for 24 hours" (intervals not published; chosen), a 2xx within 10 s (chosen)',
+      'https://developer.calendly.com/api-docs/: the body {"created_at", "created_by", "event": "invitee.created", "payload": {…, "uri"}}; no event id (keyed on payload.uri, the invitee, which its created and canceled share — see docs/wire.md)',
+      "timeout and retries: chosen (10 s; 1 m to 24 h), not verified from Calendly's docs in this round",
     ],
     declaration: {
       title: 'Calendly',
@@ -155,7 +155,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://www.typeform.com/developers/webhooks/secure-your-webhooks/: Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body> with the webhook secret',
       'https://www.typeform.com/developers/webhooks/example-payload/: {"event_id", "event_type": "form_response", "form_response": {…}}',
-      'https://www.typeform.com/developers/webhooks/: a 2xx within 30 s; a failed one retried (intervals not published; chosen 2 m, 5 m, 10 m, 1 h)',
+      "timeout and retries: not verified from Typeform's docs in this round (chosen: 30 s; retried at 2 m, 5 m, 10 m, 1 h)",
     ],
     declaration: {
       title: 'Typeform',
@@ -196,7 +196,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://docs.cdp.coinbase.com/commerce/docs/webhooks-security: X-CC-Webhook-Signature, the hex HMAC-SHA256 of the raw body with the shared secret',
       'coinbase-commerce-node Webhook.verifySigHeader(rawBody, signature, secret): the same, compared in constant time; verifyEventBody parses {"event": {…}}',
-      'https://docs.cdp.coinbase.com/commerce/docs/webhooks: {"id", "scheduled_for", "attempt_number", "event": {"id", "type", "api_version", "created_at", "data"}}; retried with exponential backoff for up to 3 days (intervals not published; chosen), a 2xx within 10 s (chosen)',
+      'https://docs.cdp.coinbase.com/commerce/docs/webhooks: {"id", "scheduled_for", "attempt_number", "event": {"id", "type", "api_version", "created_at", "data"}}; timeout and retries chosen (10 s; 1 m to 48 h), not verified in this round',
     ],
     declaration: {
       title: 'Coinbase Commerce',
@@ -214,7 +214,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://developers.notion.com/reference/webhooks#validating-event-payloads-recommended: X-Notion-Signature: sha256=<hex HMAC-SHA256 of the raw body> keyed with the verification_token',
       'https://developers.notion.com/reference/webhooks#step-2-verifying-the-subscription: the first POST is {"verification_token": "secret_…"}, unsigned, which the user pastes into Notion\'s UI — nothing is echoed, so no handshake is declared (see docs/wire.md)',
-      'https://developers.notion.com/reference/webhooks-events-delivery: {"id", "timestamp", "workspace_id", "type", "entity", "data", …}; retried up to 8 times with exponential backoff over about 24 h (intervals chosen), a 2xx within 10 s (chosen)',
+      'https://developers.notion.com/reference/webhooks-events-delivery: {"id", "timestamp", "workspace_id", "type", "entity", "data", "attempt_number", …}; timeout and retries chosen (10 s; 8 retries, 1 m to 8 h), not verified in this round',
     ],
     declaration: {
       title: 'Notion',
