@@ -76,6 +76,14 @@ test("a project file's own declaration of a pack sender wins (its retries), and 
   assert.equal((all.stdout.match(/^bitbucket \(default for bitbucket\)$/gm) ?? []).length, 1, 'listed once');
 });
 
+test('a project file may name a pack sender as its provider, as it names a built-in one', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'hookdrill.config.json'), JSON.stringify({ provider: 'pagerduty' }));
+  const r = await hookdrill(['fixtures', 'show', 'pagerduty/incident.triggered'], {}, [], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^X-PagerDuty-Signature: /m);
+});
+
 for (const row of ROWS) {
   test(`${row.sender}: a receiver written to its docs passes check; one with ${row.flaw} fails ${row.fails}`, async () => {
     // Sentry's 1 s timeout makes latency (p99 under half of it) and unsigned-flood (each answered
