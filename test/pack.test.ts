@@ -15,6 +15,7 @@ import Mux from '@mux/mux-node';
 import { run as send } from '../src/delivery/send.js';
 import { PACK_NAMES } from '../src/providers/pack.js';
 import { hookdrill } from './helpers/cli.js';
+import { spawnHookdrill } from './helpers/spawned.js';
 import { startServer } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';
 import { SECRET, checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
@@ -82,6 +83,39 @@ test('a project file may name a pack sender as its provider, as it names a built
   const r = await hookdrill(['fixtures', 'show', 'pagerduty/incident.triggered'], {}, [], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^X-PagerDuty-Signature: /m);
+});
+
+test("hookdrill's own listen verifies and stores what send signs for a pack sender; another secret is refused", async () => {
+  const dir = tempDir();
+  const secret = SECRET.notion as string;
+  const listen = spawnHookdrill(
+    ['listen', '--json', '--port', '0', '--provider', 'notion', '--secret', secret, '--inbox', join(dir, 'inbox.db'), '--no-worker'],
+    {},
+    [],
+    dir,
+  );
+  try {
+    const ready = await listen.waitFor((l) => l.event === 'ready', 15_000);
+    const sent = await hookdrill(
+      ['send', '--provider', 'notion', '--secret', secret, '--url', String(ready.url), '--json', 'page.created', 'comment.created'],
+      {},
+      [],
+      dir,
+    );
+    assert.equal(sent.code, 0, sent.stdout + sent.stderr);
+    await listen.waitFor(() => listen.lines.filter((x) => x.result === 'stored').length === 2);
+    const forged = await hookdrill(
+      ['send', '--provider', 'notion', '--secret', 'secret_not_the_verification_token', '--url', String(ready.url), '--no-retry'],
+      {},
+      [],
+      dir,
+    );
+    assert.equal(forged.code, 1, forged.stdout + forged.stderr);
+    assert.equal(listen.lines.filter((x) => x.result === 'stored').length, 2, 'nothing more stored');
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
+  }
 });
 
 for (const row of ROWS) {
