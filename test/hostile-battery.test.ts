@@ -7,6 +7,7 @@ import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
 import { allProviders, declareProvider, providerNames } from '../src/providers/index.js';
 import type { Provider } from '../src/providers/index.js';
 import { checkKeyMaterial } from '../src/providers/key-material.js';
+import { PACK_NAMES } from '../src/providers/pack.js';
 import { createReceiver } from '../src/receiver/index.js';
 import { UsageError } from '../src/util/errors.js';
 import { hookdrill } from './helpers/cli.js';
@@ -16,8 +17,8 @@ import { ACME_DECLARATION } from './helpers/acme.js';
 
 /**
  * The shared hostile battery (issue 54): every invariant the first providers hold, every provider
- * holds — the built-in ones and one a project file declares — so the next provider cannot arrive
- * without them. Each input here is one a user gives by accident (an unset variable, a pasted key)
+ * holds — the built-in ones, hookdrill's pack (src/providers/pack.ts) and one a project file
+ * declares — so the next provider cannot arrive without them. Each input here is one a user gives by accident (an unset variable, a pasted key)
  * or an attacker plants; each is refused in one line with exit 2, before anything starts.
  */
 
@@ -41,7 +42,7 @@ function everyProvider(): Provider[] {
 
 test('a blank secret or key is refused for every provider, built-in and declared, whether signing or verifying', () => {
   const all = everyProvider();
-  assert.ok(all.length >= providerNames.length + 1, 'every built-in provider and the declared one');
+  assert.ok(all.length >= providerNames.length + PACK_NAMES.length + 1, "every built-in provider, the pack's and the declared one");
   for (const p of all) {
     for (const blank of BLANKS) {
       for (const role of ['sign', 'verify'] as const) {
@@ -73,7 +74,7 @@ test("the library's receiver refuses to be made with a blank secret or none, for
 
 test('the forgery: listen with an unset secret variable does not start for any provider, so an event HMACed with the empty key is never stored', async () => {
   const dir = projectDir();
-  for (const name of [...providerNames, 'acme']) {
+  for (const name of [...providerNames, ...PACK_NAMES, 'acme']) {
     const inbox = join(tempDir(), 'inbox.db');
     const p = spawnHookdrill(['listen', '--json', '--port', '0', '--provider', name, '--secret', '', '--inbox', inbox], ENV, [], dir);
     // The old code started: prove what that meant by posting Zoom's forgery (the audit's case).
@@ -106,7 +107,7 @@ test('send, check and verify refuse a whitespace secret for every provider, in o
   const dir = projectDir();
   const capture = join(dir, 'request.http');
   writeFileSync(capture, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{}');
-  for (const name of [...providerNames, 'acme']) {
+  for (const name of [...providerNames, ...PACK_NAMES, 'acme']) {
     for (const args of [
       ['send', '--provider', name, '--secret', ' ', '--url', 'http://127.0.0.1:9/'],
       ['check', '--provider', name, '--secret', ' ', '--url', 'http://127.0.0.1:9/'],
@@ -146,7 +147,7 @@ test('a key-pair receiver given something that is not a public key does not star
 
 test('a bad --public-url is refused before anything is made (no inbox file left), and refused outright for a provider that signs no URL', async () => {
   const dir = projectDir();
-  for (const name of [...providerNames, 'acme']) {
+  for (const name of [...providerNames, ...PACK_NAMES, 'acme']) {
     const inbox = join(tempDir(), 'inbox.db');
     // A key-pair provider verifies with hookdrill's own key when none is given.
     // Basic credentials (Postmark) are "user:password": a secret of their shape, so the URL is what is refused.

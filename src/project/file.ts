@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { PROVIDER_NAMES, replaceProjectDeclarations } from '../providers/names.js';
+import { PACK_NAMES } from '../providers/pack.js';
 import { checkDeclaration } from '../providers/declaration.js';
 import type { CheckedDeclaration } from '../providers/declaration.js';
 import { jsonPosition } from '../util/json-position.js';
@@ -136,7 +137,8 @@ export function validateProjectFile(value: unknown, where: string, dir = '.'): P
     if (!ok) throw new UsageError(`${where}: "${key}" must be ${kind === 'string' ? 'a non-empty string' : 'a list of strings'}`);
     (out as Record<string, unknown>)[key] = v;
   }
-  const names = [...PROVIDER_NAMES, ...Object.keys(out.providers ?? {})];
+  // hookdrill's pack (providers/pack.ts) is as known as the built-in providers.
+  const names = [...PROVIDER_NAMES, ...PACK_NAMES, ...Object.keys(out.providers ?? {})];
   if (out.provider !== undefined && !names.includes(out.provider)) {
     throw new UsageError(`${where}: "provider" is ${JSON.stringify(out.provider)}; expected one of ${names.join(', ')}`);
   }

@@ -40,7 +40,17 @@ export interface ProviderDeclaration {
    * (`rfc3339`, Twitch's "2021-03-19T23:51:24.637747359Z"), signed as the text sent; an RFC 3339
    * timestamp goes in a header of its own.
    */
-  timestamp?: { header?: string; unit?: 's' | 'ms' | 'rfc3339'; tolerance?: string };
+  timestamp?: {
+    header?: string;
+    unit?: 's' | 'ms' | 'rfc3339';
+    tolerance?: string;
+    /**
+     * A timestamp ahead of the clock by more than the tolerance: `refused` (the default, a window
+     * both ways) or `accepted`, where the sender's own library only refuses an old one
+     * (@mux/mux-node's verifySignature: `timestampAge > 300`, as Stripe's).
+     */
+    future?: 'refused' | 'accepted';
+  };
   /** Where the delivery id a receiver dedupes on is: a header (sent fresh, `prefix` + 24 random characters) or a body field (a dotted path). */
   id?: { header: string; prefix?: string } | { body: string };
   /** Where the event type is: a header or a body field (a dotted path). */
@@ -248,12 +258,13 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     let timestamp: ProviderDeclaration['timestamp'];
     let toleranceSec = 300;
     if (d.timestamp === undefined) return { timestamp, toleranceSec };
-    const t = object(d.timestamp, () => bad('timestamp', 'expected { header, unit, tolerance }'));
-    onlyKnown(t, ['header', 'unit', 'tolerance'], 'timestamp.');
+    const t = object(d.timestamp, () => bad('timestamp', 'expected { header, unit, tolerance, future }'));
+    onlyKnown(t, ['header', 'unit', 'tolerance', 'future'], 'timestamp.');
     timestamp = {
       ...(t.header !== undefined ? { header: headerName(t.header, 'timestamp.header') } : {}),
       unit: t.unit === undefined ? 's' : oneOf(t.unit, 'timestamp.unit', ['s', 'ms', 'rfc3339'] as const),
       ...(t.tolerance !== undefined ? { tolerance: str(t.tolerance, 'timestamp.tolerance') } : {}),
+      ...(t.future !== undefined ? { future: oneOf(t.future, 'timestamp.future', ['refused', 'accepted'] as const) } : {}),
     };
     if (timestamp.tolerance !== undefined) {
       const ms = durationOf(timestamp.tolerance, 'timestamp.tolerance', bad);

@@ -41,6 +41,8 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   const identity = declaredIdentity(d);
   const { idHeader, typeHeader, typePath } = identity;
   const title = d.title ?? d.name;
+  // One-sided where the declaration says its sender's library is (timestamp.future) or a built-in provider's extras do.
+  const futureAccepted = extras.futureAccepted === true || d.timestamp?.future === 'accepted';
   const urlOf = (url: string) => extras.signedUrl?.(url) ?? url;
   const urlBound = sig.content.includes('{url}');
   // A signature is its digest's length in its encoding, nothing else: "garbage" is malformed, not a mismatch.
@@ -64,14 +66,14 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
     signedHeaders: [sig.header, ...(tsHeader ? [tsHeader] : [])],
     timestamped: d.timestamp !== undefined,
     ...(d.timestamp ? { toleranceSec: d.toleranceSec } : {}),
-    ...(extras.futureAccepted ? { futureAccepted: true as const } : {}),
+    ...(futureAccepted ? { futureAccepted: true as const } : {}),
     ...(urlBound ? { urlBound: true as const } : {}),
     rotation: many,
     ...declaredDelivery(d, title),
     verifier: {
       official: `the ${d.name} declaration in ${d.file}`,
-      // A declaration's tolerance is a window: either way, as every verifier hookdrill speaks but Stripe's.
-      futureTimestamp: 'refused',
+      // A declaration's tolerance is a window either way, unless it says its sender's is one-sided (timestamp.future).
+      futureTimestamp: futureAccepted ? 'accepted' : 'refused',
       parsesJson: false,
       ...(many
         ? {
@@ -147,7 +149,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
         const skew = Math.floor(((opts.nowMs ?? Date.now()) - at) / 1000);
         const tolerance = opts.toleranceSec ?? d.toleranceSec;
         if (skew > tolerance) throw new SignatureError('stale_timestamp', `timestamp is ${skew}s old, beyond the ${tolerance}s tolerance`);
-        if (-skew > tolerance && !extras.futureAccepted)
+        if (-skew > tolerance && !futureAccepted)
           throw new SignatureError('future_timestamp', `timestamp is ${-skew}s in the future, beyond the ${tolerance}s tolerance`);
         parts.timestamp = text;
       }

@@ -1,4 +1,5 @@
 import type { CheckedDeclaration } from './declaration.js';
+import { PACK_NAMES, packDeclaration } from './pack.js';
 
 /** Provider names alone, so that `--help` can list them without loading any provider code. */
 export const PROVIDER_NAMES = [
@@ -57,11 +58,12 @@ export function declarationFault(): Error | undefined {
   return fault;
 }
 
+/** A declared provider: the project file's or the library's first, then hookdrill's pack (providers/pack.ts) — a team's own statement wins. */
 export function declarationOf(name: string): CheckedDeclaration | undefined {
-  return declared.get(name);
+  return declared.get(name) ?? packDeclaration(name);
 }
 
-/** Every provider a name can name here: the built-in ones, then those declared. */
+/** Every provider a name can name here: the built-in ones, the pack's, then those declared. */
 export function knownProviderNames(): string[] {
-  return [...PROVIDER_NAMES, ...declared.keys()];
+  return [...PROVIDER_NAMES, ...PACK_NAMES.filter((n) => !declared.has(n)), ...declared.keys()];
 }

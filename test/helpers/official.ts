@@ -330,6 +330,16 @@ export const SECRETS: Record<string, string> = {
   twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
   // Pub/Sub push is signed by Google's key: in test mode hookdrill's, this RSA key made for these tests.
   pubsub: RSA_TEST_KEY,
+  // hookdrill's pack (src/providers/pack.ts): each secret shaped as its sender shows one.
+  bitbucket: 'hookdrill-bitbucket-webhook-secret-2Kp7',
+  pagerduty: 'hKd0rIlLpAgErDuTyV3sEcReT0000000000000000000000000000000000000000',
+  mux: 'hookdrillmuxsigningsecret0000000',
+  vercel: 'hookdrillVercelClientSecret00000',
+  calendly: 'hookdrill-calendly-signing-key-00000000000',
+  typeform: 'hookdrill-typeform-secret-8Hn3',
+  sentry: '5d4b1c7e9f0a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4',
+  coinbase: '5f2b6a0e-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
+  notion: 'secret_hookdrillNotionVerificationToken000000000',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.

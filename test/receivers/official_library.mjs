@@ -26,7 +26,9 @@
  * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it),
  * sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited),
  * and google-auth-library's OAuth2Client.verifyIdToken for Pub/Sub push (its certs fetched from
- * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId).
+ * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId),
+ * and two of hookdrill's pack (src/providers/pack.ts): @mux/mux-node's webhooks.unwrap (keyed on the
+ * event's id) and coinbase-commerce-node's Webhook.verifyEventBody (keyed on event.id).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -50,6 +52,8 @@ import sendgridEventWebhook from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
 import SnsValidator from 'sns-validator';
 import { OAuth2Client } from 'google-auth-library';
+import Mux from '@mux/mux-node';
+import coinbaseCommerce from 'coinbase-commerce-node';
 
 const [provider, secret, file] = process.argv.slice(2);
 /** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
@@ -327,6 +331,19 @@ async function verified(req, raw) {
       } catch {
         return { id: createHash('sha256').update(raw).digest('hex') };
       }
+    }
+    case 'mux': {
+      // As Mux's docs show it: unwrap verifies Mux-Signature (t=…,v1=…, 300 s either way) over the
+      // raw body, then parses it; keyed on the event's id.
+      const mux = new Mux({ tokenId: 'hookdrill', tokenSecret: 'hookdrill', webhookSecret: secret });
+      const event = await mux.webhooks.unwrap(raw.toString('utf8'), req.headers, secret);
+      return { id: event.id };
+    }
+    case 'coinbase': {
+      // coinbase-commerce-node's Webhook.verifyEventBody: X-CC-Webhook-Signature over the raw body,
+      // then the body's event; keyed on event.id.
+      const event = coinbaseCommerce.Webhook.verifyEventBody(raw.toString('utf8'), h('x-cc-webhook-signature'), secret);
+      return { id: event.id };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

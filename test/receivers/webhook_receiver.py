@@ -49,6 +49,8 @@ webhook_callback_verification answered with its raw challenge as text/plain), an
 team's own platform, declared in a project file (test/declared-cli.test.ts): t=…,v1=<hex> over "t.body".
 Twilio (twilio_scheme.py: the HMAC-SHA1 of the URL and the form's parameters sorted by name, as
 twilio-python's RequestValidator; keyed on I-Twilio-Idempotency-Token; TwiML answered).
+The pack's senders (bitbucket, pagerduty, mux, vercel, calendly, typeform, sentry, coinbase, notion):
+each as its docs say, in test/receivers/pack_scheme.py.
 ringer is a declared one on the same canonical scheme (test/declared-canonical.test.ts): HMAC-SHA256 in hex, Ringer-Signature.
 folio is a declared one on its request form, signing as Contentful does, with its header names (contentful_scheme.py;
 test/declared-canonical-request.test.ts): the method, the path, the headers X-Contentful-Signed-Headers lists, the body.
@@ -143,6 +145,7 @@ reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver a
 import argparse, base64, gzip, hashlib, hmac, json, os, re, sqlite3, sys, threading, time, urllib.parse
 import twilio_scheme
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import pack_scheme  # the senders of hookdrill's pack (test/receivers/pack_scheme.py)
 import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/twitch_scheme.py)
 
 TOLERANCE = 300
@@ -363,6 +366,8 @@ def verify(args, h, body):
         except (InvalidSignature, ValueError):
             return 'invalid signature'
         return None
+    if args.provider in pack_scheme.SENDERS:
+        return pack_scheme.verify(args.provider, h, body, secret, flaw, check_time)
     if args.provider == 'twitch':
         return twitch_scheme.verify(h, body, secret, check_time)
     if args.provider == 'beacon':
@@ -515,6 +520,8 @@ def identify(provider, h, event, flaw=''):
         return first.get('sg_event_id'), first.get('event')
     if provider == 'linear':
         return h.get('Linear-Delivery'), event.get('type')
+    if provider in pack_scheme.SENDERS:
+        return pack_scheme.identify(provider, h, event)
     if provider == 'twitch':
         return twitch_scheme.identify(h, event)
     if provider == 'beacon':
