@@ -43,6 +43,7 @@ export const SECRET: Record<string, string> = {
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
   pubsub: SECRETS.pubsub as string,
+  plaid: SECRETS.plaid as string,
 };
 // SNS signs with hookdrill's own RSA key only (its certificate is what the SNS host serves).
 Object.defineProperty(SECRET, 'sns', { get: () => SECRETS.sns, enumerable: true });
