@@ -278,7 +278,8 @@ export function jwtProvider(d: CheckedDeclaration, sig: JwtSignature, extras: De
       }
       if (issuers.length && (typeof claims.iss !== 'string' || !issuers.includes(claims.iss)))
         throw new SignatureError('no_match', `the token's issuer (iss) is ${JSON.stringify(claims.iss)}, not ${issuers.join(' or ')}`);
-      if (sig.bodyHash) {
+      // The body is judged once it is read: a request refused on its headers alone (admission) never hashes it.
+      if (sig.bodyHash && !opts.headersOnly) {
         const said = claims[sig.bodyHash];
         const ours = Buffer.from(bodySha256(rawBody));
         if (typeof said !== 'string' || said.length !== ours.length || !timingSafeEqual(Buffer.from(said), ours))
