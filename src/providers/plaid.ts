@@ -121,8 +121,8 @@ const base = declaredProvider(
       },
       related: {
         about: 'an Item with new transactions, then in error',
-        first: 'SYNC_UPDATES_AVAILABLE',
-        next: 'ERROR',
+        first: 'transactions.sync_updates_available',
+        next: 'item.error',
         path: ['item_id'],
         dedupeOn: 'the whole webhook (its body: Plaid sends no delivery id)',
         source:
