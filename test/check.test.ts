@@ -101,6 +101,8 @@ test("hookdrill's own receiver passes every case", async () => {
       'future-token',
       'wrong-issuer',
       'forged-kid',
+      'alg-none',
+      'alg-hs256',
       'legacy-signature',
       'url-verification',
       'ping',

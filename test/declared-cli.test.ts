@@ -120,6 +120,8 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
       'future-token',
       'wrong-issuer',
       'forged-kid',
+      'alg-none',
+      'alg-hs256',
       'rotation',
       'other-schemes',
       'legacy-signature',

@@ -130,6 +130,7 @@ test('a key-pair receiver given something that is not a public key does not star
     ['sendgrid', Buffer.from('not a DER key').toString('base64')],
     ['pubsub', 'not-a-key'],
     ['pubsub', '{"keys": []}'],
+    ['plaid', 'not-a-key'],
   ] as const) {
     const r = await hookdrill(
       ['listen', '--provider', name, '--secret', key, '--inbox', join(tempDir(), 'i.db')],
@@ -152,7 +153,7 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
     // A key-pair provider verifies with hookdrill's own key when none is given.
     // Basic credentials (Postmark) are "user:password": a secret of their shape, so the URL is what is refused.
     const basic = allProviders().some((p) => p.name === name && p.tokenOnly === 'basic');
-    const secret = ['discord', 'sendgrid', 'sns', 'pubsub'].includes(name)
+    const secret = ['discord', 'sendgrid', 'sns', 'pubsub', 'plaid'].includes(name)
       ? []
       : ['--secret', basic ? 'hookdrill:YmFkLXVybC1zZWNyZXQ=' : 'whsec_YmFkLXVybC1zZWNyZXQ='];
     const bad = await hookdrill(

@@ -453,6 +453,13 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'pubsub',
     '2070443601311540',
   );
+  // Plaid's delivery id is its body's SHA-256, as Postmark's.
+  const plaidBody = json({
+    webhook_type: 'TRANSACTIONS',
+    webhook_code: 'SYNC_UPDATES_AVAILABLE',
+    item_id: 'wz666MBjYWTp2PDzzggYhM6oWWmBb',
+  });
+  add('plaid', plaidBody, 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE', createHash('sha256').update(plaidBody).digest('hex'));
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',
@@ -471,8 +478,12 @@ test('every header a provider signs with is stored, shown and kept for replay; c
    * A token provider's signature header is the secret itself (GitLab's X-Gitlab-Token), and a JWT
    * provider's a bearer token (Pub/Sub push's, good for an hour): a credential, never stored or shown.
    */
+  // Plaid's JWT binds the body's hash and is judged 5 minutes old: a signature of that body, kept as one (the secret
+  // its receiver holds is its Plaid API secret, which no request carries).
   const tokenHeader = (provider: ProviderName) =>
-    providers[provider].tokenOnly || providers[provider].jwt ? providers[provider].signatureHeader : undefined;
+    providers[provider].tokenOnly || (providers[provider].jwt && !providers[provider].jwt?.bodyHash)
+      ? providers[provider].signatureHeader
+      : undefined;
   for (const { provider, headers } of signings) {
     for (const [name, value] of Object.entries(headers)) {
       if (name === tokenHeader(provider)) {

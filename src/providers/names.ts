@@ -26,6 +26,7 @@ export const PROVIDER_NAMES = [
   'twilio',
   'sns',
   'pubsub',
+  'plaid',
 ] as const;
 
 /*

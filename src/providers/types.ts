@@ -213,19 +213,36 @@ export interface ServedHost {
   close(): Promise<void>;
 }
 
+/** A change check makes to a token: another claim, another key's kid, or another algorithm (`none`, or HS256 keyed by the public key). */
+export interface JwtChange {
+  aud?: string;
+  iss?: string;
+  kid?: string;
+  /** Signed `none` (no signature) or HS256 with the public key's PEM as the HMAC key: the algorithm-confusion forgeries. */
+  alg?: 'none' | 'HS256';
+  /** The body the body-hash claim is computed over, where it is not the body sent. */
+  hashedBody?: Buffer;
+}
+
 /** What a JWT scheme signs beside the key (Provider.jwt), and how to sign a token that breaks one claim. */
 export interface BearerJwt {
-  /** The `iss` sent, and every one a verifier accepts. */
-  issuer: string;
+  /** The `iss` sent, and every one a verifier accepts; undefined where the token names none (Plaid's). */
+  issuer?: string;
   issuers: readonly string[];
-  /** A fixed `aud`; undefined: the URL posted to (the provider is urlBound). */
-  audience?: string;
-  /** `exp` − `iat`, seconds. */
+  /** A fixed `aud`; undefined: the URL posted to (the provider is urlBound); false: none (Plaid's). */
+  audience?: string | false;
+  /** The algorithm the right tokens are signed with. */
+  algorithm: 'RS256' | 'ES256';
+  /** `exp` − `iat`, seconds; or, for a token with no exp (maxAge), the oldest iat a verifier takes. */
   lifetimeSec: number;
+  /** The token carries iat and no exp: a verifier refuses one older than lifetimeSec (Plaid's 5 minutes). */
+  iatOnly?: true;
+  /** The claim carrying the hex SHA-256 of the body (Plaid's request_body_sha256): the token binds the body. */
+  bodyHash?: string;
   /** The clock skew the official verifier allows on `iat` and `exp` (google-auth-library: 300 s). */
   leewaySec: number;
   /** The headers of a signing whose token says another audience or issuer: check's forgeries signed by the right key. */
-  signWith(rawBody: Buffer, secrets: readonly string[], ctx: SignContext, claims: { aud?: string; iss?: string }): OutgoingHeaders;
+  signWith(rawBody: Buffer, secrets: readonly string[], ctx: SignContext, change: JwtChange): OutgoingHeaders;
   /** The JSON Web Key Set of a private key: what the local key server serves (delivery/key-server.ts). */
   jwks(privateKey: string): { keys: JsonObject[] };
 }

@@ -91,6 +91,9 @@ const PROVIDER_HEADERS: ReadonlySet<string> = new Set([
   'shopify-triggered-at',
   // Twilio's delivery id, the same on every attempt of a request: "token" in its name is no credential.
   'i-twilio-idempotency-token',
+  // Plaid's JWT signs one body (its request_body_sha256) and is refused 5 minutes after its iat: a
+  // signature, kept for replay as any provider's is — no credential to any other request.
+  'plaid-verification',
 ]);
 
 /**

@@ -12,6 +12,7 @@ import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
 import { OAuth2Client } from 'google-auth-library';
+import jwt from 'jsonwebtoken';
 import { createHash, createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -270,6 +271,17 @@ export async function verifyWithOfficialCode(
       ]);
       return;
     }
+    case 'plaid': {
+      // Plaid's documented steps, against the public half of the test key (the receiver's JWK):
+      // alg ES256, the signature, iat at most 5 minutes old, request_body_sha256 the body's.
+      const token = h('plaid-verification') ?? '';
+      const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { alg?: string };
+      if (header.alg !== 'ES256') throw new Error(`alg ${header.alg}, not ES256`);
+      const claims = jwt.verify(token, createPublicKey(secret), { algorithms: ['ES256'], maxAge: '5 min' }) as jwt.JwtPayload;
+      if (!equal(String(claims.request_body_sha256 ?? ''), createHash('sha256').update(rawBody).digest('hex')))
+        throw new Error('request_body_sha256 is not the body');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -295,6 +307,11 @@ process.env.HOOKDRILL_JWKS_PORT ||= String(await freePort());
 
 /** An RSA key made once per test process, for a JWT scheme (Pub/Sub push): hookdrill signs with it, a receiver fetches its public half. */
 const RSA_TEST_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** A P-256 key made once per test process for Plaid's ES256 tokens (apart from SendGrid's). */
+const PLAID_TEST_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 /** Secrets shaped as each provider issues them. */
 export const SECRETS: Record<string, string> = {
@@ -340,6 +357,8 @@ export const SECRETS: Record<string, string> = {
   sentry: '5d4b1c7e9f0a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4',
   coinbase: '5f2b6a0e-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
   notion: 'secret_hookdrillNotionVerificationToken000000000',
+  // Plaid signs with its own P-256 key: in test mode hookdrill's, this one made for these tests.
+  plaid: PLAID_TEST_KEY,
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.
@@ -350,7 +369,7 @@ Object.defineProperty(SECRETS, 'sns', { get: () => ownSnsKey(), enumerable: true
 /** What a receiver is configured with: for Discord the public key of an Ed25519 seed (RFC 8032, section 7.1), for SendGrid the base64 SPKI of a P-256 key, else the secret itself. */
 export function publicKeyOf(secret: string, provider = 'discord'): string {
   if (provider === 'sns' && secret.includes('PRIVATE KEY')) return snsCertificate(secret);
-  if (provider === 'pubsub' && secret.includes('PRIVATE KEY'))
+  if ((provider === 'pubsub' || provider === 'plaid') && secret.includes('PRIVATE KEY'))
     return createPublicKey(secret).export({ type: 'spki', format: 'pem' }).toString();
   if (provider === 'sendgrid' && secret.includes('PRIVATE KEY'))
     return createPublicKey(secret).export({ type: 'spki', format: 'der' }).toString('base64');

@@ -43,6 +43,7 @@ export const SECRET: Record<string, string> = {
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
   pubsub: SECRETS.pubsub as string,
+  plaid: SECRETS.plaid as string,
 };
 // The pack's senders (src/providers/pack.ts): each secret as test/helpers/official.ts shapes it.
 for (const p of ['bitbucket', 'pagerduty', 'mux', 'vercel', 'calendly', 'typeform', 'sentry', 'coinbase', 'notion'])

@@ -28,13 +28,16 @@
  * and google-auth-library's OAuth2Client.verifyIdToken for Pub/Sub push (its certs fetched from
  * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId),
  * and two of hookdrill's pack (src/providers/pack.ts): @mux/mux-node's webhooks.unwrap (keyed on the
- * event's id) and coinbase-commerce-node's Webhook.verifyEventBody (keyed on event.id).
+ * event's id) and coinbase-commerce-node's Webhook.verifyEventBody (keyed on event.id),
+ * and Plaid's documented verification on the `plaid` SDK (webhookVerificationKeyGet against hookdrill's
+ * key server, basePath http://127.0.0.1:$HOOKDRILL_JWKS_PORT; jsonwebtoken's verify pinned to ES256
+ * with a 5-minute maxAge; request_body_sha256 compared in constant time; keyed on the body's hash).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
  *   node official_library.mjs PROVIDER SECRET FILE     (listens on 127.0.0.1:$PORT)
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
@@ -54,6 +57,8 @@ import SnsValidator from 'sns-validator';
 import { OAuth2Client } from 'google-auth-library';
 import Mux from '@mux/mux-node';
 import coinbaseCommerce from 'coinbase-commerce-node';
+import { Configuration, PlaidApi } from 'plaid';
+import jwt from 'jsonwebtoken';
 
 const [provider, secret, file] = process.argv.slice(2);
 /** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
@@ -62,6 +67,15 @@ const snsHostPattern = process.env.HOOKDRILL_SNS_HOST
   : /^sns\.[a-zA-Z0-9-]{3,}\.amazonaws\.com(\.cn)?$/;
 const snsValidator = new SnsValidator(snsHostPattern);
 const stripe = new Stripe('sk_test_hookdrill');
+/** Plaid's API client, its basePath at hookdrill's key server (test mode) instead of https://production.plaid.com. */
+let plaidApi;
+const plaidClient = () =>
+  (plaidApi ??= new PlaidApi(
+    new Configuration({
+      basePath: process.env.PLAID_BASE_PATH || `http://127.0.0.1:${process.env.HOOKDRILL_JWKS_PORT || 9477}`,
+      baseOptions: { headers: { 'PLAID-CLIENT-ID': 'hookdrill-client', 'PLAID-SECRET': 'hookdrill-secret' } },
+    }),
+  ));
 const paddle = new Paddle('pdl_sdbx_apikey_hookdrill');
 const workos = new WorkOS('sk_test_hookdrill');
 // Pub/Sub: Google's keys fetched from hookdrill's local stand-in for www.googleapis.com (test mode).
@@ -344,6 +358,27 @@ async function verified(req, raw) {
       // then the body's event; keyed on event.id.
       const event = coinbaseCommerce.Webhook.verifyEventBody(raw.toString('utf8'), h('x-cc-webhook-signature'), secret);
       return { id: event.id };
+    case 'plaid': {
+      // Plaid's docs, step by step: the header decoded unverified, alg ES256 or refused; the key its
+      // kid names from /webhook_verification_key/get (the SDK, its basePath at hookdrill's key
+      // server); the JWT verified with it, at most 5 minutes old; request_body_sha256 compared with
+      // the body's SHA-256 in constant time. No delivery id: keyed on the body's hash.
+      const token = h('plaid-verification');
+      const decoded = jwt.decode(token ?? '', { complete: true });
+      if (decoded?.header.alg !== 'ES256') throw Object.assign(new Error('not an ES256 JWT'), { status: 401 });
+      let claims;
+      try {
+        const { data } = await plaidClient().webhookVerificationKeyGet({ key_id: decoded.header.kid });
+        const key = createPublicKey({ key: data.key, format: 'jwk' });
+        claims = jwt.verify(token, key, { algorithms: ['ES256'], maxAge: '5 min' });
+      } catch (err) {
+        throw Object.assign(new Error(err?.message ?? String(err)), { status: 401 });
+      }
+      const hash = createHash('sha256').update(raw).digest('hex');
+      const said = Buffer.from(String(claims.request_body_sha256 ?? ''));
+      if (said.length !== hash.length || !timingSafeEqual(said, Buffer.from(hash)))
+        throw Object.assign(new Error('request_body_sha256 is not the body'), { status: 401 });
+      return { id: hash };
     }
     default:
       throw new Error(`unknown provider ${provider}`);

@@ -139,6 +139,8 @@ Flaws, one at a time (or several, comma-separated):
                         payflow (PayPal's scheme, declared): see paypal_scheme.py
   jwt-any-audience, jwt-no-expiry, jwt-no-iat, jwt-any-issuer, jwt-unverified
                         pubsub: one check of the OIDC token left out (test/receivers/pubsub_scheme.py)
+  plaid-no-body-hash, plaid-no-iat, plaid-any-alg
+                        plaid: one step of Plaid's verification left out (test/receivers/plaid_scheme.py)
 HTTP/1.1 with keep-alive is the default (http.server's headers and body go out in two writes, so a
 reused connection waits on Nagle and delayed ACKs, ~40 ms): a correct receiver all the same.
 """
@@ -150,6 +152,7 @@ import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/tw
 
 TOLERANCE = 300
 HANDLED = {'folio': 'Entry.publish', 'pubsub': 'OBJECT_FINALIZE', 'sns': 'Notification', 'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
+HANDLED['plaid'] = 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE'
 
 
 class Store:
@@ -428,6 +431,11 @@ def verify(args, h, body):
         except (ValueError, AttributeError, KeyError, TypeError):
             return 'no signature'
         return None if isinstance(given, str) and hmac.compare_digest(mac(secret, signed, 'base64'), given) else 'no match'
+    if args.provider == 'plaid':
+        # Plaid: the ES256 JWT in Plaid-Verification, its key fetched by kid, iat within 5 minutes,
+        # request_body_sha256 the body's, in test/receivers/plaid_scheme.py.
+        import plaid_scheme
+        return plaid_scheme.verify(h.get('Plaid-Verification') or '', body, flaw)
     if args.provider == 'pubsub':
         # Google Cloud Pub/Sub push: its OIDC token's signature, issuer, expiry and audience (the URL
         # posted to, as Square's), in test/receivers/pubsub_scheme.py.
@@ -475,6 +483,7 @@ ENTITY = {
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
     'gitlab': ['object_attributes', 'id'], 'twilio': ['MessageSid'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
 }
+ENTITY['plaid'] = ['item_id']
 SEEN_ENTITIES = set()
 
 
@@ -535,6 +544,9 @@ def identify(provider, h, event, flaw=''):
     if provider == 'sns':
         # MessageId: the same on every retry of a message (SNS's docs).
         return event.get('MessageId'), event.get('Type')
+    if provider == 'plaid':
+        # No delivery id anywhere, and a retry re-posts the same body: keyed below on its SHA-256.
+        return None, f"{event.get('webhook_type')}.{event.get('webhook_code')}"
     if provider == 'pubsub':
         # The message's id, the same on every redelivery (Pub/Sub delivers at least once).
         message = event.get('message') if isinstance(event.get('message'), dict) else {}

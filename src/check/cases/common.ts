@@ -114,6 +114,8 @@ export interface CheckCase {
  */
 export function tokenSignsNothing(p: Provider): string | undefined {
   // A JWT is signed, but over its claims: the body is no more covered than under a token.
+  // One whose claim carries the body's hash (Plaid's request_body_sha256) binds the body: the body cases apply.
+  if (p.jwt?.bodyHash) return undefined;
   if (p.jwt)
     return `${p.title} sends a signed JWT in ${p.signatureHeader}: it binds who sent it, for whom (aud) and until when (exp), not the body (nor an id) — the jwt cases judge its claims`;
   if (!p.tokenOnly) return undefined;
@@ -133,6 +135,7 @@ export function signsFieldsOnly(p: Provider): string | undefined {
 /** The timestamp cases need a provider that signs a timestamp (GitHub and Shopify do not). */
 export const needsTimestamp = (p: Provider) =>
   tokenSignsNothing(p) ??
+  (p.jwt ? `${p.title}'s time is the token's own (iat${p.jwt.iatOnly ? '' : ', exp'}): the jwt cases judge it` : undefined) ??
   (p.signedOnce
     ? `${p.title}'s retries carry their first attempt's signature, timestamp and all (${p.signedOnce.source}), so a delivery's signed time is hours old by its last retry: no window of minutes is demanded (late-retry holds a receiver to its retries instead)`
     : undefined) ??
