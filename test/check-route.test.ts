@@ -76,6 +76,8 @@ test('a right CI service passes check --route ci: sent only workflow_run and che
   const t = target(dir, 'github', 'GITHUB_WEBHOOK_SECRET');
   const run = await hookdrill(['check', '--route', 'ci', ...t.args, '--json'], ENV, [], dir, GUARD_MS);
   assert.equal(run.code, 0, run.stderr + run.stdout.slice(0, 3000));
+  // The receive entry's secret signs every request, and is in no output.
+  assert.doesNotMatch(run.stdout + run.stderr, new RegExp(ENV.GITHUB_WEBHOOK_SECRET));
   const r = parsed(run.stdout);
   assert.equal(r.ok, true);
   assert.equal(r.route, 'ci');

@@ -328,13 +328,13 @@ export async function post(
   });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
-  // have given up on it, so for the verdict it is a timeout.
+  // have given up on it, so for the verdict it is a timeout (through a route: listen's forwarder would).
   if (res.status !== undefined && res.latencyMs > ctx.providerTimeoutMs) {
     return {
       ...res,
       status: undefined,
       error: 'timeout',
-      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past the provider's ${ctx.providerTimeoutMs}ms`,
+      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past ${ctx.forward ? "listen's forward timeout" : "the provider's"} ${ctx.providerTimeoutMs}ms`,
     };
   }
   return res;
