@@ -14,7 +14,7 @@ import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
-import { PY } from './helpers/verdicts.js';
+import { OFFICIAL, PY } from './helpers/verdicts.js';
 import type { CheckResult } from '../src/check/run.js';
 
 const ENV = { GITHUB_WEBHOOK_SECRET: 'ci-route-github-secret-7Hq', STRIPE_WEBHOOK_SECRET: 'whsec_checkroute_billing_4Ze' };
@@ -127,6 +127,37 @@ test('the billing service gets Stripe invoice.* events only, signed with the rec
   const types = new Set(bodies.map((b) => (JSON.parse(b) as { type?: string }).type));
   assert.ok(types.size > 1, [...types].join(','));
   for (const type of types) assert.match(type ?? '', /^invoice\./);
+});
+
+test("services on the providers' official libraries (@octokit/webhooks-methods' verify, stripe's constructEvent) pass check --route: listen's forwards verify as the provider's deliveries do", async () => {
+  const { dir } = await project();
+  for (const [route, provider, variable] of [
+    ['ci', 'github', 'GITHUB_WEBHOOK_SECRET'],
+    ['billing', 'stripe', 'STRIPE_WEBHOOK_SECRET'],
+  ] as const) {
+    const store = join(dir, `official-${provider}.txt`);
+    const run = await hookdrill(
+      [
+        'check',
+        '--route',
+        route,
+        '--receiver',
+        `node ${OFFICIAL} ${provider} "$${variable}" ${store}`,
+        '--stored',
+        `cat ${store} 2>/dev/null || true`,
+        '--json',
+      ],
+      ENV,
+      [],
+      dir,
+      GUARD_MS,
+    );
+    assert.equal(run.code, 0, `${route}: ${run.stderr}${run.stdout.slice(0, 3000)}`);
+    const r = parsed(run.stdout);
+    assert.equal(r.route, route);
+    assert.equal(byName(r, 'valid')?.status, 'pass');
+    assert.equal(byName(r, 'wrong-secret')?.status, 'pass');
+  }
 });
 
 test('a service that trusts X-Hookdrill-Source instead of verifying fails wrong-secret and missing-signature through its route', async () => {
