@@ -20,6 +20,7 @@ export type {
 export { run as send } from './delivery/send.js';
 export { run as check } from './check/run.js';
 export type { CheckOptions, CheckResult, CaseReport } from './check/run.js';
+export type { ForwardedRoute } from './check/forwarded.js';
 export { CheckPreflightError } from './check/preflight.js';
 export { run as verify } from './verify/run.js';
 export type { VerifyRequestOptions, VerifyResult } from './verify/run.js';

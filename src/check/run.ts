@@ -7,7 +7,15 @@ import { maskSecrets } from '../util/secrets.js';
 import { resolveTls } from '../delivery/tls.js';
 import { parseDuration } from '../util/duration.js';
 import { CHECK_DEFAULTS } from './defaults.js';
-import { compileFixture, defaultFixtureOf, contentTypeOption, resolveFixtures } from '../fixtures/index.js';
+import {
+  FORM_KEY,
+  compileFixture,
+  defaultFixtureOf,
+  contentTypeOption,
+  listShippedFixtures,
+  loadFixtureFile,
+  resolveFixtures,
+} from '../fixtures/index.js';
 import type { ContentType } from '../fixtures/index.js';
 import { resolvePublicUrl, resolveSigner } from '../delivery/signer.js';
 import { TargetDispatcher, warmUpHttpClient } from '../delivery/dispatcher.js';
@@ -27,6 +35,11 @@ import type { ProviderName } from '../providers/index.js';
 import { listOption, stringOption } from '../util/shapes.js';
 import type { Strings } from '../util/shapes.js';
 import { serveKeys } from '../delivery/key-server.js';
+import { FORWARD_TIMEOUT_MS, routeTakes, takenByListen } from './forwarded.js';
+import type { ForwardedRoute } from './forwarded.js';
+import type { Fixture } from '../fixtures/index.js';
+import { catalogueFixture } from '../fixtures/index.js';
+import { catalogueOf } from '../fixtures/catalogue/index.js';
 
 export interface CheckOptions {
   url?: string;
@@ -60,6 +73,12 @@ export interface CheckOptions {
   onCase?: (c: CaseReport) => void;
   /** Aborting it (Ctrl-C, a CI job's SIGTERM) stops sending: the cases judged are reported, the rest marked not judged. */
   signal?: AbortSignal;
+  /**
+   * The receiver is a listen route's target (`check --route`): sent what listen forwards to it —
+   * re-signed as listen re-signs, with X-Hookdrill-*, only the types the route takes, held to
+   * listen's forward timeout; the cases listen answers itself are skipped, saying so.
+   */
+  forward?: ForwardedRoute;
 }
 
 export interface CaseReport {
@@ -88,6 +107,8 @@ export interface CheckResult {
   inbox?: string;
   /** With receiver: the command check started (secrets masked) and stopped. */
   receiver?: string;
+  /** check --route: the listen route whose target was judged. */
+  route?: string;
   cases: CaseReport[];
   counts: Record<CaseStatus, number>;
   /** The failures that are causes (every failed case: a consequence of one is not judged, not failed). */
@@ -180,7 +201,13 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
   if (o.inbox && o.stored) throw new UsageError('give one of --inbox and --stored, not both');
   const only = caseList(o.only, 'only');
   const skip = caseList(o.skip, 'skip') ?? [];
-  const providerTimeoutMs = (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
+  const forward = o.forward;
+  // Through a route the target answers listen, which waits --forward-timeout (10 s unless told), not the provider.
+  const providerTimeoutMs = forward
+    ? forward.forwardTimeout !== undefined
+      ? parseDuration(forward.forwardTimeout, '--forward-timeout')
+      : FORWARD_TIMEOUT_MS
+    : (provider.profiles[provider.defaultProfile] as { timeoutMs: number }).timeoutMs;
   // A delivery the provider would send waits as long as the provider does; a request that must be
   // refused (no provider sends it) waits at most CHECK_DEFAULTS.refusalTimeoutMs.
   const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : providerTimeoutMs;
@@ -257,11 +284,33 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
     );
   }
 
+  /**
+   * The event the battery is built on, through a route: the provider's default fixture if the route
+   * takes its type, else its first shipped fixture (then catalogue event) of a type it takes — a
+   * target is judged on what listen forwards to it, never on a type it will not see.
+   */
+  function routeFixture(route: ForwardedRoute): Fixture {
+    const typeOf = (f: Fixture) => compileFixture(provider, f, [], undefined, contentType).make(Date.now()).eventType;
+    const shipped = listShippedFixtures()
+      .filter((f) => f.provider === provider.name)
+      .map((f) => loadFixtureFile(f.path, provider.name));
+    const first = resolveFixtures([defaultFixtureOf(provider.name)], provider.name)[0];
+    const candidates = [...(first ? [first] : []), ...shipped];
+    const found =
+      candidates.find((f) => !(FORM_KEY in f.body) && routeTakes(route, typeOf(f))) ??
+      (catalogueOf(provider.name)?.events ?? []).map((e) => catalogueFixture(provider.name, e)).find((f) => routeTakes(route, typeOf(f)));
+    if (!found)
+      throw new UsageError(
+        `route ${route.name} takes ${route.events.join(', ')}: hookdrill has no ${provider.title} event of such a type to send (see hookdrill fixtures)`,
+      );
+    return found;
+  }
+
   async function battery(): Promise<CheckResult> {
     await warmUpHttpClient();
     const dispatcher = new TargetDispatcher(url.origin, 32, resolveTls(o));
     const interrupt = new Interrupt(o.signal);
-    const [fixture] = resolveFixtures([defaultFixtureOf(provider.name)], provider.name);
+    const fixture = forward ? routeFixture(forward) : resolveFixtures([defaultFixtureOf(provider.name)], provider.name)[0];
     // What the scheme has the receiver fetch or visit (SNS's certificate, its SubscribeURL), served for the run.
     const served = await provider.serve?.().catch(async (err: unknown) => {
       await dispatcher.close();
@@ -285,11 +334,16 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       interrupt,
       tls: resolveTls(o),
       ...(o.receiver ? { receiver: o.receiver } : {}),
+      ...(forward ? { forward: { route: forward, attempts: new Map<string, number>() } } : {}),
     };
     // Why each case will not run, decided before anything is sent: a run that tests nothing must
     // not end in PASS, so a selection that leaves no case to run is refused as bad input.
     const skipReason = (c: (typeof CASES)[number]): string | undefined =>
-      only && !only.includes(c.name) ? 'not in --only' : skip.includes(c.name) ? 'in --skip' : c.skipFor?.(provider);
+      only && !only.includes(c.name)
+        ? 'not in --only'
+        : skip.includes(c.name)
+          ? 'in --skip'
+          : (c.skipFor?.(provider) ?? (forward ? takenByListen(c.name, forward) : undefined));
     if (CASES.every((c) => skipReason(c) !== undefined)) {
       const why = [...new Set(CASES.map(skipReason))].join('; ');
       throw new UsageError(`no case left to run (${why}): nothing would be checked`);
@@ -369,6 +423,7 @@ export async function run(o: CheckOptions): Promise<CheckResult> {
       runId,
       provider: provider.name,
       url: displayUrl(url),
+      ...(forward ? { route: forward.name } : {}),
       store: inboxPath ? 'inbox' : o.stored ? 'command' : 'none',
       // A password in a postgres:// URL is not shown.
       ...(inboxPath ? { inbox: displayTarget(inboxPath) } : {}),

@@ -169,6 +169,10 @@ export function withProjectFile<F extends object>(command: string, flags: F, dir
   if (!found) return flags;
   const { config, file } = found;
   const given = flags as Record<string, unknown>;
+  // check --route NAME judges a route's target: its URL, provider and secrets are the route's and
+  // its receive entry's, never the file's own receiver settings (another service altogether).
+  if (command === 'check' && given.route !== undefined)
+    return { ...given, projectRoutes: config.routes, projectReceive: config.receive } as F;
   const merged: Record<string, unknown> = { ...given };
   const take = (key: keyof ProjectFile, flag: string, value: unknown) => {
     if (uses.includes(key) && value !== undefined && given[flag] === undefined) merged[flag] = value;

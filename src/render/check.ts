@@ -70,7 +70,9 @@ export function renderCheckEnd(result: CheckResult): string {
   const r = escapeStrings(result);
   const lines = [''];
   lines.push(
-    chalk.dim(`${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`),
+    chalk.dim(
+      `${r.route !== undefined ? `route ${r.route}, as listen forwards to it: ` : ''}${r.provider} → ${r.url}${r.store === 'none' ? ' · no store given: "stored" is not checked (--inbox or --stored)' : ''}`,
+    ),
   );
   lines.push(
     chalk.dim(

@@ -56,10 +56,7 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
           })
         : unsigned(signer.provider, received);
     if (!vouched) headers[UNVERIFIED_HEADER] = 'imported; its captured signature does not verify, so it is forwarded unsigned';
-    headers['x-hookdrill-source'] = item.source;
-    // The id comes from the body, where anything goes: what a header cannot carry is percent-encoded.
-    headers['x-hookdrill-delivery-id'] = headerSafe(item.deliveryId);
-    headers['x-hookdrill-attempt'] = String(item.attempt);
+    Object.assign(headers, forwardMarks(item));
     const auth = basicAuth(target);
     if (auth) headers.authorization = auth;
     const res = await request(target, {
@@ -85,6 +82,16 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw new Error(`forward target answered ${res.statusCode}${text ? `: ${text}` : ''}`);
     }
+  };
+}
+
+/** What a forward carries beside the provider's headers: which provider, delivery and attempt it is (check --route sends them too). */
+export function forwardMarks(item: { source: string; deliveryId: string; attempt: number }): Record<string, string> {
+  return {
+    'x-hookdrill-source': item.source,
+    // The id comes from the body, where anything goes: what a header cannot carry is percent-encoded.
+    'x-hookdrill-delivery-id': headerSafe(item.deliveryId),
+    'x-hookdrill-attempt': String(item.attempt),
   };
 }
 

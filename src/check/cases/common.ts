@@ -13,6 +13,8 @@ import { sleep } from '../../util/wait.js';
 import { retrySpan } from '../wording.js';
 import type { Interrupt } from '../../util/wait.js';
 import type { SentDelivery } from '../stored-key.js';
+import { forwardMarksFor, resignedAsListen, routeTakes } from '../forwarded.js';
+import type { ForwardedRoute } from '../forwarded.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -95,6 +97,11 @@ export interface CheckContext {
   receiver?: string;
   /** The host the provider's scheme serves for the run (SNS's certificate and SubscribeURL), where it has one. */
   served?: ServedHost;
+  /**
+   * check --route: the receiver is a listen route's target, sent what listen's forwarder sends —
+   * re-signed as it re-signs, marked with X-Hookdrill-*, only the types the route takes.
+   */
+  forward?: { route: ForwardedRoute; attempts: Map<string, number> };
 }
 
 export interface CheckCase {
@@ -192,14 +199,27 @@ export function signedAsSent(
   event: PreparedEvent,
   opts: { nowMs?: number; secrets?: readonly string[]; retry?: number; retryReason?: RetryReason; url?: string } = {},
 ): Record<string, string> {
-  const headers = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
-    nowMs: opts.nowMs ?? Date.now(),
+  const nowMs = opts.nowMs ?? Date.now();
+  const url = opts.url ?? signedUrl(ctx);
+  const provided = ctx.provider.sign(event.rawBody, opts.secrets ?? ctx.secrets, {
+    nowMs,
     firstAttemptMs: event.madeAtMs,
     deliveryId: event.deliveryId,
     eventType: event.eventType,
     facts: event.facts,
-    url: opts.url ?? signedUrl(ctx),
+    url,
   });
+  // Through a route: what the provider sent listen, signed anew as listen's forwarder signs it.
+  const headers = ctx.forward
+    ? resignedAsListen(
+        ctx.provider,
+        provided,
+        event.rawBody,
+        opts.secrets ?? ctx.secrets,
+        { deliveryId: event.deliveryId, eventType: event.eventType, url },
+        nowMs,
+      )
+    : provided;
   // A retry carries what the provider adds to retries (Slack: X-Slack-Retry-Num and -Reason).
   if (opts.retry && ctx.provider.retryHeaders)
     Object.assign(headers, ctx.provider.retryHeaders(opts.retry, opts.retryReason ?? 'http_timeout', event.rawBody) ?? {});
@@ -290,7 +310,12 @@ export async function post(
   const placed = ctx.provider.placeSignature ? ctx.provider.placeSignature(body, headers) : { body, headers };
   const sent = asSent(ctx.provider, placed.body, placed.headers);
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
-  const marked = { ...forwardedHeaders(ctx), ...providerCased(ctx.provider, sent.headers), [CHECK_HEADER]: ctx.runId };
+  const marked = {
+    ...forwardedHeaders(ctx),
+    ...providerCased(ctx.provider, sent.headers),
+    ...(ctx.forward ? forwardMarksFor(ctx.provider, sent.headers, sent.body, ctx.forward.attempts) : {}),
+    [CHECK_HEADER]: ctx.runId,
+  };
   const pieces =
     !o.pieces || sent.body === body
       ? o.pieces
@@ -310,14 +335,14 @@ export async function post(
   });
   ctx.onAnswer?.(res);
   // A --timeout longer than the provider's must not let a slow answer pass: the provider would
-  // have given up on it, so for the verdict it is a timeout.
+  // have given up on it, so for the verdict it is a timeout (through a route: listen's forwarder would).
   const deadlineMs = o.deadlineMs ?? ctx.providerTimeoutMs;
   if (res.status !== undefined && res.latencyMs > deadlineMs) {
     return {
       ...res,
       status: undefined,
       error: 'timeout',
-      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past the provider's ${deadlineMs}ms`,
+      detail: `answered ${res.status} after ${Math.round(res.latencyMs)}ms, past ${ctx.forward ? "listen's forward timeout" : "the provider's"} ${deadlineMs}ms`,
     };
   }
   return res;
@@ -476,9 +501,13 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
   // Not Stripe's thin events: an event destination receives snapshot or thin payloads, never both,
   // and this battery judges a snapshot endpoint (constructEvent refuses a thin one, by design).
   // Nor an endpoint check (Discord's PING): it has a case of its own and is never stored.
+  const forward = ctx.forward;
+  const takes = (f: EventFactory) => forward === undefined || routeTakes(forward.route, f.make(Date.now()).eventType);
   const catalogue = (catalogueOf(p.name)?.events ?? []).filter(
     (e) =>
       !others.some((f) => f.fixture.name === e.name) &&
+      // Through a route, the spread is over the types it takes (listen forwards no other to its target).
+      (forward === undefined || (e.name !== ctx.factory.fixture.name && routeTakes(forward.route, e.eventType))) &&
       e.body.object !== 'v2.core.event' &&
       p.challengeAnswer?.(Buffer.from(JSON.stringify(e.body))) === undefined,
   );
@@ -490,7 +519,8 @@ export function eventsOfOtherTypes(ctx: CheckContext): EventFactory[] {
   const u = p.verifier.unknownType;
   const overrides: FieldOverride[] = 'path' in u ? [{ path: [...u.path], value: u.value, text: u.path.join('.') }] : [];
   const unknown = compileFixture(p, ctx.factory.fixture, overrides, 'eventName' in u ? u.eventName : undefined, ctx.contentType);
-  return [...others, ...sampled, unknown];
+  // Through a route, only the types it takes: listen forwards no other to its target.
+  return [...others, ...sampled, unknown].filter(takes);
 }
 
 /** How many catalogue types other-types sends beside the shipped ones. */

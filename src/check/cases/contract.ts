@@ -7,6 +7,7 @@ import { randomAlnum } from '../../providers/util.js';
 import type { PreparedEvent } from '../../fixtures/index.js';
 import { NEEDS_ANSWERED, NEEDS_VALID, answer, is2xx, post, serialized, sign, storedCount, storedText, stranger } from './common.js';
 import type { CheckCase, CheckContext } from './common.js';
+import { routeTakes } from '../forwarded.js';
 
 /**
  * The cases a provider's delivery contract asks for (providers/contract.ts), judged as the provider
@@ -246,6 +247,13 @@ export const CONTRACT_CASES: readonly CheckCase[] = [
       const r = ctx.provider.contract.related as NonNullable<DeliveryContract['related']>;
       const pair = relatedPair(ctx);
       if (!pair) return { status: 'skipped', observed: `no shipped ${r.first} / ${r.next} fixture holds ${r.path.join('.')}` };
+      const route = ctx.forward?.route;
+      const untaken = route && pair.events.find((e) => !routeTakes(route, e.eventType));
+      if (route && untaken)
+        return {
+          status: 'skipped',
+          observed: `route ${route.name} does not take ${untaken.eventType}: listen never forwards it to this target`,
+        };
       const answers = [];
       for (const e of pair.events) answers.push(await post(ctx, e.rawBody, sign(ctx, e)));
       const ids = pair.events.map((e) => e.deliveryId);

@@ -192,6 +192,12 @@ export const PROVIDER_QUIRKS: readonly CheckCase[] = [
     needs: [...NEEDS_VALID, { case: 'multibyte-body' }],
     async run(ctx) {
       const factories = eventsOfOtherTypes(ctx);
+      const route = ctx.forward?.route;
+      if (factories.length === 0 && route)
+        return {
+          status: 'skipped',
+          observed: `route ${route.name} takes ${route.events.join(', ')}: hookdrill has no other event of such a type, and listen forwards no other type to this target`,
+        };
       const sent: { e: PreparedEvent; answer: AttemptOutcome }[] = [];
       for (const f of factories) {
         const e = f.make(Date.now());

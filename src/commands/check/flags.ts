@@ -14,6 +14,12 @@ import type { CheckOptions } from '../../check/run.js';
 import type { CaseStatus } from '../../check/cases/index.js';
 import { CHECK_DEFAULTS } from '../../check/defaults.js';
 import { RECEIVER_PROCESS_DEFAULTS } from '../../harness/defaults.js';
+import { LISTEN_DEFAULTS } from '../../receiver/listen-defaults.js';
+import { routeUnderCheck } from '../../check/route-of.js';
+import { UsageError } from '../../util/errors.js';
+import { PROJECT_FILE } from '../../project/file.js';
+import type { Route } from '../../routes/types.js';
+import type { ReceiveEntry } from '../../project/receive.js';
 
 export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   url?: string;
@@ -30,6 +36,10 @@ export interface CheckFlags extends TlsFlags, SignerFlags, OutputFlags {
   runId?: string;
   contentType?: string;
   list?: boolean;
+  route?: string;
+  /** From the project file (with --route): listen's routes and the providers it receives. */
+  projectRoutes?: Route[];
+  projectReceive?: ReceiveEntry[];
 }
 
 export const check = defineCommand<CheckFlags, CheckOptions>({
@@ -40,6 +50,10 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       .option('--url <url>', 'the receiver, e.g. http://127.0.0.1:3000/webhooks [project file: url]')
       .option('--public-url <url>', PUBLIC_URL_HELP)
       .option('--receiver <command>', 'start the receiver with this shell command first (PORT is set from --url), stop it after')
+      .option(
+        '--route <name>',
+        `judge the service a listen route of ${PROJECT_FILE} forwards to: its target URL, sent what listen forwards (re-signed with the receive secret, X-Hookdrill-* headers, the route's event types only), held to listen's forward timeout (${LISTEN_DEFAULTS.forwardTimeoutMs / 1000}s); what listen answers itself is skipped`,
+      )
       .option(
         '--ready-timeout <duration>',
         `with --receiver: how long it may take to accept connections (default: ${RECEIVER_PROCESS_DEFAULTS.readyTimeoutMs / 1000}s)`,
@@ -71,24 +85,7 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
       quiet: 'print only failed and warning cases, then the verdict',
     });
   },
-  options: ({ flags, env }) => ({
-    ...pick(flags, [
-      'url',
-      'publicUrl',
-      'stored',
-      'only',
-      'skip',
-      'maxBytes',
-      'timeout',
-      'receiver',
-      'readyTimeout',
-      'runId',
-      'contentType',
-    ]),
-    ...inboxOptions(flags),
-    ...signerOptions(flags, env),
-    ...tlsOptions(flags),
-  }),
+  options: ({ flags, env }) => (flags.route !== undefined ? routedOptions(flags, env) : directOptions(flags, env)),
   async execute(options, flags) {
     const [
       { run, listCases },
@@ -135,3 +132,40 @@ export const check = defineCommand<CheckFlags, CheckOptions>({
     if (signal) process.exitCode = io.SIGNAL_EXIT[signal as keyof typeof io.SIGNAL_EXIT] ?? 130;
   },
 });
+
+function directOptions(flags: CheckFlags, env: NodeJS.ProcessEnv): CheckOptions {
+  return {
+    ...pick(flags, [
+      'url',
+      'publicUrl',
+      'stored',
+      'only',
+      'skip',
+      'maxBytes',
+      'timeout',
+      'receiver',
+      'readyTimeout',
+      'runId',
+      'contentType',
+    ]),
+    ...inboxOptions(flags),
+    ...signerOptions(flags, env),
+    ...tlsOptions(flags),
+  };
+}
+
+/** check --route: the route's target, provider, secrets and event types in place of --url, --provider and --secret. */
+function routedOptions(flags: CheckFlags, env: NodeJS.ProcessEnv): CheckOptions {
+  if (flags.url !== undefined) throw new UsageError(`check --route ${flags.route}: the route names the URL to check; leave --url out`);
+  const { provider, secrets, ...rest } = directOptions(flags, env);
+  const routed = routeUnderCheck({
+    name: flags.route ?? '',
+    routes: flags.projectRoutes,
+    receive: flags.projectReceive,
+    provider,
+    secrets: [...(typeof secrets === 'string' ? [secrets] : (secrets ?? []))],
+    env,
+    file: PROJECT_FILE,
+  });
+  return { ...rest, ...routed };
+}
