@@ -60,7 +60,8 @@ function project(declared: Record<string, unknown> = notify): string {
   return dir;
 }
 
-const CASES = 'valid,wrong-secret,missing-signature,malformed-signature,wrong-length-signature,flipped-byte,url-verification';
+const CASES =
+  'valid,wrong-secret,missing-signature,malformed-signature,wrong-length-signature,flipped-byte,url-verification,unsigned-flood';
 
 const check = async (dir: string, flaw = '', stored = true) => {
   const store = join(dir, `stored${flaw}.txt`);
@@ -86,9 +87,18 @@ const check = async (dir: string, flaw = '', stored = true) => {
 
 test('a declared field scheme: a receiver that compares each clientState and discards a forgery with 202 passes every refusal, judged by its store', async () => {
   const { r, of } = await check(project());
-  for (const name of ['valid', 'wrong-secret', 'missing-signature', 'malformed-signature', 'wrong-length-signature', 'url-verification'])
+  for (const name of [
+    'valid',
+    'wrong-secret',
+    'missing-signature',
+    'malformed-signature',
+    'wrong-length-signature',
+    'url-verification',
+    'unsigned-flood',
+  ])
     assert.equal(of(name)?.status, 'pass', `${name}: ${r.stdout}`);
   assert.match(of('wrong-secret')?.observed ?? '', /^202, nothing stored: discarded, as Notify asks/);
+  assert.match(of('unsigned-flood')?.observed ?? '', /^200 answered 2xx, 0 stored: discarded/);
   // Nothing of the body is signed: a changed body under the right clientState is rightly taken.
   assert.equal(of('flipped-byte')?.status, 'skipped', r.stdout);
   assert.match(
@@ -110,6 +120,8 @@ test("a declared field scheme: a receiver that never compares clientState keeps 
   assert.equal(c?.status, 'fail', r.stdout);
   assert.match(c?.observed ?? '', /^202, but STORED /);
   assert.match(c?.diagnosis ?? '', /keeps a forged delivery: a 2xx is right .* compare value\.\*\.clientState with your secret/);
+  // The flood needs wrong-secret passed: one finding, not two.
+  assert.equal(of('unsigned-flood')?.status, 'skipped', r.stdout);
   assert.equal(r.code, 1, r.stderr);
 });
 

@@ -47,7 +47,11 @@ def serve(args):
             self.wfile.write(body)
 
         def do_POST(self):
-            body = self.rfile.read(int(self.headers.get('Content-Length') or 0))
+            length = int(self.headers.get('Content-Length') or 0)
+            if length > 32 * 1024 * 1024:  # above any notification Graph sends
+                self.close_connection = True
+                return self.answer(413, b'{"error":"too large"}')
+            body = self.rfile.read(length)
             token = parse_qs(self.path.partition('?')[2]).get('validationToken')
             if token and token[0]:
                 return self.answer(200, token[0].encode(), 'text/plain; charset=utf-8')
