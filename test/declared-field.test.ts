@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
+import { spawnHookdrill } from './helpers/spawned.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -150,5 +151,40 @@ test('a wrong field declaration is one line naming the field, exit 2', async () 
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, field);
+  }
+});
+
+test("listen takes a notification whose every clientState is the secret, and refuses (401) one with a forged or missing clientState, where a sender's whole request is judged", async () => {
+  const dir = project();
+  const listen = spawnHookdrill(
+    ['listen', '--json', '--port', '0', '--provider', 'notify', '--secret', SECRET, '--inbox', join(dir, 'inbox.db'), '--no-worker'],
+    {},
+    [],
+    dir,
+  );
+  try {
+    const ready = await listen.waitFor((l) => l.event === 'ready', 15_000);
+    const item = created.value[0] as (typeof created.value)[0];
+    const post = (items: object[]) =>
+      fetch(String(ready.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: items }),
+      });
+    const right = await post([{ ...item, clientState: SECRET }]);
+    assert.ok(right.status >= 200 && right.status < 300, String(right.status));
+    const stored = await listen.waitFor((l) => l.event === 'request' && l.status === right.status);
+    // One forged item among right ones: the request as a whole is not the sender's.
+    const mixed = await post([
+      { ...item, clientState: SECRET },
+      { ...item, clientState: 'guessed' },
+    ]);
+    assert.equal(mixed.status, 401);
+    const missing = await post([{ ...item }]);
+    assert.equal(missing.status, 401);
+    assert.notEqual(stored.result, 'challenge');
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
   }
 });
