@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { declareProvider } from '../src/providers/index.js';
+import { checkKeyMaterial } from '../src/providers/key-material.js';
+import { UsageError } from '../src/util/errors.js';
 import { hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { spawnHookdrill } from './helpers/spawned.js';
@@ -187,4 +190,26 @@ test("listen takes a notification whose every clientState is the secret, and ref
     listen.child.kill('SIGTERM');
     await listen.exit;
   }
+});
+
+test('the hostile battery on a field scheme: a blank secret is refused signing and verifying, verify never passes with one, and listen with an unset secret does not start', async () => {
+  const p = declareProvider('notify-field', notify as Parameters<typeof declareProvider>[1]);
+  for (const blank of ['', ' ', '\t\n'])
+    for (const role of ['sign', 'verify'] as const)
+      assert.throws(
+        () => checkKeyMaterial(p, blank, role),
+        (e: unknown) => e instanceof UsageError && /empty|whitespace/.test(e.message),
+      );
+  // An item whose clientState is the empty string: a caller who went round every gate is still refused.
+  const body = Buffer.from(JSON.stringify({ value: [{ ...created.value[0], clientState: '' }] }));
+  assert.throws(() => p.verify(body, {}, ['']), /no_secret|empty secret|no secret/);
+  const listen = spawnHookdrill(
+    ['listen', '--json', '--port', '0', '--provider', 'notify', '--secret', '', '--inbox', join(tempDir(), 'i.db')],
+    {},
+    [],
+    project(),
+  );
+  assert.equal(await listen.exit, 2, listen.stderr());
+  assert.equal(listen.stderr().trim().split('\n').length, 1, listen.stderr());
+  assert.match(listen.stderr(), /empty/);
 });
