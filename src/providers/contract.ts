@@ -118,6 +118,12 @@ export interface DeliveryContract {
   personAnswer?: { fixture: string; what: string; deadlineMs: number } & Sourced;
   /** Deliveries the provider sends about one thing, each its own delivery. */
   related?: Related & Sourced;
+  /**
+   * How a receiver refuses a forged delivery where that is not a 4xx: it discards it — keeps none
+   * of it — and still answers 2xx (Microsoft Graph: every POST is answered 202 within 3 s, an item
+   * whose clientState is wrong is dropped). check judges such a refusal by the store, not the status.
+   */
+  refusal?: { kind: 'discard'; what: string } & Sourced;
   /** How what is signed is normalised before signing, where it is (HubSpot v3 decodes parts of the URL). */
   normalises?: { what: string } & Sourced;
 }
@@ -198,6 +204,7 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
       fact: `sends several deliveries about one thing (${c.related.about}), each with its own id: dedupe on ${c.related.dedupeOn}, never on ${c.related.path.join('.')}`,
       source: c.related.source,
     });
+  if (c.refusal) out.push({ fact: `a forged delivery is discarded, not refused: ${c.refusal.what}`, source: c.refusal.source });
   if (c.normalises) out.push({ fact: `signs ${c.normalises.what}`, source: c.normalises.source });
   return out;
 }

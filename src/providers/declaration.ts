@@ -17,6 +17,9 @@ export type { JwtSignature } from './declaration-jwt.js';
 import { checkCertificateSignature, isCertificateScheme } from './declaration-certificate.js';
 import type { CertificateSignature } from './declaration-certificate.js';
 export type { CertificateSignature } from './declaration-certificate.js';
+import { checkFieldSignature } from './declaration-field.js';
+import type { FieldSignature } from './declaration-field.js';
+export type { FieldSignature } from './declaration-field.js';
 
 /**
  * A provider of a team's own, declared in the project file (`providers` in hookdrill.config.json):
@@ -33,7 +36,7 @@ export type { CertificateSignature } from './declaration-certificate.js';
 export interface ProviderDeclaration {
   /** For messages: "Acme Payments". Default: the name. */
   title?: string;
-  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature | JwtSignature | CertificateSignature;
+  signature: HmacSignature | TokenSignature | BodySignature | CanonicalSignature | JwtSignature | CertificateSignature | FieldSignature;
   /**
    * Where the signed timestamp is sent: in its own header, or in the signature's value (no header).
    * `unit`: Unix seconds (`s`, the default), milliseconds (`ms`), or an RFC 3339 date-time
@@ -100,6 +103,11 @@ export function isBodyScheme(sig: ProviderDeclaration['signature']): sig is Body
 /** Whether a declared signature is a shared token or credentials (no MAC, nothing of the request covered). */
 export function isTokenScheme(sig: ProviderDeclaration['signature']): sig is TokenSignature {
   return sig.scheme === 'token' || sig.scheme === 'bearer' || sig.scheme === 'basic';
+}
+
+/** Whether a declared secret is a field of the body's each item, sent as it is (Microsoft Graph's clientState). */
+export function isFieldScheme(sig: ProviderDeclaration['signature']): sig is FieldSignature {
+  return sig.scheme === 'field';
 }
 
 /** Whether a declared signature is a canonical string of the form's parameters (Twilio's), not of the body's bytes. */
@@ -217,6 +225,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
   }
   if (s.scheme === 'jwt') return checkJwtDeclaration();
   if (s.scheme === 'certificate') return checkCertificateDeclaration();
+  if (s.scheme === 'field') return checkFieldDeclaration();
   if (s.scheme !== undefined && s.scheme !== 'hmac') return checkTokenDeclaration();
   const signature: HmacSignature = {
     header: headerName(s.header, 'signature.header'),
@@ -294,6 +303,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       'canonical',
       'jwt',
       'certificate',
+      'field',
     ] as const) as TokenSignature['scheme'];
     const hmacOnly = ['algorithm', 'encoding', 'key', 'content', 'value', 'each', 'join'].find((k) => s[k] !== undefined);
     if (hmacOnly) throw bad(`signature.${hmacOnly}`, `goes with an HMAC; a ${scheme} scheme sends the secret itself, and signs nothing`);
@@ -353,6 +363,17 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
     return declared;
   }
 
+  /** A secret in a body field (declaration-field.ts): sent as it is, so no timestamp (nothing binds one) and no header of its own. */
+  function checkFieldDeclaration(): CheckedDeclaration {
+    const signature = checkFieldSignature(s, bad, onlyKnown);
+    if (d.timestamp !== undefined)
+      throw bad('timestamp', 'a field scheme sends the secret itself, and signs nothing: no timestamp can be held to a window');
+    const declared = common(signature, undefined, 300);
+    const placed = Object.entries(declared.headers ?? {}).find(([, v]) => v === '{signature}');
+    if (placed) throw bad(`headers.${placed[0]}`, 'a field scheme sends its secret in the body (signature.field), not in a header');
+    return declared;
+  }
+
   function common(
     signature: ProviderDeclaration['signature'],
     timestamp: ProviderDeclaration['timestamp'],
@@ -374,6 +395,7 @@ export function checkDeclaration(name: string, declared: unknown, file: string, 
       !isBodyScheme(signature) &&
       !isJwtScheme(signature) &&
       !isCertificateScheme(signature) &&
+      !isFieldScheme(signature) &&
       signature.content.includes('{id}') &&
       !(id && 'header' in id)
     )

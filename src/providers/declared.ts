@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { UsageError } from '../util/errors.js';
 import type { CheckedDeclaration } from './declaration.js';
-import { isBodyScheme, isCanonicalScheme, isTokenScheme } from './declaration.js';
+import { isBodyScheme, isCanonicalScheme, isFieldScheme, isTokenScheme } from './declaration.js';
 import { bodyProvider } from './declared-body.js';
+import { fieldProvider } from './declared-field.js';
 import { canonicalProvider } from './declared-canonical.js';
 import { declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
@@ -31,6 +32,7 @@ export function declaredProvider(d: CheckedDeclaration, extras: DeclaredExtras =
   if (isCanonicalScheme(d.signature)) return withDeclaredHandshake(d, canonicalProvider(d, d.signature, extras));
   if (isJwtScheme(d.signature)) return withDeclaredHandshake(d, jwtProvider(d, d.signature, extras));
   if (isCertificateScheme(d.signature)) return withDeclaredHandshake(d, certificateProvider(d, d.signature, extras));
+  if (isFieldScheme(d.signature)) return withDeclaredHandshake(d, fieldProvider(d, d.signature, extras));
   const sig = d.signature;
   const value = sig.value ?? '{signature}';
   const many = value.includes('{signatures}');

@@ -291,7 +291,7 @@ export interface Provider {
    * body, not a time — so a body changed in transit under the right token is rightly accepted, a
    * property of the scheme. check skips what only a signature can be held to, and says so.
    */
-  tokenOnly?: 'token' | 'bearer' | 'basic';
+  tokenOnly?: 'token' | 'bearer' | 'basic' | 'field';
   /**
    * The signature travels in the body, not a header (Mailgun's `signature: {timestamp, token,
    * signature}` beside `event-data`). `sign` writes the fields it signs under `carrier`, as if a

@@ -126,8 +126,8 @@ export function tokenSignsNothing(p: Provider): string | undefined {
   if (p.jwt)
     return `${p.title} sends a signed JWT in ${p.signatureHeader}: it binds who sent it, for whom (aud) and until when (exp), not the body (nor an id) — the jwt cases judge its claims`;
   if (!p.tokenOnly) return undefined;
-  const what = p.tokenOnly === 'token' ? 'a shared token' : p.tokenOnly === 'bearer' ? 'a Bearer token' : 'Basic credentials';
-  return `${p.title} sends ${what} in ${p.signatureHeader}, not a signature: the token does not sign the body (nor a time, nor an id)`;
+  const what = { token: 'a shared token', bearer: 'a Bearer token', basic: 'Basic credentials', field: 'a shared secret' }[p.tokenOnly];
+  return `${p.title} sends ${what} in ${p.signatureHeader}${p.tokenOnly === 'field' ? ' (a field of the body)' : ''}, not a signature: the token does not sign the body (nor a time, nor an id)`;
 }
 
 /**
@@ -417,6 +417,8 @@ export function rejection(
       const req = make(ctx, event);
       const res = await post(ctx, req.body, req.headers, { refusal: true });
       const stored = await mustNotStore(ctx, event.deliveryId);
+      const discarded = discardJudged(ctx, res, stored);
+      if (discarded) return discarded;
       const ok = is4xx(res.status) && !stored.bad;
       if (ok) return { status: 'pass', observed: `${answer(res)}${stored.text}` };
       const diagnosis =
@@ -428,6 +430,30 @@ export function rejection(
       return { status: 'fail', observed: `${answer(res)}${stored.text} (expected 4xx, nothing stored)`, diagnosis };
     },
   };
+}
+
+/**
+ * A refusal by discarding (the contract's `refusal`, Microsoft Graph's): a 2xx is the right answer
+ * to a forged delivery too, so the store alone tells a refusal from a forgery taken — and with no
+ * store to look at, a 2xx is neither. Undefined where the provider refuses with a 4xx, or the
+ * answer was no 2xx (judged as any refusal).
+ */
+function discardJudged(ctx: CheckContext, res: AttemptOutcome, stored: { text: string; bad: boolean }): CaseOutcome | undefined {
+  const r = ctx.provider.contract.refusal;
+  if (r?.kind !== 'discard' || !is2xx(res.status)) return undefined;
+  if (stored.bad)
+    return {
+      status: 'fail',
+      observed: `${answer(res)}${stored.text} (expected it discarded: nothing stored)`,
+      diagnosis: `your receiver keeps a forged delivery: a 2xx is right (${r.what}), but only after checking and dropping it — compare ${ctx.provider.signatureHeader} with your secret, in constant time, before anything is stored`,
+    };
+  if (stored.text === '')
+    return {
+      status: 'warn',
+      observed: `${answer(res)}: ${ctx.provider.title} takes a 2xx for a forged delivery too (${r.what})`,
+      diagnosis: 'whether it was discarded is seen only in the store: give --stored or --inbox',
+    };
+  return { status: 'pass', observed: `${answer(res)}${stored.text}: discarded, as ${ctx.provider.title} asks (${r.what})` };
 }
 
 /** How long after a 2xx the store is looked at again, when nothing was there at the 2xx: a few seconds in all. */

@@ -180,10 +180,18 @@ export const LIMITS: readonly CheckCase[] = [
       const counts = await ctx.storedCounts(events.map((e) => e.deliveryId));
       const probed = counts !== undefined;
       const stored = (counts ?? []).filter((n) => n > 0).length;
+      const lost = unanswered ? `, ${unanswered} got no answer at all` : '';
+      const observed = `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}${lost}`;
+      // Where a forgery is refused by discarding it (Graph's 202 to every POST), a 2xx is no
+      // finding: the store alone says whether they were kept, and with no store, nothing does.
+      const discard = ctx.provider.contract.refusal?.kind === 'discard';
+      if (discard && stored === 0 && unanswered === 0)
+        return probed
+          ? { status: 'pass', observed: `${observed}: discarded, as ${ctx.provider.title} asks` }
+          : { status: 'warn', observed, diagnosis: 'whether they were discarded is seen only in the store: give --stored or --inbox' };
       // A receiver that is down or falls over also answers nothing with 2xx: that is no pass.
       const ok = answered2xx === 0 && stored === 0 && unanswered === 0;
-      const lost = unanswered ? `, ${unanswered} got no answer at all` : '';
-      return { status: ok ? 'pass' : 'fail', observed: `${answered2xx} answered 2xx${probed ? `, ${stored} stored` : ''}${lost}` };
+      return { status: ok ? 'pass' : 'fail', observed };
     },
   },
 ];
