@@ -358,6 +358,7 @@ async function verified(req, raw) {
       // then the body's event; keyed on event.id.
       const event = coinbaseCommerce.Webhook.verifyEventBody(raw.toString('utf8'), h('x-cc-webhook-signature'), secret);
       return { id: event.id };
+    }
     case 'plaid': {
       // Plaid's docs, step by step: the header decoded unverified, alg ES256 or refused; the key its
       // kid names from /webhook_verification_key/get (the SDK, its basePath at hookdrill's key
