@@ -11,6 +11,7 @@ import { linear } from './linear.js';
 import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
 import { pubsub } from './pubsub.js';
+import { contentful } from './contentful.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -53,6 +54,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   twilio,
   sns,
   pubsub,
+  contentful,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */
