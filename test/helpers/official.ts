@@ -12,6 +12,7 @@ import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
 import { OAuth2Client } from 'google-auth-library';
+import { verifyRequest as contentfulVerifyRequest } from '@contentful/node-apps-toolkit';
 import { createHash, createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -270,6 +271,15 @@ export async function verifyWithOfficialCode(
       ]);
       return;
     }
+    case 'contentful': {
+      // @contentful/node-apps-toolkit's verifyRequest (its default 30 s time to live): the method,
+      // the path posted to, the listed headers and the body.
+      const strings = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const path = url ? url.replace(/^https?:\/\/[^/]+/, '') || '/' : '/';
+      if (!contentfulVerifyRequest(secret, { method: 'POST', path, headers: strings, body: rawBody.toString('utf8') }))
+        throw new Error('contentful: verifyRequest refused the request');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -330,6 +340,8 @@ export const SECRETS: Record<string, string> = {
   twilio: '9f3c2a1b8e7d6c5b4a39281706f5e4d3',
   // Pub/Sub push is signed by Google's key: in test mode hookdrill's, this RSA key made for these tests.
   pubsub: RSA_TEST_KEY,
+  // A Contentful webhook signing secret: exactly 64 characters (the toolkit's SecretValidator).
+  contentful: 'hookdrill-contentful-example-signing-secret-0123456789abcdefABCD',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.

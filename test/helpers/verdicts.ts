@@ -43,6 +43,8 @@ export const SECRET: Record<string, string> = {
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
   pubsub: SECRETS.pubsub as string,
+  // 64 characters, as the toolkit requires of a Contentful signing secret.
+  contentful: 'hookdrill-contentful-verdicts-signing-secret-0123456789abcdefXYZ',
 };
 // SNS signs with hookdrill's own RSA key only (its certificate is what the SNS host serves).
 Object.defineProperty(SECRET, 'sns', { get: () => SECRETS.sns, enumerable: true });
