@@ -155,7 +155,15 @@ test('a bad --public-url is refused before anything is made (no inbox file left)
     const basic = allProviders().some((p) => p.name === name && p.tokenOnly === 'basic');
     const secret = ['discord', 'sendgrid', 'sns', 'pubsub', 'plaid'].includes(name)
       ? []
-      : ['--secret', basic ? 'hookdrill:YmFkLXVybC1zZWNyZXQ=' : 'whsec_YmFkLXVybC1zZWNyZXQ='];
+      : // Contentful's signing secret is exactly 64 characters: of its shape, so the URL is what is refused.
+        [
+          '--secret',
+          basic
+            ? 'hookdrill:YmFkLXVybC1zZWNyZXQ='
+            : name === 'contentful'
+              ? 'bad-url-secret-'.padEnd(64, '0')
+              : 'whsec_YmFkLXVybC1zZWNyZXQ=',
+        ];
     const bad = await hookdrill(
       ['listen', '--provider', name, ...secret, '--public-url', 'not a url', '--inbox', inbox],
       ENV,

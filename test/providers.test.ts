@@ -3,6 +3,7 @@ import { asSent as bodyPlaced } from '../src/providers/body-placed.js';
 import { windowSec } from '../src/providers/util.js';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { signRequest as contentfulSignRequest } from '@contentful/node-apps-toolkit';
 import { getProvider, providers, SignatureError } from '../src/providers/index.js';
 import type { Provider, ProviderName } from '../src/providers/index.js';
 import { compileFixture, defaultFixtureOf, resolveFixtures } from '../src/fixtures/index.js';
@@ -427,5 +428,34 @@ test("twilio: a JSON body is signed through the URL's bodySHA256, as twilio-node
   assert.throws(
     () => twilio.verify(json, got, ['12345'], { url: url.replace('foo=1', 'foo=2') }),
     (e: unknown) => e instanceof SignatureError && e.code === 'no_match',
+  );
+});
+
+test("contentful: hookdrill's verify takes what the toolkit's signRequest signs (Contentful's own headers listed), refuses it once 30 s old and a listed header changed, and takes a timestamp ahead, as verifyRequest does", () => {
+  const secret = SECRETS.contentful as string;
+  const at = 1_774_692_131_587;
+  const body = Buffer.from('{"sys":{"type":"Entry","id":"5KsDBWseXY6QegucYAoacS"}}');
+  const path = '/hooks/contentful?space=yadj1kx9rmg0';
+  const own = {
+    'x-contentful-topic': 'ContentManagement.Entry.publish',
+    'x-contentful-idempotency-key': '94516f9a3fe42e3065ad9ef4f2a9f865c9bf0a962db8b7cfcb470b42052ea22c',
+  };
+  const signed = contentfulSignRequest(secret, { method: 'POST', path, headers: own, body: body.toString('utf8') }, at);
+  const headers = lower({ ...own, ...(signed as unknown as Record<string, string>) });
+  const url = `https://cms.example.com${path}`;
+  providers.contentful.verify(body, headers, [secret], { nowMs: at + 29_999, url });
+  providers.contentful.verify(body, headers, [secret], { nowMs: at - 3_600_000, url });
+  assert.throws(() => providers.contentful.verify(body, headers, [secret], { nowMs: at + 30_000, url }), /30s old/);
+  assert.throws(
+    () =>
+      providers.contentful.verify(body, { ...headers, 'x-contentful-topic': 'ContentManagement.Entry.delete' }, [secret], {
+        nowMs: at,
+        url,
+      }),
+    /does not match/,
+  );
+  assert.throws(
+    () => providers.contentful.verify(body, headers, [secret], { nowMs: at, url: 'https://cms.example.com/other' }),
+    /does not match/,
   );
 });

@@ -251,8 +251,8 @@ test("every provider: what send signs, the receiver verifies and stores under th
     const secret =
       provider.name === 'standard' || provider.name === 'svix'
         ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
-        : provider.keyPair || provider.tokenOnly === 'basic'
-          ? // A private key, or Basic credentials ("user:password", Postmark's): a secret of its shape.
+        : provider.keyPair || provider.tokenOnly === 'basic' || provider.name === 'contentful'
+          ? // A private key, Basic credentials ("user:password", Postmark's) or Contentful's 64 characters: a secret of its shape.
             (SECRETS[provider.name] as string)
           : SECRET;
     const path = join(tempDir(), `${provider.name}.db`);

@@ -460,6 +460,13 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     item_id: 'wz666MBjYWTp2PDzzggYhM6oWWmBb',
   });
   add('plaid', plaidBody, 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE', createHash('sha256').update(plaidBody).digest('hex'));
+  add(
+    'contentful',
+    json({ sys: { type: 'Entry', id: '4o19ghFQzzNX9uiJifi7Hf', space: { sys: { type: 'Link', linkType: 'Space', id: 'bkz6hygz9igz' } } } }),
+    'ContentManagement.Entry.publish',
+    // A real delivery's X-Contentful-Idempotency-Key (test/wire/recorded/contentful.json).
+    '94516f9a3fe42e3065ad9ef4f2a9f865c9bf0a962db8b7cfcb470b42052ea22c',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -12,6 +12,7 @@ import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
 import { plaid } from './plaid.js';
 import { pubsub } from './pubsub.js';
+import { contentful } from './contentful.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -55,6 +56,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   sns,
   pubsub,
   plaid,
+  contentful,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

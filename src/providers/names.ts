@@ -27,6 +27,7 @@ export const PROVIDER_NAMES = [
   'sns',
   'pubsub',
   'plaid',
+  'contentful',
 ] as const;
 
 /*

@@ -13,6 +13,7 @@ import { EventWebhook } from '@sendgrid/eventwebhook';
 import twilio from 'twilio';
 import { OAuth2Client } from 'google-auth-library';
 import jwt from 'jsonwebtoken';
+import { verifyRequest as contentfulVerifyRequest } from '@contentful/node-apps-toolkit';
 import { createHash, createHmac, createPrivateKey, createPublicKey, createVerify, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -282,6 +283,15 @@ export async function verifyWithOfficialCode(
         throw new Error('request_body_sha256 is not the body');
       return;
     }
+    case 'contentful': {
+      // @contentful/node-apps-toolkit's verifyRequest (its default 30 s time to live): the method,
+      // the path posted to, the listed headers and the body.
+      const strings = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const path = url ? url.replace(/^https?:\/\/[^/]+/, '') || '/' : '/';
+      if (!contentfulVerifyRequest(secret, { method: 'POST', path, headers: strings, body: rawBody.toString('utf8') }))
+        throw new Error('contentful: verifyRequest refused the request');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -359,6 +369,8 @@ export const SECRETS: Record<string, string> = {
   notion: 'secret_hookdrillNotionVerificationToken000000000',
   // Plaid signs with its own P-256 key: in test mode hookdrill's, this one made for these tests.
   plaid: PLAID_TEST_KEY,
+  // A Contentful webhook signing secret: exactly 64 characters (the toolkit's SecretValidator).
+  contentful: 'hookdrill-contentful-example-signing-secret-0123456789abcdefABCD',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.

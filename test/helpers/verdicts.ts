@@ -44,6 +44,8 @@ export const SECRET: Record<string, string> = {
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
   pubsub: SECRETS.pubsub as string,
   plaid: SECRETS.plaid as string,
+  // 64 characters, as the toolkit requires of a Contentful signing secret.
+  contentful: 'hookdrill-contentful-verdicts-signing-secret-0123456789abcdefXYZ',
 };
 // The pack's senders (src/providers/pack.ts): each secret as test/helpers/official.ts shapes it.
 for (const p of ['bitbucket', 'pagerduty', 'mux', 'vercel', 'calendly', 'typeform', 'sentry', 'coinbase', 'notion'])

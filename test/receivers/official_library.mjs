@@ -59,6 +59,7 @@ import Mux from '@mux/mux-node';
 import coinbaseCommerce from 'coinbase-commerce-node';
 import { Configuration, PlaidApi } from 'plaid';
 import jwt from 'jsonwebtoken';
+import { verifyRequest as contentfulVerifyRequest } from '@contentful/node-apps-toolkit';
 
 const [provider, secret, file] = process.argv.slice(2);
 /** SNS's host, pinned: sns.<region>.amazonaws.com in production, HOOKDRILL_SNS_HOST in hookdrill's test mode. */
@@ -302,6 +303,20 @@ async function verified(req, raw) {
         .digest('hex');
       if (!equal(expected, String(signature))) throw Object.assign(new Error('invalid signature'), { status: 406 });
       return { id: event['event-data']?.id };
+    }
+    case 'contentful': {
+      // @contentful/node-apps-toolkit's verifyRequest, as Contentful's request-verification docs
+      // show a receiver: the method, the path the sender posted to (PUBLIC_URL's behind a proxy),
+      // the listed headers, the raw body; its default 30 s time to live. Keyed on
+      // X-Contentful-Idempotency-Key, the same on every attempt of an event.
+      const path = process.env.PUBLIC_URL ? process.env.PUBLIC_URL.replace(/^https?:\/\/[^/]+/, '') || '/' : req.url;
+      const strings = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => typeof v === 'string'));
+      let ok = false;
+      try {
+        ok = contentfulVerifyRequest(secret, { method: req.method, path, headers: strings, body: raw.toString('utf8') });
+      } catch {}
+      if (!ok) throw Object.assign(new Error('verifyRequest refused the request'), { status: 403 });
+      return { id: h('x-contentful-idempotency-key') };
     }
     case 'twilio': {
       const params = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));

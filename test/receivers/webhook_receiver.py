@@ -54,6 +54,8 @@ each as its docs say, in test/receivers/pack_scheme.py.
 ringer is a declared one on the same canonical scheme (test/declared-canonical.test.ts): HMAC-SHA256 in hex, Ringer-Signature.
 folio is a declared one on its request form, signing as Contentful does, with its header names (contentful_scheme.py;
 test/declared-canonical-request.test.ts): the method, the path, the headers X-Contentful-Signed-Headers lists, the body.
+contentful is Contentful itself on the same scheme (contentful_scheme.py, one-sided 30 s window as the toolkit's;
+keyed on X-Contentful-Idempotency-Key, the same on every attempt; test/verdicts-contentful.test.ts).
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
 parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
@@ -92,6 +94,9 @@ Flaws, one at a time (or several, comma-separated):
   url-from-host         Square, HubSpot: rebuilds the URL from Host and http alone, ignoring --public-url and the
                         proxy's X-Forwarded-Proto and -Host (a receiver behind a proxy)
   signed-headers-ignored  folio: the HMAC of the body alone, not of the method, path and signed headers
+  contentful-version-key  contentful: answers 200 without storing an event whose sys.id + sys.version it has
+                          seen (a webhook body has no sys.version: revision and publishedVersion), as if that
+                          were the event's identity, not X-Contentful-Idempotency-Key
   challenge-wrong-key   Zoom: answers endpoint.url_validation with the plainToken HMACed with another key
   pong-first            Discord: answers a PING {"type": 1} before verifying it (Discord's probe, a PING
                         with a bad signature, is answered PONG instead of 401)
@@ -155,6 +160,7 @@ import twitch_scheme  # Twitch EventSub's check and challenge (test/receivers/tw
 TOLERANCE = 300
 HANDLED = {'folio': 'Entry.publish', 'pubsub': 'OBJECT_FINALIZE', 'sns': 'Notification', 'twilio': 'message.received', 'ringer': 'call.answered', 'parcel': 'parcel.shipped', 'mailgun': 'delivered', 'beacon': 'payment.succeeded', 'twitch': 'channel.follow', 'intercom': 'company.created', 'postmark': 'Delivery', 'gitlab': 'Push Hook', 'sendgrid': 'delivered', 'linear': 'Issue', 'zoom': 'meeting.started', 'hubspot': 'contact.creation', 'line': 'message', 'discord': 'application_command', 'square': 'payment.created', 'workos': 'dsync.user.created', 'paddle': 'transaction.completed', 'acme': 'payment.succeeded', 'relay': 'payment.succeeded', 'postbox': 'payment.succeeded', 'stripe': 'invoice.paid', 'github': 'push', 'slack': 'message', 'standard': 'invoice.paid', 'svix': 'invoice.paid', 'shopify': 'orders/create'}
 HANDLED['plaid'] = 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE'
+HANDLED['contentful'] = 'ContentManagement.Entry.publish'
 
 
 class Store:
@@ -387,6 +393,10 @@ def verify(args, h, body):
         # A team's own platform signing as Contentful does (test/declared-canonical-request.test.ts).
         import contentful_scheme
         return contentful_scheme.verify(secret, h, body, notification_url(args, h, flaw), check_time, flaw, two_sided=True)
+    if args.provider == 'contentful':
+        # Contentful (src/providers/contentful.ts): as the toolkit's verifyRequest, its one-sided 30 s window.
+        import contentful_scheme
+        return contentful_scheme.verify(secret, h, body, notification_url(args, h, flaw), check_time, flaw)
     if args.provider == 'sns':
         # Amazon SNS: the certificate from a pinned host, RSA over named fields (sns_scheme.py).
         import sns_scheme
@@ -484,6 +494,7 @@ ENTITY = {
     'square': ['data', 'id'], 'line': ['events', 0, 'source', 'userId'], 'hubspot': [0, 'objectId'],
     'zoom': ['payload', 'object', 'id'], 'linear': ['data', 'id'], 'sendgrid': [0, 'sg_message_id'],
     'gitlab': ['object_attributes', 'id'], 'twilio': ['MessageSid'], 'postmark': ['MessageID'], 'intercom': ['data', 'item', 'id'], 'twitch': ['event', 'broadcaster_user_id'], 'mailgun': ['event-data', 'message', 'headers', 'message-id'],
+    'contentful': ['sys', 'id'],
 }
 ENTITY['plaid'] = ['item_id']
 SEEN_ENTITIES = set()
@@ -543,6 +554,9 @@ def identify(provider, h, event, flaw=''):
         return h.get('Ringer-Delivery'), event.get('Kind')
     if provider == 'folio':
         return h.get('Folio-Delivery'), h.get('X-Contentful-Topic')
+    if provider == 'contentful':
+        # "a unique SHA256 hash for each event", the same on a retry (Contentful's changelog).
+        return h.get('X-Contentful-Idempotency-Key'), h.get('X-Contentful-Topic')
     if provider == 'sns':
         # MessageId: the same on every retry of a message (SNS's docs).
         return event.get('MessageId'), event.get('Type')
@@ -821,9 +835,14 @@ def serve(args):
                         event['actor']['id']
                 except (KeyError, TypeError, ValueError) as e:
                     return self.answer(500, f'handler failed: {type(e).__name__} {e}'.encode())
-            if args.flaw == 'dedupe-by-entity':
+            if args.flaw in ('dedupe-by-entity', 'contentful-version-key'):
                 # "Already have this customer/issue/message": one row per thing, not per delivery.
                 thing = entity_of(args.provider, event)
+                if args.flaw == 'contentful-version-key':
+                    # The entry at its version: a webhook body has no sys.version (revision,
+                    # publishedVersion), so every event about one entry is the same key.
+                    sys_ = event.get('sys') if isinstance(event, dict) and isinstance(event.get('sys'), dict) else {}
+                    thing = f"{sys_.get('id')}:{sys_.get('version')}"
                 if thing is not None and thing in SEEN_ENTITIES:
                     return self.answer(200, b'ok')
                 SEEN_ENTITIES.add(thing)

@@ -3,7 +3,7 @@
  * the providers: --help must not load every provider's code (test/cli.test.ts). test/docs.test.ts
  * holds this list to the providers' own descriptions (it once named Twilio before hookdrill spoke it).
  */
-export const URL_BOUND_TITLES: readonly string[] = ['Square', 'HubSpot', 'Twilio', 'Google Cloud Pub/Sub'];
+export const URL_BOUND_TITLES: readonly string[] = ['Square', 'HubSpot', 'Twilio', 'Google Cloud Pub/Sub', 'Contentful'];
 
 const named = (titles: readonly string[]) =>
   titles.length <= 1 ? titles.join('') : `${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
