@@ -10,6 +10,7 @@ import { line } from './line.js';
 import { linear } from './linear.js';
 import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
+import { paypal } from './paypal.js';
 import { pubsub } from './pubsub.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
@@ -53,6 +54,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   twilio,
   sns,
   pubsub,
+  paypal,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

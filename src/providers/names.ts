@@ -25,6 +25,7 @@ export const PROVIDER_NAMES = [
   'twilio',
   'sns',
   'pubsub',
+  'paypal',
 ] as const;
 
 /*
