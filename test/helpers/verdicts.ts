@@ -13,6 +13,7 @@ import { snsCertificateFile } from '../../src/providers/sns-certificate.js';
 import { SECRETS, publicKeyOf } from './official.js';
 import { freePort } from './ports.js';
 import { PYTHON } from './python.js';
+import { paypal } from '../../src/providers/paypal.js';
 import { tempDir } from './tmp.js';
 
 export const PY = fileURLToPath(new URL('../../../test/receivers/webhook_receiver.py', import.meta.url));
@@ -43,15 +44,18 @@ export const SECRET: Record<string, string> = {
   mailgun: 'key-hookdrill0mailgun0verdicts00000',
   twilio: '0b1c2d3e4f5a69788796a5b4c3d2e1f0',
   pubsub: SECRETS.pubsub as string,
+  paypal: '3VL83952PN504172UWEBHOOKID',
 };
 // SNS signs with hookdrill's own RSA key only (its certificate is what the SNS host serves).
 Object.defineProperty(SECRET, 'sns', { get: () => SECRETS.sns, enumerable: true });
 
 /**
  * How a receiver trusts hookdrill's SNS host in test mode: Python through SSL_CERT_FILE, Node through
- * NODE_EXTRA_CA_CERTS, each the certificate file; nothing for any other provider.
+ * NODE_EXTRA_CA_CERTS, each the certificate file (PayPal's certificate host likewise, its own file);
+ * nothing for any other provider.
  */
 function trusts(provider: string, how: 'SSL_CERT_FILE' | 'NODE_EXTRA_CA_CERTS'): string {
+  if (provider === 'paypal') return `${how}=${paypal.servedAt?.().trustFile} `;
   return provider === 'sns' ? `${how}=${snsCertificateFile()} ` : '';
 }
 
