@@ -453,6 +453,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'pubsub',
     '2070443601311540',
   );
+  add(
+    'paypal',
+    json({ id: 'WH-58D329510W468432D-8HN650336L201105X', event_type: 'PAYMENT.CAPTURE.COMPLETED', resource: { id: '12A34567BC123456S' } }),
+    'PAYMENT.CAPTURE.COMPLETED',
+    'WH-58D329510W468432D-8HN650336L201105X',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -91,6 +91,9 @@ const PROVIDER_HEADERS: ReadonlySet<string> = new Set([
   'shopify-triggered-at',
   // Twilio's delivery id, the same on every attempt of a request: "token" in its name is no credential.
   'i-twilio-idempotency-token',
+  // PayPal's: the signature's algorithm and version, named "auth", are no credential (a replay needs them).
+  'paypal-auth-algo',
+  'paypal-auth-version',
 ]);
 
 /**
