@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkReceiver, explain, named, official, python } from './helpers/verdicts.js';
+import { run as chaos } from '../src/chaos/run.js';
+import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
+import { freePort } from './helpers/ports.js';
 
 /**
  * PayPal as a built-in provider (issue 55), on the certificate scheme: SHA256withRSA over
@@ -63,4 +65,20 @@ test('PayPal: a receiver keyed on PAYPAL-TRANSMISSION-ID (new for every attempt:
   assert.match(valid?.observed ?? '', /stored under PAYPAL-TRANSMISSION-ID/);
   assert.match(valid?.diagnosis ?? '', /stores deliveries under PAYPAL-TRANSMISSION-ID .* key the store on the delivery id/);
   for (const name of ['duplicate', 'retry']) assert.notEqual(status(r, name)?.status, 'pass', `${name}: ${explain(r)}`);
+});
+
+test('PayPal under chaos: the certificate host is served while the rounds run, and a right Python receiver killed after its 2xx loses nothing and stores nothing twice', async () => {
+  const r = python('paypal');
+  const port = await freePort();
+  const result = await chaos({
+    receiver: r.command,
+    stored: r.stored,
+    url: `http://127.0.0.1:${port}/`,
+    provider: 'paypal',
+    secrets: [SECRET.paypal as string],
+    rounds: 2,
+  });
+  assert.equal(result.ok, true, result.problems.join('\n'));
+  assert.equal(result.totals.lost.length, 0);
+  assert.equal(result.totals.storedTwice.length, 0);
 });
