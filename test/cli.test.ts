@@ -194,11 +194,11 @@ test('check --list: every case with what it proves and where it does not apply; 
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
   assert.match(
     r.stdout,
-    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom, twitch, mailgun, twilio, sns, pubsub, plaid, contentful\)$/m,
+    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom, twitch, mailgun, twilio, sns, pubsub, plaid, contentful, paypal\)$/m,
   );
   assert.match(
     r.stdout,
-    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid, gitlab, postmark, intercom, mailgun, twilio, sns, pubsub, plaid, contentful\)$/m,
+    /^url-verification .*\(not for stripe, github, standard, svix, shopify, paddle, workos, square, discord, line, hubspot, linear, sendgrid, gitlab, postmark, intercom, mailgun, twilio, sns, pubsub, plaid, contentful, paypal\)$/m,
   );
   // A rule that rests on an SDK's behaviour names the versions it was checked on (issue 52, item
   // 3), and the one installed here is among them: bumping it without checking again fails here.
@@ -210,13 +210,15 @@ test('check --list: every case with what it proves and where it does not apply; 
     /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab, postmark, mailgun, twilio, sns per sns-validator [\d.]+, pubsub\)$/,
   );
   // SNS's handshake and its certificate host: cases of SNS's alone (issue 55).
-  assert.match(r.stdout, /^subscription-confirmation .*\(not for stripe, .*, pubsub, plaid, contentful\)$/m);
+  assert.match(r.stdout, /^subscription-confirmation .*\(not for stripe, .*, pubsub, plaid, contentful, paypal\)$/m);
   assert.match(r.stdout, /^forged-certificate .*\(not for stripe, .*, pubsub, plaid, contentful\)$/m);
+  // PayPal's certificate is named by a header (PAYPAL-CERT-URL): forged-certificate judges it too.
+  assert.doesNotMatch(/^forged-certificate .*$/m.exec(r.stdout)?.[0] ?? '', /paypal/);
   assert.ok(line.includes(`@workos-inc/node ${installed}`), `${line} names the installed ${installed}`);
   // A JWT's claims are judged only where a provider sends one (Pub/Sub push, Plaid); Plaid's token
   // names no aud nor iss, and its docs judge its age alone (no future iat).
   for (const name of ['expired-token', 'forged-kid', 'alg-none', 'alg-hs256'])
-    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, contentful\\)$`, 'm'), name);
+    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, contentful, paypal\\)$`, 'm'), name);
   for (const name of ['wrong-audience', 'future-token', 'wrong-issuer'])
-    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, plaid, contentful\\)$`, 'm'), name);
+    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, plaid, contentful, paypal\\)$`, 'm'), name);
 });

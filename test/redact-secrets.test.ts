@@ -467,6 +467,12 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     // A real delivery's X-Contentful-Idempotency-Key (test/wire/recorded/contentful.json).
     '94516f9a3fe42e3065ad9ef4f2a9f865c9bf0a962db8b7cfcb470b42052ea22c',
   );
+  add(
+    'paypal',
+    json({ id: 'WH-58D329510W468432D-8HN650336L201105X', event_type: 'PAYMENT.CAPTURE.COMPLETED', resource: { id: '12A34567BC123456S' } }),
+    'PAYMENT.CAPTURE.COMPLETED',
+    'WH-58D329510W468432D-8HN650336L201105X',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

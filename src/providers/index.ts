@@ -11,6 +11,7 @@ import { linear } from './linear.js';
 import { mailgun } from './mailgun.js';
 import { paddle } from './paddle.js';
 import { plaid } from './plaid.js';
+import { paypal } from './paypal.js';
 import { pubsub } from './pubsub.js';
 import { contentful } from './contentful.js';
 import { sendgrid } from './sendgrid.js';
@@ -57,6 +58,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   pubsub,
   plaid,
   contentful,
+  paypal,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

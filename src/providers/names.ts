@@ -28,6 +28,7 @@ export const PROVIDER_NAMES = [
   'pubsub',
   'plaid',
   'contentful',
+  'paypal',
 ] as const;
 
 /*

@@ -94,6 +94,9 @@ const PROVIDER_HEADERS: ReadonlySet<string> = new Set([
   // Plaid's JWT signs one body (its request_body_sha256) and is refused 5 minutes after its iat: a
   // signature, kept for replay as any provider's is — no credential to any other request.
   'plaid-verification',
+  // PayPal's: the signature's algorithm and version, named "auth", are no credential (a replay needs them).
+  'paypal-auth-algo',
+  'paypal-auth-version',
 ]);
 
 /**

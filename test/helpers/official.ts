@@ -21,6 +21,9 @@ import { createRequire } from 'node:module';
 import { freePort } from './ports.js';
 import { ownSnsKey, snsCertificate } from '../../src/providers/sns-certificate.js';
 import { startSnsHost } from '../../src/providers/sns-host.js';
+import { paypal } from '../../src/providers/paypal.js';
+import { readFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 
 /** sns-validator (AWS's JavaScript validator for SNS HTTP messages): CommonJS, without types. */
 const SnsValidator = createRequire(import.meta.url)('sns-validator') as new (
@@ -292,6 +295,25 @@ export async function verifyWithOfficialCode(
         throw new Error('contentful: verifyRequest refused the request');
       return;
     }
+    case 'paypal': {
+      // PayPal's documented offline check (developer.paypal.com/api/rest/webhooks/rest/; its Node SDK
+      // is deprecated), written out apart from src/: PAYPAL-CERT-URL https on the pinned host
+      // (HOOKDRILL_CERT_HOST), its certificate — the one the host serves, the file a test-mode
+      // receiver trusts — verifying SHA256withRSA over id|time|webhook id|CRC-32 of the raw body.
+      const certUrl = new URL(h('paypal-cert-url') ?? '');
+      if (certUrl.protocol !== 'https:' || certUrl.host !== process.env.HOOKDRILL_CERT_HOST)
+        throw new Error(`paypal: PAYPAL-CERT-URL ${certUrl.href} is not on the certificate host`);
+      const cert = readFileSync(paypal.servedAt?.().trustFile ?? '', 'utf8');
+      const signed = `${h('paypal-transmission-id')}|${h('paypal-transmission-time')}|${secret}|${crc32(rawBody) >>> 0}`;
+      if (h('paypal-auth-algo') !== 'SHA256withRSA') throw new Error('paypal: PAYPAL-AUTH-ALGO is not SHA256withRSA');
+      if (
+        !createVerify('RSA-SHA256')
+          .update(signed, 'utf8')
+          .verify(cert, h('paypal-transmission-sig') ?? '', 'base64')
+      )
+        throw new Error('paypal: PAYPAL-TRANSMISSION-SIG does not verify by the certificate');
+      return;
+    }
     default:
       throw new Error(`no official verifier for ${provider}`);
   }
@@ -371,10 +393,14 @@ export const SECRETS: Record<string, string> = {
   plaid: PLAID_TEST_KEY,
   // A Contentful webhook signing secret: exactly 64 characters (the toolkit's SecretValidator).
   contentful: 'hookdrill-contentful-example-signing-secret-0123456789abcdefABCD',
+  // A PayPal webhook's id (the developer dashboard shows it): not a key, it is signed in the content.
+  paypal: '8PT597110X687430LKGECATA',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one.
 process.env.HOOKDRILL_SNS_HOST ??= `127.0.0.1:${20_000 + (process.pid % 30_000)}`;
+// PayPal's certificate host likewise, a port of its own per process (beside SNS's range).
+process.env.HOOKDRILL_CERT_HOST ??= `127.0.0.1:${50_000 + (process.pid % 10_000)}`;
 // SNS signs with hookdrill's own RSA key, whose certificate the SNS host serves (made on first use, in HOOKDRILL_KEYS_DIR).
 Object.defineProperty(SECRETS, 'sns', { get: () => ownSnsKey(), enumerable: true });
 

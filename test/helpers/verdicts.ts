@@ -13,6 +13,7 @@ import { snsCertificateFile } from '../../src/providers/sns-certificate.js';
 import { SECRETS, publicKeyOf } from './official.js';
 import { freePort } from './ports.js';
 import { PYTHON } from './python.js';
+import { paypal } from '../../src/providers/paypal.js';
 import { tempDir } from './tmp.js';
 
 export const PY = fileURLToPath(new URL('../../../test/receivers/webhook_receiver.py', import.meta.url));
@@ -46,6 +47,7 @@ export const SECRET: Record<string, string> = {
   plaid: SECRETS.plaid as string,
   // 64 characters, as the toolkit requires of a Contentful signing secret.
   contentful: 'hookdrill-contentful-verdicts-signing-secret-0123456789abcdefXYZ',
+  paypal: '3VL83952PN504172UWEBHOOKID',
 };
 // The pack's senders (src/providers/pack.ts): each secret as test/helpers/official.ts shapes it.
 for (const p of ['bitbucket', 'pagerduty', 'mux', 'vercel', 'calendly', 'typeform', 'sentry', 'coinbase', 'notion'])
@@ -55,9 +57,11 @@ Object.defineProperty(SECRET, 'sns', { get: () => SECRETS.sns, enumerable: true 
 
 /**
  * How a receiver trusts hookdrill's SNS host in test mode: Python through SSL_CERT_FILE, Node through
- * NODE_EXTRA_CA_CERTS, each the certificate file; nothing for any other provider.
+ * NODE_EXTRA_CA_CERTS, each the certificate file (PayPal's certificate host likewise, its own file);
+ * nothing for any other provider.
  */
 function trusts(provider: string, how: 'SSL_CERT_FILE' | 'NODE_EXTRA_CA_CERTS'): string {
+  if (provider === 'paypal') return `${how}=${paypal.servedAt?.().trustFile} `;
   return provider === 'sns' ? `${how}=${snsCertificateFile()} ` : '';
 }
 

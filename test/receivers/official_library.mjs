@@ -31,15 +31,19 @@
  * event's id) and coinbase-commerce-node's Webhook.verifyEventBody (keyed on event.id),
  * and Plaid's documented verification on the `plaid` SDK (webhookVerificationKeyGet against hookdrill's
  * key server, basePath http://127.0.0.1:$HOOKDRILL_JWKS_PORT; jsonwebtoken's verify pinned to ES256
- * with a 5-minute maxAge; request_body_sha256 compared in constant time; keyed on the body's hash).
+ * with a 5-minute maxAge; request_body_sha256 compared in constant time; keyed on the body's hash),
+ * and PayPal's documented offline check (its Node SDK is deprecated: SHA256withRSA over transmission
+ * id|time|SECRET, the webhook id|CRC-32 of the raw body, by the certificate at PAYPAL-CERT-URL fetched
+ * only from HOOKDRILL_CERT_HOST, trusted through NODE_EXTRA_CA_CERTS; keyed on the event's id).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
  *   node official_library.mjs PROVIDER SECRET FILE     (listens on 127.0.0.1:$PORT)
  */
-import { createHash, createHmac, createPublicKey, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, createVerify, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { crc32 } from 'node:zlib';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
@@ -67,6 +71,8 @@ const snsHostPattern = process.env.HOOKDRILL_SNS_HOST
   ? new RegExp(`^${process.env.HOOKDRILL_SNS_HOST.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
   : /^sns\.[a-zA-Z0-9-]{3,}\.amazonaws\.com(\.cn)?$/;
 const snsValidator = new SnsValidator(snsHostPattern);
+/** PayPal's certificates by URL, each fetched once. */
+const paypalCerts = {};
 const stripe = new Stripe('sk_test_hookdrill');
 /** Plaid's API client, its basePath at hookdrill's key server (test mode) instead of https://production.plaid.com. */
 let plaidApi;
@@ -395,6 +401,28 @@ async function verified(req, raw) {
       if (said.length !== hash.length || !timingSafeEqual(said, Buffer.from(hash)))
         throw Object.assign(new Error('request_body_sha256 is not the body'), { status: 401 });
       return { id: hash };
+    }
+    case 'paypal': {
+      // developer.paypal.com/api/rest/webhooks/rest/, "Verify the signature" offline: the
+      // certificate from PAYPAL-CERT-URL, only https on PayPal's host (api.paypal.com; in hookdrill's
+      // test mode HOOKDRILL_CERT_HOST), then SHA256withRSA over
+      // <transmission id>|<transmission time>|<webhook id>|<CRC-32 of the raw body, decimal unsigned>.
+      // Keyed on the event's id, the same on every resend (the transmission id is new each time).
+      const certUrl = new URL(h('paypal-cert-url') || 'about:blank');
+      if (certUrl.protocol !== 'https:' || certUrl.host !== (process.env.HOOKDRILL_CERT_HOST || '127.0.0.1:9444') || certUrl.username)
+        throw Object.assign(new Error("PAYPAL-CERT-URL is not on PayPal's host"), { status: 401 });
+      if ((h('paypal-auth-algo') || 'SHA256withRSA') !== 'SHA256withRSA') throw new Error('unknown PAYPAL-AUTH-ALGO');
+      paypalCerts[certUrl.href] ??= await fetch(certUrl).then((r) =>
+        r.ok ? r.text() : Promise.reject(new Error(`certificate: ${r.status}`)),
+      );
+      const signed = `${h('paypal-transmission-id')}|${h('paypal-transmission-time')}|${secret}|${crc32(raw) >>> 0}`;
+      if (!createVerify('RSA-SHA256').update(signed, 'utf8').verify(paypalCerts[certUrl.href], h('paypal-transmission-sig'), 'base64'))
+        throw Object.assign(new Error('PAYPAL-TRANSMISSION-SIG does not verify'), { status: 401 });
+      try {
+        return { id: JSON.parse(raw.toString('utf8')).id, ack: true };
+      } catch {
+        return { id: createHash('sha256').update(raw).digest('hex'), ack: true };
+      }
     }
     default:
       throw new Error(`unknown provider ${provider}`);
