@@ -437,5 +437,5 @@ test('each provider: the file is named so that send derives the same event', () 
   );
   for (const c of cases) assert.equal(providers[c.provider].describe(c.body, c.fileName.slice(0, -5)).eventType, c.eventType);
   assert.throws(() => at('stripe', undefined, [1, 2]), /is JSON but not an object \(an array\)/);
-  assert.throws(() => at('paypal', 'x', {}), /came from "paypal", which hookdrill cannot send as/);
+  assert.throws(() => at('braintree', 'x', {}), /came from "braintree", which hookdrill cannot send as/);
 });

@@ -46,7 +46,7 @@ test('bad input: one clear line and exit 2', async () => {
   const broken = join(dir, 'broken.json');
   writeFileSync(broken, '{"id": "evt_1",');
   const url = 'http://127.0.0.1:9/';
-  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'paypal', '--secret', 's']), /paypal/);
+  assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'moneygram', '--secret', 's']), /moneygram/);
   assertUsageError(await hookdrill(['send', '--url', url, '--provider', 'stripe']), /a secret is required/);
   assertUsageError(await hookdrill(['send', '--provider', 'stripe', '--secret', 's']), /--url/);
   assertUsageError(await hookdrill(['send', '--url', 'localhost:3000', '--provider', 'stripe', '--secret', 's']), /must be http/);
