@@ -78,7 +78,7 @@ test('a bad project file is one line naming the key at fault, exit 2', async () 
     ['{"provider": "stripe",', /hookdrill\.config\.json: not valid JSON/],
     ['{"provder": "stripe"}', /unknown key "provder"/],
     ['{"url": 3000}', /"url" must be a non-empty string/],
-    ['{"provider": "paypal"}', /"provider" is "paypal"; expected one of/],
+    ['{"provider": "moneygram"}', /"provider" is "moneygram"; expected one of/],
     ['{"secretEnv": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}', /"secretEnv" must be the NAME of an environment variable/],
     ['{"receiver": "npx hookdrill listen --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}', /"receiver" holds a signing secret/],
     ['{"receiver": "node server.js --secret hunter2"}', /"receiver" holds a --secret value/],

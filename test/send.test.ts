@@ -358,7 +358,7 @@ test('--rate spaces the starts of new events', async () => {
 
 test('bad input is a UsageError naming the problem', async () => {
   const cases: [Parameters<typeof run>[0], RegExp][] = [
-    [{ url: 'http://127.0.0.1:1/', provider: 'paypal', secrets: ['s'] }, /unknown provider "paypal"/],
+    [{ url: 'http://127.0.0.1:1/', provider: 'moneygram', secrets: ['s'] }, /unknown provider "moneygram"/],
     [{ url: 'http://127.0.0.1:1/', provider: 'stripe', secrets: [] }, /a secret is required/],
     [{ url: 'ftp://x/', provider: 'stripe', secrets: ['s'] }, /must be http/],
     [{ url: 'not a url', provider: 'stripe', secrets: ['s'] }, /is not a URL/],
