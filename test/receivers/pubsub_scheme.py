@@ -39,6 +39,10 @@ def key_for(kid):
         try:
             with urllib.request.urlopen(jwks_url(), timeout=5) as r:
                 for k in json.load(r).get('keys', []):
+                    # Only RSA keys can sign RS256: another kind in the set (an EC key the key
+                    # server holds for Plaid) is not Google's, and is passed over, as verifiers do.
+                    if k.get('kty') != 'RSA':
+                        continue
                     n, e = int.from_bytes(b64url(k['n']), 'big'), int.from_bytes(b64url(k['e']), 'big')
                     _keys[k.get('kid')] = rsa.RSAPublicNumbers(e, n).public_key()
         except (OSError, ValueError, KeyError):
