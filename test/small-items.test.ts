@@ -11,7 +11,7 @@ import { BIN } from './helpers/cli.js';
 import type { CliRun } from './helpers/cli.js';
 import { deadRows } from './helpers/dead-rows.js';
 import { stripeRow } from './helpers/rows.js';
-import { providerNames } from '../src/providers/index.js';
+import { knownProviderNames } from '../src/providers/names.js';
 import { tempDir } from './helpers/tmp.js';
 import { until } from './helpers/until.js';
 
@@ -317,7 +317,7 @@ test('small items of issue 38: a misspelt provider is named as one, a port past 
   assert.equal(typo.code, 2);
   assert.equal(
     typo.stderr,
-    `hookdrill: strpe/invoice.paid: no provider strpe — did you mean stripe/invoice.paid? (providers: ${providerNames.join(', ')})\n`,
+    `hookdrill: strpe/invoice.paid: no provider strpe — did you mean stripe/invoice.paid? (providers: ${knownProviderNames().join(', ')})\n`,
   );
   const port = await cli(['send', 'stripe/invoice.paid', '--url', 'http://127.0.0.1:99999/', '--secret', 'whsec_small']);
   assert.equal(port.code, 2);
