@@ -22,39 +22,27 @@ Flaws (each wrong in exactly one way, or right another way):
   unchecked    stores every notification without comparing its clientState (a forgery is kept)
   refuse-403   answers 403 to a request holding a wrong clientState (right too: nothing is kept)
 """
-import argparse, hmac, json, os, sys, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
+import hmac, json
+
+# The store, the answering handler, the command line and the validationToken echo are the
+# validation receiver's, beside this file (Python puts a script's own folder on its path).
+from graph_validation import Answering, IdStore, cli, listen, token_answer
 
 
 def serve(args):
     secret = args.secret.encode()
-    lock = threading.Lock()
-    seen = set()
-    if os.path.exists(args.store):
-        with open(args.store) as f:
-            seen.update(line.strip() for line in f if line.strip())
+    store = IdStore(args.store)
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def answer(self, status, body=b'', ctype='application/json'):
-            self.send_response(status)
-            self.send_header('Content-Type', ctype)
-            self.send_header('Content-Length', str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(Answering):
         def do_POST(self):
             length = int(self.headers.get('Content-Length') or 0)
             if length > 32 * 1024 * 1024:  # above any notification Graph sends
                 self.close_connection = True
                 return self.answer(413, b'{"error":"too large"}')
             body = self.rfile.read(length)
-            token = parse_qs(self.path.partition('?')[2]).get('validationToken')
-            if token and token[0]:
-                return self.answer(200, token[0].encode(), 'text/plain; charset=utf-8')
+            validation = token_answer(self.path.partition('?')[2], '')
+            if validation is not None:
+                return self.answer(200, *validation)
             try:
                 items = json.loads(body)['value']
                 assert isinstance(items, list)
@@ -73,37 +61,11 @@ def serve(args):
                 key = (item.get('resourceData') or {}).get('id')
                 if isinstance(key, str) and key:
                     keep.append(key)
-            with lock:
-                fresh = [k for k in keep if k not in seen]
-                if fresh:
-                    with open(args.store, 'a') as f:
-                        f.write(''.join(k + '\n' for k in fresh))
-                        f.flush()
-                        os.fsync(f.fileno())
-                    seen.update(fresh)
+            store.add(keep)
             return self.answer(202, b'')
 
-    server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
-    print(f'listening on {args.port}', flush=True)
-    server.serve_forever()
-
-
-def main():
-    p = argparse.ArgumentParser()
-    sub = p.add_subparsers(dest='cmd', required=True)
-    s = sub.add_parser('serve')
-    s.add_argument('--secret', required=True)
-    s.add_argument('--port', type=int, required=True)
-    s.add_argument('--store', required=True)
-    s.add_argument('--flaw', default='')
-    i = sub.add_parser('ids')
-    i.add_argument('--store', required=True)
-    args = p.parse_args()
-    if args.cmd == 'serve':
-        serve(args)
-    elif os.path.exists(args.store):
-        sys.stdout.write(open(args.store).read())
+    listen(args.port, Handler)
 
 
 if __name__ == '__main__':
-    main()
+    cli(serve)

@@ -42,25 +42,70 @@ def token_answer(raw_query, flaw):
     return values[0].encode(), 'text/plain; charset=utf-8'
 
 
+class IdStore:
+    """Ids kept one a line in a file, each written and fsynced before the answer; read back at start,
+    so a restarted receiver still knows what it holds (graph_scheme.py keeps its items here too)."""
+
+    def __init__(self, path):
+        self.path, self.lock, self.seen = path, threading.Lock(), set()
+        if os.path.exists(path):
+            with open(path) as f:
+                self.seen.update(line.strip() for line in f if line.strip())
+
+    def add(self, ids):
+        with self.lock:
+            fresh = [i for i in dict.fromkeys(ids) if i not in self.seen]
+            if fresh:
+                with open(self.path, 'a') as f:
+                    f.write(''.join(i + '\n' for i in fresh))
+                    f.flush()
+                    os.fsync(f.fileno())
+                self.seen.update(fresh)
+
+
+class Answering(BaseHTTPRequestHandler):
+    """A quiet handler with one way to answer: a status, a body and its Content-Type."""
+
+    def log_message(self, *a):
+        pass
+
+    def answer(self, status, body=b'', ctype='application/json'):
+        self.send_response(status)
+        self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def listen(port, handler):
+    server = ThreadingHTTPServer(('127.0.0.1', port), handler)
+    print(f'listening on {port}', flush=True)
+    server.serve_forever()
+
+
+def cli(serve):
+    """`serve --secret S --port P --store F [--flaw X]`, or `ids --store F`: the ids held."""
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest='cmd', required=True)
+    s = sub.add_parser('serve')
+    s.add_argument('--secret', required=True)
+    s.add_argument('--port', type=int, required=True)
+    s.add_argument('--store', required=True)
+    s.add_argument('--flaw', default='')
+    i = sub.add_parser('ids')
+    i.add_argument('--store', required=True)
+    args = p.parse_args()
+    if args.cmd == 'serve':
+        serve(args)
+    elif os.path.exists(args.store):
+        sys.stdout.write(open(args.store).read())
+
+
 def serve(args):
     secret = args.secret.encode()
-    lock = threading.Lock()
-    seen = set()
-    if os.path.exists(args.store):
-        with open(args.store) as f:
-            seen.update(line.strip() for line in f if line.strip())
+    store = IdStore(args.store)
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def answer(self, status, body=b'', ctype='application/json'):
-            self.send_response(status)
-            self.send_header('Content-Type', ctype)
-            self.send_header('Content-Length', str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(Answering):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get('Content-Length') or 0))
             path, _, query = self.path.partition('?')
@@ -78,37 +123,12 @@ def serve(args):
             delivery = self.headers.get('X-Notify-Id') or ''
             if not delivery:
                 return self.answer(400, b'{"error":"no id"}')
-            with lock:
-                if delivery not in seen:
-                    with open(args.store, 'a') as f:
-                        f.write(delivery + '\n')
-                        f.flush()
-                        os.fsync(f.fileno())
-                    seen.add(delivery)
+            store.add([delivery])
             return self.answer(202, b'')
 
-    server = ThreadingHTTPServer(('127.0.0.1', args.port), Handler)
-    print(f'listening on {args.port}', flush=True)
-    server.serve_forever()
+    listen(args.port, Handler)
 
-
-def main():
-    p = argparse.ArgumentParser()
-    sub = p.add_subparsers(dest='cmd', required=True)
-    s = sub.add_parser('serve')
-    s.add_argument('--secret', required=True)
-    s.add_argument('--port', type=int, required=True)
-    s.add_argument('--store', required=True)
-    s.add_argument('--flaw', default='')
-    i = sub.add_parser('ids')
-    i.add_argument('--store', required=True)
-    args = p.parse_args()
-    if args.cmd == 'serve':
-        serve(args)
-    else:
-        if os.path.exists(args.store):
-            sys.stdout.write(open(args.store).read())
 
 
 if __name__ == '__main__':
-    main()
+    cli(serve)
