@@ -397,10 +397,12 @@ export const SECRETS: Record<string, string> = {
   paypal: '8PT597110X687430LKGECATA',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
-// shared): a port from the process id, unless the test file set one.
-process.env.HOOKDRILL_SNS_HOST ??= `127.0.0.1:${20_000 + (process.pid % 30_000)}`;
-// PayPal's certificate host likewise, a port of its own per process (beside SNS's range).
-process.env.HOOKDRILL_CERT_HOST ??= `127.0.0.1:${50_000 + (process.pid % 10_000)}`;
+// shared): a port from the process id, unless the test file set one. Both ranges sit below the
+// kernel's ephemeral ports (32768 and up), which any outgoing connection or port-0 server may hold
+// at that moment: CI once found PayPal's port taken so (EADDRINUSE on 50780).
+process.env.HOOKDRILL_SNS_HOST ??= `127.0.0.1:${10_000 + (process.pid % 11_000)}`;
+// PayPal's certificate host likewise, a port of its own per process, in a range beside SNS's.
+process.env.HOOKDRILL_CERT_HOST ??= `127.0.0.1:${21_000 + (process.pid % 11_000)}`;
 // SNS signs with hookdrill's own RSA key, whose certificate the SNS host serves (made on first use, in HOOKDRILL_KEYS_DIR).
 Object.defineProperty(SECRETS, 'sns', { get: () => ownSnsKey(), enumerable: true });
 
