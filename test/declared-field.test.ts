@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { declareProvider } from '../src/providers/index.js';
@@ -11,6 +12,7 @@ import { freePort } from './helpers/ports.js';
 import { spawnHookdrill } from './helpers/spawned.js';
 import { PYTHON } from './helpers/python.js';
 import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
 
 // A team whose platform authenticates its notifications as Microsoft Graph does (issue 55)
 // declares it: the secret it subscribed with is the clientState of each notification of the batch
@@ -189,6 +191,88 @@ test("listen takes a notification whose every clientState is the secret, and ref
   } finally {
     listen.child.kill('SIGTERM');
     await listen.exit;
+  }
+});
+
+/** graph_scheme.py serving on a free port, storing the resourceData ids of the notifications whose clientState is the secret. */
+async function app(store: string): Promise<{ url: string; ids: () => string[]; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(PYTHON, [PY, 'serve', '--secret', SECRET, '--port', String(port), '--store', store], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}/notifications`;
+  await until(
+    () =>
+      fetch(url, { method: 'POST', body: '{}' }).then(
+        () => true,
+        () => false,
+      ),
+    `graph_scheme.py on ${port}`,
+  );
+  return {
+    url,
+    ids: () => (existsSync(store) ? readFileSync(store, 'utf8').split('\n').filter(Boolean) : []),
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+test('listen keeps a notification without its clientState (the secret), and writes it back as it forwards and replays: the app behind it, which compares clientState, stores it', async () => {
+  const dir = project();
+  const inbox = join(dir, 'inbox.db');
+  const forwarded = await app(join(dir, 'forwarded.txt'));
+  const replayed = await app(join(dir, 'replayed.txt'));
+  const listen = spawnHookdrill(
+    [
+      'listen',
+      '--json',
+      '--port',
+      '0',
+      '--provider',
+      'notify',
+      '--secret-env',
+      'TEAM_SECRET',
+      '--inbox',
+      inbox,
+      '--forward-to',
+      forwarded.url,
+    ],
+    { TEAM_SECRET: SECRET },
+    [],
+    dir,
+  );
+  try {
+    const ready = await listen.waitFor((l) => l.event === 'ready', 15_000);
+    const item = created.value[0] as (typeof created.value)[0];
+    const res = await fetch(String(ready.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: [{ ...item, clientState: SECRET }] }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const id = item.resourceData.id;
+    // The app took the forward: its clientState was the secret again.
+    await until(() => forwarded.ids().includes(id), 'the forward at the app');
+
+    // What inspect prints of the inbox holds no secret, the notification itself all there.
+    const body = await hookdrill(['inspect', '--inbox', inbox, '--id', id, '--body'], {}, [], dir);
+    assert.equal(body.code, 0, body.stderr);
+    assert.ok(!body.stdout.includes(SECRET), `the stored body holds the secret: ${body.stdout}`);
+    assert.equal((JSON.parse(body.stdout) as typeof created).value[0]?.resourceData.id, id);
+    const rows = await hookdrill(['inspect', '--inbox', inbox, '--json', '--id', id], {}, [], dir);
+    assert.ok(!rows.stdout.includes(SECRET), rows.stdout);
+
+    // replay signs as the sender: the secret written into each item again.
+    const replay = await hookdrill(
+      ['replay', '--inbox', inbox, '--to', replayed.url, '--secret-env', 'TEAM_SECRET', '--id', id],
+      { TEAM_SECRET: SECRET },
+      [],
+      dir,
+    );
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.deepEqual(replayed.ids(), [id]);
+  } finally {
+    listen.child.kill('SIGTERM');
+    await listen.exit;
+    forwarded.stop();
+    replayed.stop();
   }
 });
 

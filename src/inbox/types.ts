@@ -25,7 +25,11 @@ export interface DeliveryKey {
 
 export interface NewDelivery extends DeliveryKey {
   eventType: string | undefined;
-  /** The raw body bytes exactly as received: the signature covers these, not a re-serialisation. */
+  /**
+   * The raw body bytes exactly as received: the signature covers these, not a re-serialisation.
+   * Where the scheme carries its secret in the body, unsigned (Graph's clientState), the body
+   * without it (providers/kept-body.ts).
+   */
   body: Buffer;
   /** The request headers needed to re-verify or replay (lowercased names, credentials left out). */
   headers: Record<string, string>;

@@ -11,6 +11,7 @@ import { checkKeysMaterial } from '../providers/key-material.js';
 import { serialized, splitBatch } from '../providers/contract.js';
 import { queryChallengeOf } from '../providers/handshake.js';
 import type { BatchPart } from '../providers/contract.js';
+import { withoutSecret } from '../providers/kept-body.js';
 import { UsageError } from '../util/errors.js';
 
 export interface ReceiverOptions {
@@ -319,7 +320,8 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
           method: req.method ?? 'POST',
           path: req.url ?? '/',
           headers: keptHeaders(req),
-          body: rawBody,
+          // A refused body may still hold the secret in its other items: kept without it too.
+          body: withoutSecret(provider, rawBody),
           arrivedAtMs: Date.now(),
           url: requestUrl(req),
         }),
@@ -356,7 +358,10 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Several events in one body (LINE, SendGrid, HubSpot): each stored under its own id, and the
     // body answered only once all are durable. A body that repeats some and adds others stores the
     // new ones; one of no events (LINE's Verify) is an endpoint check, answered and not stored.
-    const all = splitBatch(provider.contract, rawBody, (body) => serialized(provider, body));
+    // Kept without a secret the body carries as it is (Graph's clientState): the inbox is printed
+    // by inspect and the inspector; a forward writes it back (providers/kept-body.ts).
+    const kept = withoutSecret(provider, rawBody);
+    const all = splitBatch(provider.contract, kept, (body) => serialized(provider, body));
     if (all?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
     const keep = options.keep;
     const parts = all && keep ? all.filter((p) => keep(p.eventType)) : all;
@@ -367,8 +372,8 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
 
     // A body too broken to hold its id (Stripe's and Slack's live in the body) is keyed by its hash,
     // so the sender's retries of the same bytes still dedupe.
-    const deliveryId = provider.deliveryId(req.headers, rawBody) ?? `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
-    const eventType = provider.eventTypeOf(req.headers, rawBody);
+    const deliveryId = provider.deliveryId(req.headers, kept) ?? `sha256:${createHash('sha256').update(kept).digest('hex')}`;
+    const eventType = provider.eventTypeOf(req.headers, kept);
     const base = { deliveryId, ...(eventType ? { eventType } : {}), bytes };
     // Verified, and not wanted here: acknowledged, so the sender does not retry it, and not kept.
     if (options.keep && !options.keep(eventType))
@@ -380,7 +385,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
           source: provider.name,
           deliveryId,
           eventType,
-          body: rawBody,
+          body: kept,
           headers: keptHeaders(req),
           receivedAt: Date.now(),
           ...(options.routeOf ? { route: options.routeOf(eventType) } : {}),

@@ -341,7 +341,12 @@ export async function start(o: ListenOptions): Promise<Listening> {
                 throw new PermanentError(`no provider ${source} in this listen: its forwards cannot be signed`);
               };
             const signer = signerOf(m);
-            return forwardHandler(url, { timeoutMs: forwardTimeoutMs, ...(signer ? { signer } : {}), verifySecrets: m.secrets });
+            return forwardHandler(url, {
+              timeoutMs: forwardTimeoutMs,
+              ...(signer ? { signer } : {}),
+              verifySecrets: m.secrets,
+              provider: m.provider,
+            });
           },
         }),
         ...(routed

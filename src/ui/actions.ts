@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { attempt } from '../delivery/attempt.js';
 import { resignStored } from '../delivery/signer.js';
+import { withSecret } from '../providers/kept-body.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { StoredDelivery } from '../inbox/index.js';
 import type { Provider } from '../providers/index.js';
@@ -40,7 +41,10 @@ async function signed(
   to: URL,
 ): Promise<{ body: Buffer; headers: Record<string, string> }> {
   const row = await stored(inbox, id, source);
-  const body = edited !== undefined ? Buffer.from(edited, 'utf8') : (row.body ?? Buffer.alloc(0));
+  const kept = edited !== undefined ? Buffer.from(edited, 'utf8') : (row.body ?? Buffer.alloc(0));
+  // A secret the scheme carries in the body (Graph's clientState) is not kept in the inbox, nor
+  // shown on the page to edit: written back here, as the sender sends it.
+  const body = withSecret(signer.provider, kept, signer.secrets);
   const headers = resignStored(signer.provider, endToEnd(row.headers), body, signer.secrets, {
     deliveryId: row.deliveryId,
     eventType: row.eventType,

@@ -4,6 +4,7 @@ import { endToEnd, headerSafe, headerValueProblem } from '../util/http-headers.j
 import { basicAuth } from '../util/options.js';
 import type { Provider } from '../providers/index.js';
 import { resignStored } from '../delivery/signer.js';
+import { withSecret } from '../providers/kept-body.js';
 import type { Handler } from './index.js';
 import { PermanentError } from './index.js';
 
@@ -21,6 +22,12 @@ export interface ForwardOptions {
    * it was captured; else it is forwarded unsigned and marked: re-signing would vouch for a forgery.
    */
   verifySecrets?: readonly string[];
+  /**
+   * Whose rows these are, signed anew or not: a secret its scheme carries in the body (Graph's
+   * clientState), which the inbox does not keep, is written back with the signer's secret, else
+   * with the first the receiver verifies with — the original headers forwarded need it too.
+   */
+  provider?: Provider;
 }
 
 /** The header that marks a forward hookdrill does not vouch for, and why. */
@@ -55,6 +62,11 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
             url: target.href,
           })
         : unsigned(signer.provider, received);
+    // A secret the scheme carries in the body (Graph's clientState) was kept out of the inbox: written back, as the sender sends it.
+    // Unsigned, only into a row listen verified itself: an imported capture keeps what it held.
+    const owner = signer?.provider ?? options.provider;
+    const restore = signer ? vouched : received['x-hookdrill-origin'] !== 'import';
+    const sent = owner && restore ? withSecret(owner, body, signer?.secrets ?? options.verifySecrets ?? []) : body;
     if (!vouched) headers[UNVERIFIED_HEADER] = 'imported; its captured signature does not verify, so it is forwarded unsigned';
     Object.assign(headers, forwardMarks(item));
     const auth = basicAuth(target);
@@ -62,7 +74,7 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
     const res = await request(target, {
       method: 'POST',
       headers,
-      body,
+      body: sent,
       // One deadline for the whole exchange: undici's own timeouts reset with every chunk, so an
       // app that dribbles its answer could otherwise hold the row past its lease.
       signal: AbortSignal.timeout(options.timeoutMs),

@@ -29,7 +29,10 @@ export const inspect = defineCommand<InspectFlags, InspectOptions>({
       )
       .option('--schema <name>', SCHEMA_HELP)
       .option('--id <id>', 'one delivery in full')
-      .option('--body', 'with --id: print the raw body exactly as received, nothing else')
+      .option(
+        '--body',
+        "with --id: print the body as received, nothing else (a secret carried in it, as Graph's clientState is, taken out)",
+      )
       .option('--limit <n>', `rows to list (default: ${INSPECT_DEFAULTS.limit})`)
       .option('--order <newest|oldest>', `which rows a list starts with (default: ${INSPECT_DEFAULTS.order})`)
       .option('--after <cursor>', 'the next page of a list: the cursor its last line (or "next" in --json) gave');
