@@ -148,3 +148,31 @@ test('Pub/Sub: profiles lists pubsub; a key that is no RSA private key is refuse
   assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
   assert.match(bad.stderr, /RSA private key/);
 });
+
+test('Pub/Sub takes 200, 201, 202 and 204 alone: a receiver that stores and answers 203 is warned that every message comes again, and send sends a 203 again as Pub/Sub does', async () => {
+  // cloud.google.com/pubsub/docs/push: "102, 200, 201, 202, 204" acknowledge; any other status is a
+  // negative acknowledgment, and the message is pushed again until its retention runs out.
+  const r = await checkReceiver('pubsub', python('pubsub', 'answer-203'), { only: 'valid' });
+  const valid = r.cases.find((c) => c.name === 'valid');
+  assert.equal(valid?.status, 'warn', explain(r));
+  assert.match(
+    valid?.diagnosis ?? '',
+    /answers 203; Google Cloud Pub\/Sub takes 200, 201, 202 and 204 alone as success and retries any other answer.*— answer 200/,
+  );
+
+  // The first answer a 203, the retry's a 204 (which Pub/Sub takes).
+  const server = await startServer((_req, res, n) => reply(res, n === 1 ? 203 : 204));
+  try {
+    const sent = await send({
+      url: server.url,
+      provider: 'pubsub',
+      secrets: [SECRET.pubsub as string],
+      count: 1,
+      retryDelays: [0],
+    });
+    assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    assert.equal(server.requests.length, 2, 'the 203 was pushed again');
+  } finally {
+    await server.close();
+  }
+});

@@ -87,8 +87,11 @@ export interface Related {
 
 /** What a delivery needs back: a 2xx, or a body of a given kind within a deadline. */
 export type DeliveryAnswer =
-  /** `only`: the one status the provider takes as success (Mailgun's 200); any other 2xx is retried. */
-  | { kind: 'status'; only?: number }
+  /**
+   * `only`: the statuses the provider takes as success (Mailgun's 200; Pub/Sub's 102, 200, 201, 202
+   * and 204); any other 2xx is retried.
+   */
+  | { kind: 'status'; only?: number | readonly number[] }
   | {
       kind: 'body';
       what: string;
@@ -102,7 +105,19 @@ export type DeliveryAnswer =
 /** Whether the provider takes this answer as a delivery made: a 2xx, or exactly the status it names. */
 export function answerTaken(c: DeliveryContract, status: number | undefined): boolean {
   if (status === undefined || status < 200 || status >= 300) return false;
-  return c.answer.kind !== 'status' || c.answer.only === undefined || status === c.answer.only;
+  const only = onlyTaken(c);
+  return only === undefined || only.includes(status);
+}
+
+/** The statuses alone the provider takes as success, where it does not take every 2xx. */
+export function onlyTaken(c: DeliveryContract): readonly number[] | undefined {
+  if (c.answer.kind !== 'status' || c.answer.only === undefined) return undefined;
+  return typeof c.answer.only === 'number' ? [c.answer.only] : c.answer.only;
+}
+
+/** Those statuses in words: "200", or "200, 201, 202 or 204" (`and` to list them as a set). */
+export function statusesInWords(statuses: readonly number[], last: 'or' | 'and' = 'or'): string {
+  return statuses.length === 1 ? String(statuses[0]) : `${statuses.slice(0, -1).join(', ')} ${last} ${String(statuses.at(-1))}`;
 }
 
 export interface DeliveryContract {
@@ -189,7 +204,7 @@ export function describeContract(c: DeliveryContract): { fact: string; source: s
     fact:
       c.answer.kind === 'status'
         ? c.answer.only !== undefined
-          ? `a delivery needs ${c.answer.only} exactly; any other answer, another 2xx too, is retried`
+          ? `a delivery needs ${statusesInWords(onlyTaken(c) ?? [])} exactly; any other answer, another 2xx too, is retried`
           : 'a delivery needs a 2xx, nothing more'
         : `a delivery needs ${c.answer.what} within ${c.answer.deadlineMs / 1000} s`,
     source: c.answer.source,

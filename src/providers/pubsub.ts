@@ -108,8 +108,10 @@ const base = declaredProvider(
       endpointChecks: [],
       answer: {
         kind: 'status',
+        // 102 (Processing) is an interim answer, never a final one: only the 2xx of the list are.
+        only: [200, 201, 202, 204],
         source:
-          'cloud.google.com/pubsub/docs/push: 102, 200, 201, 202 and 204 acknowledge the message; hookdrill counts every 2xx, so a 203 or 206 that Pub/Sub would send again passes here',
+          'cloud.google.com/pubsub/docs/push: 102, 200, 201, 202 and 204 acknowledge the message; any other status is a negative acknowledgment, the message sent again',
       },
     },
     verifier: {

@@ -137,6 +137,8 @@ Flaws, one at a time (or several, comma-separated):
                         minutes old, as Stripe's window: Mailgun's retries carry the first attempt's signature, so
                         every retry after the first 5 minutes is refused and the event is never stored
   answer-204            answers a stored delivery 204 No Content: Mailgun and Postmark take 200 alone as success and retries it
+  answer-203            answers a stored delivery 203 Non-Authoritative Information, as a transforming proxy in front
+                        rewrites a 200: Pub/Sub acknowledges 200, 201, 202 and 204 only, and sends the message again
   mailgun-hmac-body     Mailgun: computes the HMAC over the whole raw body, as most providers sign, and compares it
                         with signature.signature: Mailgun signs timestamp + token only, so nothing verifies
   trusts-listen         behind hookdrill listen's route: takes any request carrying X-Hookdrill-Source unverified
@@ -891,6 +893,9 @@ def serve(args):
             if args.flaw == 'answer-204':
                 # "Accepted, nothing to say": a 204, which a sender taking 200 alone (Mailgun, Postmark) retries.
                 return self.answer(204)
+            if args.flaw == 'answer-203':
+                # A transforming proxy's rewrite of the 200 (RFC 9110, 15.3.4): a 2xx Pub/Sub does not take.
+                return self.answer(203, b'ok')
             if args.flaw == 'answer-json-ok':
                 # A framework's default JSON answer: Slack posts a command's answer as a message, and this is none.
                 return self.answer(200, b'{"ok": true}', 'application/json')

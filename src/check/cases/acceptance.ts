@@ -14,7 +14,7 @@ import {
   NEEDS_VALID,
 } from './common.js';
 import type { CheckCase } from './common.js';
-import { markRedelivery, mayResend } from '../../providers/contract.js';
+import { markRedelivery, mayResend, onlyTaken, statusesInWords } from '../../providers/contract.js';
 import type { Provider } from '../../providers/index.js';
 
 /** Dedupe means something only where the provider may send the same request twice. */
@@ -35,14 +35,14 @@ export const ACCEPTANCE: readonly CheckCase[] = [
       const ok = is2xx(res.status) && (n === undefined || n === 1);
       const observed = `${answer(res)} in ${Math.round(res.latencyMs)}ms${n === undefined ? '' : n === 0 ? ', nothing stored' : n === 1 ? ', stored' : `, stored ${n} times`}`;
       const deliveryId = e.deliveryId;
-      const only = ctx.provider.contract.answer.kind === 'status' ? ctx.provider.contract.answer.only : undefined;
+      const only = onlyTaken(ctx.provider.contract);
       // Stored, and answered a 2xx the provider does not take (Mailgun's 200 only): nothing is lost,
       // but every delivery comes again on the whole schedule.
-      if (ok && only !== undefined && res.status !== only)
+      if (ok && only !== undefined && !only.includes(res.status as number))
         return {
           status: 'warn',
           observed,
-          diagnosis: `your receiver answers ${res.status}; ${ctx.provider.title} takes ${only} alone as success and retries any other answer (${ctx.provider.contract.answer.source}): every delivery comes again, for ${retrySpan(ctx.provider) ?? 'as long as it retries'} — answer ${only}`,
+          diagnosis: `your receiver answers ${res.status}; ${ctx.provider.title} takes ${statusesInWords(only, 'and')} alone as success and retries any other answer (${ctx.provider.contract.answer.source}): every delivery comes again, for ${retrySpan(ctx.provider) ?? 'as long as it retries'} — answer ${only.includes(200) ? 200 : statusesInWords(only)}`,
           accepted: true,
           deliveryId,
         };
