@@ -56,6 +56,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://developer.pagerduty.com/docs/webhooks-overview: X-Webhook-Id, X-Webhook-Subscription; the body {"event": {"id", "event_type", "resource_type", "occurred_at", "agent", "client", "data"}}',
       "timeout and retries: not verified from PagerDuty's docs in this round (chosen: 10 s; retried at 1 m, 5 m, 30 m)",
       'github.com/PagerDuty/go-pagerduty webhookv3.VerifySignature: splits the header on ",", keeps the v1= entries',
+      'drudge/n8n-nodes-pagerduty-trigger README.md (commit 21b19f4, a pagey.ping PagerDuty delivered, Oct 2022): the headers in the order sent — Accept: application/json, X-Webhook-Id (a UUID), User-Agent, X-PagerDuty-Signature, X-Webhook-Subscription, Content-Type; the body compact JSON',
     ],
     declaration: {
       title: 'PagerDuty (v3 webhooks)',
@@ -70,12 +71,14 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       },
       id: { body: 'event.id' },
       eventType: { body: 'event.event_type' },
+      // As a real delivery came (test/wire/recorded/pagerduty.json): Accept first, Content-Type last.
       headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': 'PagerDuty-Webhook/V3.0',
+        Accept: 'application/json',
         'X-Webhook-Id': '{id}',
-        'X-Webhook-Subscription': 'PSUBSCR',
+        'User-Agent': 'PagerDuty-Webhook/V3.0',
         'X-PagerDuty-Signature': '{signature}',
+        'X-Webhook-Subscription': 'PSUBSCR',
+        'Content-Type': 'application/json',
       },
       timeout: '10s',
       retries: ['1m', '5m', '30m'],
