@@ -159,6 +159,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://www.typeform.com/developers/webhooks/secure-your-webhooks/: Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body> with the webhook secret',
       'https://www.typeform.com/developers/webhooks/example-payload/: {"event_id", "event_type": "form_response", "form_response": {…}}',
       "timeout and retries: not verified from Typeform's docs in this round (chosen: 30 s; retried at 2 m, 5 m, 10 m, 1 h)",
+      'port-labs/port-docs, "Send TypeForm survey results to Port" (a form_response Typeform delivered, May 2025): User-Agent: Typeform Webhooks, Content-Type: application/json; the body\'s form_response has landed_at before submitted_at and an ending object, as fixtures/typeform now does',
     ],
     declaration: {
       title: 'Typeform',
