@@ -134,6 +134,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://developer.calendly.com/api-docs/4c305798a61d3-webhook-signatures: Calendly-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> with the webhook signing key; its sample refuses a t older than 3 minutes',
       'https://developer.calendly.com/api-docs/: the body {"created_at", "created_by", "event": "invitee.created", "payload": {…, "uri"}}; no event id (keyed on payload.uri, the invitee, which its created and canceled share — see docs/wire.md)',
       "timeout and retries: chosen (10 s; 1 m to 24 h), not verified from Calendly's docs in this round",
+      'an invitee.created Calendly delivered (24 Dec 2023), its headers and body kept in a public webhook handler (find_string id 30914099991): User-Agent: Calendly, Accept: */*, Content-Type: application/json; the body compact JSON, 1951 bytes as logged, every field of it now in fixtures/calendly/invitee.created.json',
     ],
     declaration: {
       title: 'Calendly',
@@ -147,7 +148,14 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       timestamp: { tolerance: '3m' },
       id: { body: 'payload.uri' },
       eventType: { body: 'event' },
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Calendly-Webhook-Signature': '{signature}' },
+      // As a real delivery came (test/wire/recorded/calendly.json): User-Agent Calendly, Accept */*, a bare
+      // application/json — not the "; charset=utf-8" this declared before.
+      headers: {
+        'User-Agent': 'Calendly',
+        Accept: '*/*',
+        'Content-Type': 'application/json',
+        'Calendly-Webhook-Signature': '{signature}',
+      },
       timeout: '10s',
       retries: ['1m', '5m', '30m', '2h', '8h', '24h'],
       fixtures: 'fixtures/calendly',
