@@ -209,13 +209,21 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://docs.cdp.coinbase.com/commerce/docs/webhooks-security: X-CC-Webhook-Signature, the hex HMAC-SHA256 of the raw body with the shared secret',
       'coinbase-commerce-node Webhook.verifySigHeader(rawBody, signature, secret): the same, compared in constant time; verifyEventBody parses {"event": {…}}',
       'https://docs.cdp.coinbase.com/commerce/docs/webhooks: {"id", "scheduled_for", "attempt_number", "event": {"id", "type", "api_version", "created_at", "data"}}; timeout and retries chosen (10 s; 1 m to 48 h), not verified in this round',
+      'a charge:confirmed Coinbase Commerce delivered (May 2018), its headers and body published in doanhkaka\'s blog post "Tích hợp Coinbase Commerce API": User-Agent: weipay-webhooks, Content-Type: application/json, Accept: */*; the body compact JSON with a UUID string as its top-level id (the docs\' example has a number), keys attempt_number, event, id, scheduled_for — as fixtures/coinbase now are',
     ],
     declaration: {
       title: 'Coinbase Commerce',
       signature: { header: 'X-CC-Webhook-Signature', algorithm: 'sha256', encoding: 'hex', content: '{body}' },
       id: { body: 'event.id' },
       eventType: { body: 'event.type' },
-      headers: { 'Content-Type': 'application/json', 'X-CC-Webhook-Signature': '{signature}' },
+      // As a real delivery came (test/wire/recorded/coinbase.json): User-Agent weipay-webhooks and Accept */*
+      // beside the two this declared. Not its Accept-Encoding: a receiver would compress its answer.
+      headers: {
+        'User-Agent': 'weipay-webhooks',
+        'Content-Type': 'application/json',
+        'X-CC-Webhook-Signature': '{signature}',
+        Accept: '*/*',
+      },
       timeout: '10s',
       retries: ['1m', '5m', '30m', '2h', '8h', '24h', '48h'],
       fixtures: 'fixtures/coinbase',
