@@ -185,6 +185,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://docs.sentry.io/integrations/integration-platform/webhooks/: Content-Type, Request-ID, Sentry-Hook-Resource (installation, event_alert, issue, metric_alert, error, comment), Sentry-Hook-Timestamp, Sentry-Hook-Signature: the hex HMAC-SHA256 of the body with the client secret (the timestamp is not signed)',
       'https://sentry.io/changelog/2023-10-3-change-to-integration-platform-webhook-handling: answer within 1 second or it is a timeout; not retried (no retries in the docs)',
+      "getsentry/sentry src/sentry/sentry_apps/api/serializers/app_platform_event.py (the sender's own code; no captured delivery found): the same five headers in this order, Request-ID uuid4().hex; the body compact with action, installation, data, actor in that order",
     ],
     declaration: {
       title: 'Sentry (integration platform)',
