@@ -56,6 +56,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://developer.pagerduty.com/docs/webhooks-overview: X-Webhook-Id, X-Webhook-Subscription; the body {"event": {"id", "event_type", "resource_type", "occurred_at", "agent", "client", "data"}}',
       "timeout and retries: not verified from PagerDuty's docs in this round (chosen: 10 s; retried at 1 m, 5 m, 30 m)",
       'github.com/PagerDuty/go-pagerduty webhookv3.VerifySignature: splits the header on ",", keeps the v1= entries',
+      'drudge/n8n-nodes-pagerduty-trigger README.md (commit 21b19f4, a pagey.ping PagerDuty delivered, Oct 2022): the headers in the order sent — Accept: application/json, X-Webhook-Id (a UUID), User-Agent, X-PagerDuty-Signature, X-Webhook-Subscription, Content-Type; the body compact JSON',
     ],
     declaration: {
       title: 'PagerDuty (v3 webhooks)',
@@ -70,12 +71,14 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       },
       id: { body: 'event.id' },
       eventType: { body: 'event.event_type' },
+      // As a real delivery came (test/wire/recorded/pagerduty.json): Accept first, Content-Type last.
       headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': 'PagerDuty-Webhook/V3.0',
+        Accept: 'application/json',
         'X-Webhook-Id': '{id}',
-        'X-Webhook-Subscription': 'PSUBSCR',
+        'User-Agent': 'PagerDuty-Webhook/V3.0',
         'X-PagerDuty-Signature': '{signature}',
+        'X-Webhook-Subscription': 'PSUBSCR',
+        'Content-Type': 'application/json',
       },
       timeout: '10s',
       retries: ['1m', '5m', '30m'],
@@ -131,6 +134,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://developer.calendly.com/api-docs/4c305798a61d3-webhook-signatures: Calendly-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> with the webhook signing key; its sample refuses a t older than 3 minutes',
       'https://developer.calendly.com/api-docs/: the body {"created_at", "created_by", "event": "invitee.created", "payload": {…, "uri"}}; no event id (keyed on payload.uri, the invitee, which its created and canceled share — see docs/wire.md)',
       "timeout and retries: chosen (10 s; 1 m to 24 h), not verified from Calendly's docs in this round",
+      'an invitee.created Calendly delivered (24 Dec 2023), its headers and body kept in a public webhook handler (find_string id 30914099991): User-Agent: Calendly, Accept: */*, Content-Type: application/json; the body compact JSON, 1951 bytes as logged, every field of it now in fixtures/calendly/invitee.created.json',
     ],
     declaration: {
       title: 'Calendly',
@@ -144,7 +148,14 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       timestamp: { tolerance: '3m' },
       id: { body: 'payload.uri' },
       eventType: { body: 'event' },
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Calendly-Webhook-Signature': '{signature}' },
+      // As a real delivery came (test/wire/recorded/calendly.json): User-Agent Calendly, Accept */*, a bare
+      // application/json — not the "; charset=utf-8" this declared before.
+      headers: {
+        'User-Agent': 'Calendly',
+        Accept: '*/*',
+        'Content-Type': 'application/json',
+        'Calendly-Webhook-Signature': '{signature}',
+      },
       timeout: '10s',
       retries: ['1m', '5m', '30m', '2h', '8h', '24h'],
       fixtures: 'fixtures/calendly',
@@ -156,6 +167,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://www.typeform.com/developers/webhooks/secure-your-webhooks/: Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body> with the webhook secret',
       'https://www.typeform.com/developers/webhooks/example-payload/: {"event_id", "event_type": "form_response", "form_response": {…}}',
       "timeout and retries: not verified from Typeform's docs in this round (chosen: 30 s; retried at 2 m, 5 m, 10 m, 1 h)",
+      'port-labs/port-docs, "Send TypeForm survey results to Port" (a form_response Typeform delivered, May 2025): User-Agent: Typeform Webhooks, Content-Type: application/json; the body\'s form_response has landed_at before submitted_at and an ending object, as fixtures/typeform now does',
     ],
     declaration: {
       title: 'Typeform',
@@ -173,6 +185,7 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
     sources: [
       'https://docs.sentry.io/integrations/integration-platform/webhooks/: Content-Type, Request-ID, Sentry-Hook-Resource (installation, event_alert, issue, metric_alert, error, comment), Sentry-Hook-Timestamp, Sentry-Hook-Signature: the hex HMAC-SHA256 of the body with the client secret (the timestamp is not signed)',
       'https://sentry.io/changelog/2023-10-3-change-to-integration-platform-webhook-handling: answer within 1 second or it is a timeout; not retried (no retries in the docs)',
+      "getsentry/sentry src/sentry/sentry_apps/api/serializers/app_platform_event.py (the sender's own code; no captured delivery found): the same five headers in this order, Request-ID uuid4().hex; the body compact with action, installation, data, actor in that order",
     ],
     declaration: {
       title: 'Sentry (integration platform)',
@@ -197,13 +210,21 @@ export const PACK: Readonly<Record<string, PackEntry>> = {
       'https://docs.cdp.coinbase.com/commerce/docs/webhooks-security: X-CC-Webhook-Signature, the hex HMAC-SHA256 of the raw body with the shared secret',
       'coinbase-commerce-node Webhook.verifySigHeader(rawBody, signature, secret): the same, compared in constant time; verifyEventBody parses {"event": {…}}',
       'https://docs.cdp.coinbase.com/commerce/docs/webhooks: {"id", "scheduled_for", "attempt_number", "event": {"id", "type", "api_version", "created_at", "data"}}; timeout and retries chosen (10 s; 1 m to 48 h), not verified in this round',
+      'a charge:confirmed Coinbase Commerce delivered (May 2018), its headers and body published in doanhkaka\'s blog post "Tích hợp Coinbase Commerce API": User-Agent: weipay-webhooks, Content-Type: application/json, Accept: */*; the body compact JSON with a UUID string as its top-level id (the docs\' example has a number), keys attempt_number, event, id, scheduled_for — as fixtures/coinbase now are',
     ],
     declaration: {
       title: 'Coinbase Commerce',
       signature: { header: 'X-CC-Webhook-Signature', algorithm: 'sha256', encoding: 'hex', content: '{body}' },
       id: { body: 'event.id' },
       eventType: { body: 'event.type' },
-      headers: { 'Content-Type': 'application/json', 'X-CC-Webhook-Signature': '{signature}' },
+      // As a real delivery came (test/wire/recorded/coinbase.json): User-Agent weipay-webhooks and Accept */*
+      // beside the two this declared. Not its Accept-Encoding: a receiver would compress its answer.
+      headers: {
+        'User-Agent': 'weipay-webhooks',
+        'Content-Type': 'application/json',
+        'X-CC-Webhook-Signature': '{signature}',
+        Accept: '*/*',
+      },
       timeout: '10s',
       retries: ['1m', '5m', '30m', '2h', '8h', '24h', '48h'],
       fixtures: 'fixtures/coinbase',
