@@ -31,7 +31,10 @@ test('Graph: a Python receiver that compares every clientState, discards a forge
   assert.deepEqual(named(r, 'warn'), [], explain(r));
   for (const name of CASES.split(',')) assert.equal(status(r, name)?.status, 'pass', `${name}: ${explain(r)}`);
   assert.match(status(r, 'wrong-secret')?.observed ?? '', /^202, nothing stored: discarded, as Microsoft Graph asks/);
-  assert.match(status(r, 'forged-item')?.observed ?? '', /^202 to 3 events in one body, the last with another clientState; 2 of the other 2 stored, the forged one not$/);
+  assert.match(
+    status(r, 'forged-item')?.observed ?? '',
+    /^202 to 3 events in one body, the last with another clientState; 2 of the other 2 stored, the forged one not$/,
+  );
   assert.match(status(r, 'batch')?.observed ?? '', /^202 to 3 events in one body; 3 of them stored$/);
   assert.match(status(r, 'url-verification')?.observed ?? '', /^200, the validationToken echoed decoded as the raw body$/);
 });
@@ -44,7 +47,10 @@ test("Graph: a receiver on Graph's documented rule in plain Node passes check", 
 
 test('Graph: the validationToken echoed wrapped in JSON, or still URL-encoded, fails url-verification — Graph compares the body', async () => {
   for (const [flaw, why] of [
-    ['json-token', /echoes notificationUrl validation's validationToken wrapped in JSON — Microsoft Graph needs the decoded token alone as the body/],
+    [
+      'json-token',
+      /echoes notificationUrl validation's validationToken wrapped in JSON — Microsoft Graph needs the decoded token alone as the body/,
+    ],
     ['encoded-token', /echoes notificationUrl validation's validationToken still URL-encoded/],
   ] as const) {
     const r = await checkReceiver('graph', python('graph', flaw), { only: 'valid,url-verification' });
@@ -53,7 +59,7 @@ test('Graph: the validationToken echoed wrapped in JSON, or still URL-encoded, f
   }
 });
 
-test("Graph: the right token as application/json is a warning, not a failure: Graph compares the body, and Microsoft's own samples answer \"plain/text\"", async () => {
+test('Graph: the right token as application/json is a warning, not a failure: Graph compares the body, and Microsoft\'s own samples answer "plain/text"', async () => {
   const r = await checkReceiver('graph', python('graph', 'json-type'), { only: 'valid,url-verification' });
   assert.deepEqual(named(r, 'fail'), [], explain(r));
   assert.deepEqual(named(r, 'warn'), ['url-verification'], explain(r));
@@ -63,7 +69,10 @@ test("Graph: the right token as application/json is a warning, not a failure: Gr
 test('Graph: a receiver that never compares clientState keeps a forgery and fails wrong-secret (forged-item, one finding later, is not judged)', async () => {
   const r = await checkReceiver('graph', python('graph', 'unchecked'), { only: 'valid,wrong-secret,forged-item' });
   assert.deepEqual(named(r, 'fail'), ['wrong-secret'], explain(r));
-  assert.match(status(r, 'wrong-secret')?.diagnosis ?? '', /keeps a forged delivery: a 2xx is right .* compare value\.\*\.clientState with your secret/);
+  assert.match(
+    status(r, 'wrong-secret')?.diagnosis ?? '',
+    /keeps a forged delivery: a 2xx is right .* compare value\.\*\.clientState with your secret/,
+  );
   assert.notEqual(status(r, 'forged-item')?.status, 'pass', explain(r));
 });
 
@@ -72,7 +81,10 @@ test("Graph: a receiver that compares the first notification's clientState and k
   assert.deepEqual(named(r, 'fail'), ['forged-item'], explain(r));
   const c = status(r, 'forged-item');
   assert.match(c?.observed ?? '', /the forged one STORED$/);
-  assert.match(c?.diagnosis ?? '', /keeps an event whose clientState is not your secret \(value\[2\]\.clientState\) because others in the same body hold it/);
+  assert.match(
+    c?.diagnosis ?? '',
+    /keeps an event whose clientState is not your secret \(value\[2\]\.clientState\) because others in the same body hold it/,
+  );
   assert.match(c?.diagnosis ?? '', /compare every event's clientState and drop the one that does not match/);
 });
 
@@ -85,7 +97,10 @@ test('Graph: a receiver that works 4 s before its 202 fails valid: Graph waits 3
 test("Graph: a receiver keyed on resourceData.id (the message's id, not the notification's) fails valid, told why", async () => {
   const r = await checkReceiver('graph', python('graph', 'resource-key'), { only: 'valid' });
   assert.deepEqual(named(r, 'fail'), ['valid'], explain(r));
-  assert.match(status(r, 'valid')?.diagnosis ?? '', /stores deliveries under value\.0\.resourceData\.id .* key the store on the delivery id/);
+  assert.match(
+    status(r, 'valid')?.diagnosis ?? '',
+    /stores deliveries under value\.0\.resourceData\.id .* key the store on the delivery id/,
+  );
 });
 
 test("Graph: send's notifications, several to a POST as Graph batches them, hold the subscription's clientState in each one (the documented rule), go as application/json; charset=utf-8, and a right receiver stores every one under its id", async () => {
@@ -107,7 +122,12 @@ test("Graph: send's notifications, several to a POST as Graph batches them, hold
   try {
     const { port } = relay.address() as AddressInfo;
     const secret = SECRET.graph as string;
-    const fixtures = ['graph/message.created', 'graph/event.updated', 'graph/chatMessage.deleted', 'graph/lifecycle.reauthorizationRequired'];
+    const fixtures = [
+      'graph/message.created',
+      'graph/event.updated',
+      'graph/chatMessage.deleted',
+      'graph/lifecycle.reauthorizationRequired',
+    ];
     const r = await send({ url: `http://127.0.0.1:${port}/notifications`, provider: 'graph', secrets: [secret], fixtures, noRetry: true });
     assert.equal(r.ok, true, JSON.stringify(r.deliveries));
     // Three notifications to a body (the contract's typical batch), then the fourth alone.
@@ -121,7 +141,10 @@ test("Graph: send's notifications, several to a POST as Graph batches them, hold
       ids.push(...value.map((n) => n.id));
     }
     // Another secret's notifications are not Graph's, by the same rule.
-    await assert.rejects(verifyWithOfficialCode('graph', seen[0]?.body as Buffer, {}, 'another-client-state'), /clientState is not the subscription's/);
+    await assert.rejects(
+      verifyWithOfficialCode('graph', seen[0]?.body as Buffer, {}, 'another-client-state'),
+      /clientState is not the subscription's/,
+    );
     assert.deepEqual(storedIds(receiver.store).sort(), [...new Set(ids)].sort());
     assert.equal(new Set(ids).size, fixtures.length, 'each notification its own id, made fresh');
   } finally {
