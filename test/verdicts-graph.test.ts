@@ -6,6 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { run as send } from '../src/delivery/send.js';
 import { checkReceiver, explain, named, official, python, SECRET, startPython, storedIds } from './helpers/verdicts.js';
 import { verifyWithOfficialCode } from './helpers/official.js';
+import { join } from 'node:path';
+import { openSqliteInbox } from '../src/inbox/sqlite/index.js';
+import { startListenFor, stopAll } from './helpers/listen.js';
+import { tempDir } from './helpers/tmp.js';
 
 /**
  * Microsoft Graph change notifications (issue 55), a built-in provider on the field scheme: nothing
@@ -180,5 +184,66 @@ test('Graph: a notification not answered 2xx is sent again with its id unchanged
     assert.equal(retry?.value[0]?.id, first?.value[0]?.id);
   } finally {
     server.close();
+  }
+});
+
+test('Graph through listen: the validationToken echoed as text/plain, a batch stored one row per notification under its id (a lifecycle one among them), a batch holding one forged clientState refused whole', async () => {
+  const secret = SECRET.graph as string;
+  const path = join(tempDir(), 'graph.db');
+  const { p, url } = await startListenFor('graph', path, secret, '--no-worker');
+  let ids: string[] = [];
+  try {
+    const token = 'Validation: Testing client application reachability for subscription Request-Id: 0b6c0ea8-0b3e-4b2b-9a6e-3a7c4c0de001';
+    const validation = await fetch(`${url}?validationToken=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: '',
+    });
+    assert.equal(validation.status, 200);
+    assert.match(validation.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal(await validation.text(), token);
+    const seen: Buffer[] = [];
+    const fixtures = ['graph/message.created', 'graph/event.updated', 'graph/lifecycle.missed'];
+    const relay = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        seen.push(body);
+        const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+        res.statusCode = answer.status;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = relay.address() as AddressInfo;
+      const r = await send({ url: `http://127.0.0.1:${port}/`, provider: 'graph', secrets: [secret], fixtures, noRetry: true });
+      assert.equal(r.ok, true, JSON.stringify(r.deliveries));
+    } finally {
+      relay.close();
+    }
+    assert.equal(seen.length, 1, 'three notifications in one POST');
+    const batch = JSON.parse(seen[0]?.toString('utf8') ?? '{}') as { value: Record<string, unknown>[] };
+    ids = batch.value.map((n) => String(n.id));
+    // The same batch again, its last notification's clientState another: nothing of it is taken.
+    const forged = structuredClone(batch);
+    const fresh = forged.value.map((n) => ({ ...n, id: `${String(n.id)}x` }));
+    (fresh[2] as Record<string, unknown>).clientState = 'not-the-client-state';
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ value: fresh }),
+    });
+    assert.equal(refused.status, 401);
+  } finally {
+    await stopAll(p);
+  }
+  const inbox = openSqliteInbox(path);
+  try {
+    const rows = await inbox.list();
+    assert.deepEqual(rows.map((r) => r.deliveryId).sort(), [...ids].sort());
+  } finally {
+    await inbox.close();
   }
 });
