@@ -28,8 +28,9 @@ import { MINUTE, isObject, parseJson, randomAlnum } from './util.js';
  *     PR #7341 added the header to the docs); the answer within 10 seconds: 200, text/plain, the
  *     URL-decoded token as the body. Graph compares the body ("Subscription validation request
  *     failed. Response must exactly match validationToken query parameter", the error a wrong echo
- *     gets: java-spring-webhooks-sample#82); Microsoft's own samples (aspnet-webhooks-rest-sample's
- *     NotificationController) answer with the content type "plain/text" and validate, so another
+ *     gets: microsoftgraph/java-spring-webhooks-sample#82); Microsoft's own ASP.NET samples and
+ *     training labs (their NotificationController's `Content(token, "plain/text")`, found in many
+ *     public copies) answer with a content type that is not text/plain and validate, so another
  *     Content-Type around the right token is a warning in check, a wrapped or encoded token a failure.
  *   - Content-Type of a notification: `application/json; charset=utf-8` (a maintainer,
  *     microsoftgraph/microsoft-graph-docs#232, 2016: "Only the first request (the validation
