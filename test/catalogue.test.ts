@@ -21,6 +21,8 @@ import { lineModelDir } from '../src/fixtures/catalogue/line.js';
 import { hubspotTypesFile } from '../src/fixtures/catalogue/hubspot.js';
 import { zoomTypesFile } from '../src/fixtures/catalogue/zoom.js';
 import { linearTypesFile } from '../src/fixtures/catalogue/linear.js';
+import { graphTypesFile } from '../src/fixtures/catalogue/graph.js';
+import { asSent } from '../src/providers/body-placed.js';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
@@ -798,6 +800,36 @@ test("Square: every *Event type of the square SDK, each read back by the SDK's o
     assert.equal(providers.square.deliveryId({}, e.rawBody), e.deliveryId, 'keyed on event_id, made fresh');
     assert.notEqual(e.deliveryId, ev.body.event_id);
   }
+});
+
+test("Microsoft Graph: change notifications of every ChangeType and every LifecycleEventType of @microsoft/microsoft-graph-types, each a ChangeNotificationCollection that type-checks, its clientState Graph's documented rule takes", async () => {
+  const c = catalogueOf('graph');
+  assert.ok(c, 'dist/catalogue/graph.json is built by npm run build');
+  const types = readFileSync(graphTypesFile(ROOT), 'utf8');
+  const union = (name: string) =>
+    (new RegExp(`export type ${name} = ([^;]+);`).exec(types)?.[1] ?? '').split('|').map((m) => m.trim().replace(/^"|"$/g, ''));
+  // Every change type and every lifecycle event the package names is sent by some notification.
+  const changes = new Set(c.events.map((ev) => (ev.body.value as { changeType?: string }[])[0]?.changeType).filter(Boolean));
+  assert.deepEqual([...changes].sort(), union('ChangeType').sort());
+  const lifecycle = c.events.map((ev) => (ev.body.value as { lifecycleEvent?: string }[])[0]?.lifecycleEvent).filter(Boolean);
+  assert.deepEqual([...lifecycle].sort(), union('LifecycleEventType').sort());
+  assert.ok(c.events.length >= 19);
+  const secret = SECRETS.graph as string;
+  const p = providers.graph;
+  for (const ev of c.events) {
+    const { e, headers } = signed('graph', ev.name, ev.body, secret);
+    const sent = asSent(p, e.rawBody, headers);
+    await verifyWithOfficialCode('graph', sent.body, {}, secret);
+    const [n] = JSON.parse(sent.body.toString('utf8')).value as { id: string; changeType?: string; lifecycleEvent?: string }[];
+    assert.equal(n?.id, e.deliveryId, 'keyed on the notification id, made fresh');
+    assert.notEqual(e.deliveryId, (ev.body.value as { id: string }[])[0]?.id);
+    assert.equal(p.eventTypeOf({}, sent.body), ev.eventType);
+    assert.equal(ev.eventType, n?.changeType ?? n?.lifecycleEvent);
+  }
+  typeChecks('Graph', [
+    "import type { ChangeNotificationCollection } from '@microsoft/microsoft-graph-types';",
+    ...c.events.map((ev, i) => `export const e${i}: ChangeNotificationCollection = ${JSON.stringify(ev.body)};`),
+  ]);
 });
 
 test('fixtures show: the body send sends, the headers it adds, the signature never a real one; a form shown as its fields', async () => {

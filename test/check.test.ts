@@ -95,6 +95,8 @@ test("hookdrill's own receiver passes every case", async () => {
       'subscription-confirmation',
       'forged-confirmation',
       'forged-certificate',
+      // Graph's clientState in each notification of a batch (issue 55).
+      'forged-item',
       // Stripe sends no JWT: its claims' cases are Pub/Sub push's.
       'wrong-audience',
       'expired-token',

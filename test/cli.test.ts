@@ -194,7 +194,7 @@ test('check --list: every case with what it proves and where it does not apply; 
   for (const name of CASE_NAMES) assert.match(r.stdout, new RegExp(`^${name} `, 'm'));
   assert.match(
     r.stdout,
-    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom, twitch, mailgun, twilio, sns, pubsub, plaid, contentful, paypal\)$/m,
+    /^rotation .*\(not for github, slack, shopify, paddle, workos, square, discord, line, hubspot, zoom, linear, sendgrid, gitlab, postmark, intercom, twitch, mailgun, twilio, sns, pubsub, plaid, contentful, paypal, graph\)$/m,
   );
   assert.match(
     r.stdout,
@@ -207,18 +207,25 @@ test('check --list: every case with what it proves and where it does not apply; 
   const line = /^reserialized .*$/m.exec(r.stdout)?.[0] ?? '';
   assert.match(
     line,
-    /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab, postmark, mailgun, twilio, sns per sns-validator [\d.]+, pubsub\)$/,
+    /not for workos per @workos-inc\/node [\d.]+ and 12\.3\.0, zoom, gitlab, postmark, mailgun, twilio, sns per sns-validator [\d.]+, pubsub, graph\)$/,
   );
   // SNS's handshake and its certificate host: cases of SNS's alone (issue 55).
-  assert.match(r.stdout, /^subscription-confirmation .*\(not for stripe, .*, pubsub, plaid, contentful, paypal\)$/m);
-  assert.match(r.stdout, /^forged-certificate .*\(not for stripe, .*, pubsub, plaid, contentful\)$/m);
+  assert.match(r.stdout, /^subscription-confirmation .*\(not for stripe, .*, pubsub, plaid, contentful, paypal, graph\)$/m);
+  assert.match(r.stdout, /^forged-certificate .*\(not for stripe, .*, pubsub, plaid, contentful, graph\)$/m);
   // PayPal's certificate is named by a header (PAYPAL-CERT-URL): forged-certificate judges it too.
   assert.doesNotMatch(/^forged-certificate .*$/m.exec(r.stdout)?.[0] ?? '', /paypal/);
   assert.ok(line.includes(`@workos-inc/node ${installed}`), `${line} names the installed ${installed}`);
   // A JWT's claims are judged only where a provider sends one (Pub/Sub push, Plaid); Plaid's token
   // names no aud nor iss, and its docs judge its age alone (no future iat).
   for (const name of ['expired-token', 'forged-kid', 'alg-none', 'alg-hs256'])
-    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, contentful, paypal\\)$`, 'm'), name);
+    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, contentful, paypal, graph\\)$`, 'm'), name);
   for (const name of ['wrong-audience', 'future-token', 'wrong-issuer'])
-    assert.match(r.stdout, new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, plaid, contentful, paypal\\)$`, 'm'), name);
+    assert.match(
+      r.stdout,
+      new RegExp(`^${name} .*\\(not for stripe, github, .*, twilio, sns, plaid, contentful, paypal, graph\\)$`, 'm'),
+      name,
+    );
+  // Graph's clientState is a field of each notification of a batch: forged-item is Graph's alone (issue 55).
+  assert.match(r.stdout, /^forged-item .*\(not for stripe, github, .*, plaid, contentful, paypal\)$/m);
+  assert.doesNotMatch(/^forged-item .*$/m.exec(r.stdout)?.[0] ?? '', /graph/);
 });

@@ -14,8 +14,9 @@ const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
 /** The body a provider signs: with its send time inside where the clock is in the body (Linear's webhookTimestamp). */
 const bodyOf = (p: Provider, nowMs: number) =>
-  p.placeSignature
-    ? // A signature that is a field of the body (SNS's) signs a message of the provider's own shape.
+  p.placeSignature || p.tokenOnly === 'field'
+    ? // A signature that is a field of the body (SNS's), or a secret in each of its items (Graph's
+      // clientState), goes into a message of the provider's own shape.
       compileFixture(p, resolveFixtures([defaultFixtureOf(p.name)], p.name)[0] as Fixture, []).make(nowMs).rawBody
     : p.clockInBody
       ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs }))
@@ -191,10 +192,11 @@ for (const name of Object.keys(providers) as ProviderName[]) {
       return 'accepted';
     };
     const sigHeader = p.signatureHeader.toLowerCase();
-    // A byte of the body as sent changed (where a signature is written into it, "evt_1" made "evt_0": still JSON).
+    // A byte of the body as sent changed (where a signature is written into it, "evt_1" made "evt_0":
+    // still JSON; in a body of the provider's own shape, Graph's, a letter of the resource's path).
     const sent = { body, headers };
     const flipped = Buffer.from(sent.body);
-    const at = p.bodySignature ? flipped.indexOf('evt_1') + 4 : 10;
+    const at = !p.bodySignature ? 10 : flipped.includes('evt_1') ? flipped.indexOf('evt_1') + 4 : flipped.indexOf('"resource":"') + 13;
     flipped[at] = (flipped[at] as number) ^ 1;
     assert.equal(
       code(() => p.verify(flipped, lower(sent.headers), [held], { url: HOOK_URL, nowMs: NOW })),
@@ -231,8 +233,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const garbage = asSent(p, unsigned, { ...signed, [sigHeader]: 'garbage' });
     assert.equal(
       code(() => p.verify(garbage.body, garbage.headers, [held], { url: HOOK_URL, nowMs: NOW })),
-      // A bare token has no form to break: any text is a token, just not the right one.
-      p.tokenOnly === 'token' || p.placeSignature ? 'no_match' : 'malformed_header',
+      // A bare token (or Graph's clientState) has no form to break: any text is a token, just not the right one.
+      p.tokenOnly === 'token' || p.tokenOnly === 'field' || p.placeSignature ? 'no_match' : 'malformed_header',
     );
     assert.equal(
       code(() => verifyAs(body, headers, [], { url: HOOK_URL, nowMs: NOW })),

@@ -473,6 +473,22 @@ function everySigning(): { provider: ProviderName; headers: OutgoingHeaders; bod
     'PAYMENT.CAPTURE.COMPLETED',
     'WH-58D329510W468432D-8HN650336L201105X',
   );
+  // Graph's secret (the clientState) goes into each notification of the body: no header carries it.
+  add(
+    'graph',
+    json({
+      value: [
+        {
+          id: 'lsgTZMr9KwAAA',
+          subscriptionId: '7f105c7d-2dc5-4530-97cd-4e7ae6534c07',
+          changeType: 'created',
+          resource: 'Users/x/Messages/y',
+        },
+      ],
+    }),
+    'created',
+    'lsgTZMr9KwAAA',
+  );
   const product = JSON.parse(readFileSync(new URL('../../fixtures/shopify/Product.create.json', import.meta.url), 'utf8')) as JsonObject;
   add(
     'shopify',

@@ -14,6 +14,7 @@ import { plaid } from './plaid.js';
 import { paypal } from './paypal.js';
 import { pubsub } from './pubsub.js';
 import { contentful } from './contentful.js';
+import { graph } from './graph.js';
 import { sendgrid } from './sendgrid.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -59,6 +60,7 @@ export const providers: Readonly<Record<ProviderName, Provider>> = {
   plaid,
   contentful,
   paypal,
+  graph,
 };
 
 /** The built-in providers' names (knownProviderNames adds those a project file declares). */

@@ -29,6 +29,7 @@ export const PROVIDER_NAMES = [
   'plaid',
   'contentful',
   'paypal',
+  'graph',
 ] as const;
 
 /*

@@ -169,6 +169,18 @@ export async function verifyWithOfficialCode(
       if (!equal(secret, h('x-gitlab-token') ?? '')) throw new Error('gitlab: X-Gitlab-Token is not the secret token');
       return;
     }
+    case 'graph': {
+      // Microsoft Graph publishes no verifier (its SDKs do not check clientState): its documented
+      // rule is the judge (learn.microsoft.com/graph/change-notifications-delivery-webhooks,
+      // "Validate the clientState property. It must match the value originally submitted with the
+      // subscription"), for every notification of the body's value, written out here apart from src/.
+      const { value } = JSON.parse(rawBody.toString('utf8')) as { value?: { clientState?: unknown }[] };
+      if (!Array.isArray(value) || value.length === 0) throw new Error('graph: the body holds no notification in value');
+      for (const [i, n] of value.entries())
+        if (typeof n?.clientState !== 'string' || !equal(secret, n.clientState))
+          throw new Error(`graph: value[${i}].clientState is not the subscription's`);
+      return;
+    }
     case 'postmark': {
       // Postmark publishes no verifier: its documented rule is the judge (postmarkapp.com/developer/
       // webhooks/webhooks-overview, "Basic HTTP authentication": the webhook URL's user and password),
@@ -395,6 +407,8 @@ export const SECRETS: Record<string, string> = {
   contentful: 'hookdrill-contentful-example-signing-secret-0123456789abcdefABCD',
   // A PayPal webhook's id (the developer dashboard shows it): not a key, it is signed in the content.
   paypal: '8PT597110X687430LKGECATA',
+  // A Graph subscription's clientState: any text up to 255 characters, chosen by the app.
+  graph: 'hookdrill-graph-client-state-5Vw2',
 };
 // Each test process its own SNS host (test files run two at a time; SNS's default port would be
 // shared): a port from the process id, unless the test file set one. Both ranges sit below the

@@ -48,6 +48,7 @@ export const SECRET: Record<string, string> = {
   // 64 characters, as the toolkit requires of a Contentful signing secret.
   contentful: 'hookdrill-contentful-verdicts-signing-secret-0123456789abcdefXYZ',
   paypal: '3VL83952PN504172UWEBHOOKID',
+  graph: 'hookdrill-graph-verdicts-state-9Pk4',
 };
 // The pack's senders (src/providers/pack.ts): each secret as test/helpers/official.ts shapes it.
 for (const p of ['bitbucket', 'pagerduty', 'mux', 'vercel', 'calendly', 'typeform', 'sentry', 'coinbase', 'notion'])

@@ -20,6 +20,8 @@ Flaws (each wrong in exactly one way):
   plus-kept      decodes %xx but not "+" (unquote, not unquote_plus): spaces come back as "+"
   verify-first   checks X-Notify-Token before looking at the query: the unsigned validation gets 401
   slow-validation  answers the validation right, after 4 s (Graph waits 10 s for it, 3 s for a notification)
+  json-type      echoes the decoded token alone, but as application/json (Graph compares the body:
+                 Microsoft's own samples answer "plain/text" and validate)
 """
 import argparse, hmac, json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +41,8 @@ def token_answer(raw_query, flaw):
         return None
     if flaw == 'json-token':
         return json.dumps({'validationToken': values[0]}).encode(), 'application/json'
+    if flaw == 'json-type':
+        return values[0].encode(), 'application/json'
     return values[0].encode(), 'text/plain; charset=utf-8'
 
 
@@ -92,6 +96,8 @@ def cli(serve):
     s.add_argument('--port', type=int, required=True)
     s.add_argument('--store', required=True)
     s.add_argument('--flaw', default='')
+    # What a notification is kept under: its resourceData.id (a declared platform's choice) or its own id (Graph's).
+    s.add_argument('--key', choices=['resourceData.id', 'id'], default='resourceData.id')
     i = sub.add_parser('ids')
     i.add_argument('--store', required=True)
     args = p.parse_args()

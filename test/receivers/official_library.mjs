@@ -34,7 +34,10 @@
  * with a 5-minute maxAge; request_body_sha256 compared in constant time; keyed on the body's hash),
  * and PayPal's documented offline check (its Node SDK is deprecated: SHA256withRSA over transmission
  * id|time|SECRET, the webhook id|CRC-32 of the raw body, by the certificate at PAYPAL-CERT-URL fetched
- * only from HOOKDRILL_CERT_HOST, trusted through NODE_EXTRA_CA_CERTS; keyed on the event's id).
+ * only from HOOKDRILL_CERT_HOST, trusted through NODE_EXTRA_CA_CERTS; keyed on the event's id),
+ * and Microsoft Graph's documented rule (no library checks it: a POST with ?validationToken= answered
+ * with the decoded token as text/plain; each notification's clientState compared with the secret, one
+ * that does not match dropped, the others kept under their own id and answered 202).
  * Whatever the library throws is answered 400, as the docs' examples do. What it accepts is
  * stored (appended to FILE and fsynced) before the 200; ids already in FILE are duplicates.
  *
@@ -424,6 +427,16 @@ async function verified(req, raw) {
         return { id: createHash('sha256').update(raw).digest('hex'), ack: true };
       }
     }
+    case 'graph': {
+      // learn.microsoft.com/graph/change-notifications-delivery-webhooks: the validation first (an
+      // empty POST, nothing to check), then "Validate the clientState property" of each notification.
+      const token = new URL(req.url ?? '/', 'http://receiver').searchParams.get('validationToken');
+      if (token) return { text: token };
+      const { value } = JSON.parse(raw.toString('utf8'));
+      if (!Array.isArray(value)) throw new Error('not a notification collection');
+      const valid = value.filter((n) => typeof n?.clientState === 'string' && equal(n.clientState, secret));
+      return { ids: valid.map((n) => n.id ?? `sha256:${createHash('sha256').update(JSON.stringify(n)).digest('hex')}`), accepted: true };
+    }
     default:
       throw new Error(`unknown provider ${provider}`);
   }
@@ -481,6 +494,10 @@ createServer(async (req, res) => {
   }
   if (event.ack) {
     res.writeHead(200).end();
+    return;
+  }
+  if (event.accepted) {
+    res.writeHead(202).end();
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.answer ?? { received: true }));

@@ -56,6 +56,9 @@ folio is a declared one on its request form, signing as Contentful does, with it
 test/declared-canonical-request.test.ts): the method, the path, the headers X-Contentful-Signed-Headers lists, the body.
 contentful is Contentful itself on the same scheme (contentful_scheme.py, one-sided 30 s window as the toolkit's;
 keyed on X-Contentful-Idempotency-Key, the same on every attempt; test/verdicts-contentful.test.ts).
+graph is Microsoft Graph (graph_scheme.py, beside this file: each notification's clientState
+compared, a forged one discarded with the 202, each kept under its own id; the validationToken
+echoed; test/verdicts-graph.test.ts).
 relay and postbox are two more declared ones that sign nothing (test/declared-token.test.ts): a
 Bearer token and Basic credentials in Authorization.
 parcel signs in the body (test/declared-body.test.ts): auth.signature, the base64 HMAC-SHA256 of
@@ -947,6 +950,11 @@ def main():
         for i in read_ids(args.store):
             print(hashlib.sha1(i.encode()).hexdigest() if args.column == 'hash' else i)
         return
+    if args.provider == 'graph':
+        # Graph's notifications are a batch answered 202 whatever their clientState: its own receiver.
+        import graph_scheme
+        args.key = 'id'
+        return graph_scheme.serve(args)
     serve(args)
 
 

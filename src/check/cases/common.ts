@@ -303,12 +303,17 @@ export async function post(
     url?: URL;
     /** The answer's deadline where it is not the provider's timeout (a handshake's own: Graph's validation, 10 s). */
     deadlineMs?: number;
+    /**
+     * The body already holds its field signature as the case wrote it, item by item (forged-item's
+     * one wrong clientState among right ones): sent as it is, not placed again.
+     */
+    placed?: boolean;
   } = {},
 ): Promise<AttemptOutcome> {
   // A signature that is a field of the body goes into it now, as send puts it there: SNS's by its
   // placeSignature, Mailgun's by asSent (a provider has one or neither, so the order does not matter).
-  const placed = ctx.provider.placeSignature ? ctx.provider.placeSignature(body, headers) : { body, headers };
-  const sent = asSent(ctx.provider, placed.body, placed.headers);
+  const placed = ctx.provider.placeSignature && !o.placed ? ctx.provider.placeSignature(body, headers) : { body, headers };
+  const sent = o.placed ? placed : asSent(ctx.provider, placed.body, placed.headers);
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = {
     ...forwardedHeaders(ctx),

@@ -1,5 +1,6 @@
 import { ACCEPTANCE } from './acceptance.js';
 import { CONTRACT_CASES } from './contract.js';
+import { FIELD_ITEM_CASES } from './field-items.js';
 import { HANDSHAKE_CASES } from './visit-handshake.js';
 import type { CheckCase } from './common.js';
 import { JWT_CASES } from './jwt.js';
@@ -16,6 +17,7 @@ export const CASES: readonly CheckCase[] = [
   ...CONTRACT_CASES,
   ...HANDSHAKE_CASES,
   ...REJECTION,
+  ...FIELD_ITEM_CASES,
   ...JWT_CASES,
   ...PROVIDER_QUIRKS,
   ...LIMITS,
