@@ -243,6 +243,10 @@ test('Graph through listen: the validationToken echoed as text/plain, a batch st
   try {
     const rows = await inbox.list();
     assert.deepEqual(rows.map((r) => r.deliveryId).sort(), [...ids].sort());
+    // Each row typed as Graph types it: a lifecycle notification, which has no changeType, by its lifecycleEvent.
+    assert.deepEqual(rows.map((r) => r.eventType).sort(), ['created', 'missed', 'updated']);
+    // And kept without the clientState: the inbox is printed by inspect and the inspector.
+    for (const r of rows) assert.ok(!r.body?.toString('utf8').includes(secret), `row ${r.deliveryId} keeps the secret`);
   } finally {
     await inbox.close();
   }

@@ -361,7 +361,11 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
     // Kept without a secret the body carries as it is (Graph's clientState): the inbox is printed
     // by inspect and the inspector; a forward writes it back (providers/kept-body.ts).
     const kept = withoutSecret(provider, rawBody);
-    const all = splitBatch(provider.contract, kept, (body) => serialized(provider, body));
+    // A part the batch's type path leaves untyped (Graph's lifecycle notification: no changeType) is
+    // typed as the provider types that event alone (its lifecycleEvent), as a one-event body would be.
+    const all = splitBatch(provider.contract, kept, (body) => serialized(provider, body))?.map((p) =>
+      p.eventType === undefined ? { ...p, eventType: provider.eventTypeOf(req.headers, p.body) } : p,
+    );
     if (all?.length === 0) return answer(res, { status: 200, result: 'challenge', bytes }, { ok: true, events: 0 });
     const keep = options.keep;
     const parts = all && keep ? all.filter((p) => keep(p.eventType)) : all;
