@@ -3,6 +3,7 @@ import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { isObject } from './util.js';
+import { isJsonText } from './declared-canonical.js';
 
 /**
  * Twilio's webhooks (Messaging, Voice and their status callbacks), on the declaration engine's
@@ -60,6 +61,30 @@ const profile: TimingProfile = {
 /** A fixture whose body is a form: `{ "hookdrill_form": { fields } }` (fixtures/index.ts). */
 const FORM = 'hookdrill_form';
 
+/**
+ * A fixture of an Event Streams delivery: `{ "hookdrill_cloudevents": [ CloudEvent, … ] }`, sent as
+ * the JSON array alone (serialize). A fixture file holds one JSON object; the array is the body.
+ */
+export const CLOUDEVENTS = 'hookdrill_cloudevents';
+
+/** The CloudEvents of a fixture body (the wrapper) or of a received one (the array), or undefined. */
+function cloudEventsOf(body: JsonValue | undefined): JsonObject[] | undefined {
+  const list = Array.isArray(body) ? body : isObject(body) && Array.isArray(body[CLOUDEVENTS]) ? body[CLOUDEVENTS] : undefined;
+  return list?.every(isObject) ? (list as JsonObject[]) : undefined;
+}
+
+/** The CloudEvents of a request's bytes: a JSON array of objects, or undefined (a form). */
+function cloudEventsIn(rawBody: Buffer): JsonObject[] | undefined {
+  if (!isJsonText(rawBody)) return undefined;
+  try {
+    return cloudEventsOf(JSON.parse(rawBody.toString('utf8')) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
+
 /** The region Twilio says a delivery comes from (X-Home-Region), as the recorded delivery's. */
 export const TWILIO_HOME_REGION = 'us1';
 
@@ -97,7 +122,7 @@ export function twimlProblem(answer: string, contentType: string | undefined): s
   return undefined;
 }
 
-/** A Twilio SID: its two letters and 32 hex digits, the same for one r (MessageSid = SmsSid = SmsMessageSid). */
+/** A Twilio SID: its two letters and 32 hex digits, the same for one r (MessageSid = SmsSid = SmsMessageSid; an event's EZ id). */
 const sid = (prefix: string, r: number) => `${prefix}${createHash('sha256').update(`${prefix}${r}`).digest('hex').slice(0, 32)}`;
 
 const base = declaredProvider(
@@ -159,6 +184,8 @@ const base = declaredProvider(
     },
     newDeliveryId: randomUUID,
     freshFields(body: JsonObject): FreshField[] {
+      const events = cloudEventsOf(body);
+      if (events) return events.flatMap((e, i) => freshCloudEvent(e, i));
       // A new message or call each send: its SIDs made new, the message's three alike.
       const fields = isObject(body[FORM]) ? body[FORM] : {};
       const out: FreshField[] = [];
@@ -174,14 +201,56 @@ const base = declaredProvider(
   },
 );
 
+/**
+ * An Event Streams event made new each send: its id (EZ + 32 hex digits, what a receiver dedupes
+ * on), the message's or call's SID in its data and its source path, and its times (now).
+ */
+function freshCloudEvent(e: JsonObject, i: number): FreshField[] {
+  const out: FreshField[] = [];
+  // The id keeps its SID prefix: EZ for a messaging event, the account's AC for Event Streams' test event.
+  const id = text(e.id);
+  if (id) out.push({ path: [CLOUDEVENTS, i, 'id'], make: (_now: number, r: number) => sid(/^[A-Z]{2}/.exec(id)?.[0] ?? 'EZ', r + i) });
+  const data = isObject(e.data) ? e.data : {};
+  const sidOf = (r: number) => sid(text(data.messageSid) ? 'SM' : 'CA', r + i);
+  for (const k of ['messageSid', 'callSid'])
+    if (typeof data[k] === 'string') out.push({ path: [CLOUDEVENTS, i, 'data', k], make: (_now: number, r: number) => sidOf(r) });
+  const source = text(e.source);
+  const inSource = source ? /(SM|CA)[0-9a-f]{32}/.exec(source) : null;
+  if (source && inSource)
+    out.push({ path: [CLOUDEVENTS, i, 'source'], make: (_now: number, r: number) => source.replace(inSource[0], sidOf(r)) });
+  const when = (now: number) => new Date(now).toISOString();
+  if (typeof e.time === 'string') out.push({ path: [CLOUDEVENTS, i, 'time'], make: when, clock: true });
+  if (typeof data.timestamp === 'string') out.push({ path: [CLOUDEVENTS, i, 'data', 'timestamp'], make: when, clock: true });
+  return out;
+}
+
 export const twilio: Provider = {
   ...base,
+  // An Event Streams fixture goes out as its array of CloudEvents, compact (Twilio's blog's example delivery).
+  serialize(body) {
+    const events = isObject(body) && Array.isArray(body[CLOUDEVENTS]) ? body[CLOUDEVENTS] : undefined;
+    return JSON.stringify(events ?? body);
+  },
   describe(body, fixtureName) {
+    const [first] = cloudEventsOf(body) ?? [];
+    if (first) return { eventType: text(first.type) ?? fixtureName, ...(text(first.id) ? { deliveryId: text(first.id) as string } : {}) };
     const fields = isObject(body) && isObject(body[FORM]) ? body[FORM] : {};
     return { eventType: typeOf(fields) ?? fixtureName };
   },
   eventTypeOf(_headers, rawBody) {
+    const events = cloudEventsIn(rawBody);
+    if (events) return text(events[0]?.type);
     return typeOf(fieldsOfBody(rawBody));
+  },
+  // Event Streams' dedupe key is each CloudEvent's id (twilio.com/docs/events/event-delivery-and-duplication).
+  deliveryId(headers, rawBody) {
+    const events = cloudEventsIn(rawBody);
+    if (events) return text(events[0]?.id);
+    return base.deliveryId(headers, rawBody);
+  },
+  // A phone number's webhooks and Event Streams' sink are two endpoints: check's other-types sends one kind.
+  subscriptionKind(body) {
+    return cloudEventsOf(body) ? 'event-streams' : 'webhooks';
   },
   judgeAnswer(rawBody, answer, contentType) {
     return needsTwiml(rawBody) ? twimlProblem(answer, contentType) : undefined;
