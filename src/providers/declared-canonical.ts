@@ -53,7 +53,7 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
     signedHeaders: [sig.header],
     timestamped: false,
     ...(urlBound ? { urlBound: true as const } : {}),
-    ...(sig.bodyHash !== undefined ? { queryPlaced: { carrier: BODY_HASH_CARRIER } } : {}),
+    ...(sig.bodyHash !== undefined ? { queryPlaced: { carrier: BODY_HASH_CARRIER, param: sig.bodyHash } } : {}),
     rotation: false,
     ...declaredDelivery(d, title),
     verifier: {

@@ -226,6 +226,7 @@ function freshCloudEvent(e: JsonObject, i: number): FreshField[] {
 
 export const twilio: Provider = {
   ...base,
+  ...(base.queryPlaced ? { queryPlaced: { ...base.queryPlaced, verifiedBy: "twilio's validateRequestWithBody" } } : {}),
   // An Event Streams fixture goes out as its array of CloudEvents, compact (Twilio's blog's example delivery).
   serialize(body) {
     const events = isObject(body) && Array.isArray(body[CLOUDEVENTS]) ? body[CLOUDEVENTS] : undefined;

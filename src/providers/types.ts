@@ -336,7 +336,13 @@ export interface Provider {
    * So the URL is fixed when the body is signed: a case that changes the body after signing leaves
    * the URL and its hash as signed, as a body changed in transit would.
    */
-  queryPlaced?: { carrier: string };
+  queryPlaced?: {
+    carrier: string;
+    /** The query parameter the signing adds (Twilio's `bodySHA256`), for messages. */
+    param: string;
+    /** The official code that checks the body against it (twilio's validateRequestWithBody), for messages. */
+    verifiedBy?: string;
+  };
   /** A host the scheme needs while deliveries go out (SNS's certificate and SubscribeURL): started by send and check. */
   serve?(o?: { share?: boolean }): Promise<ServedHost>;
   /**

@@ -1,4 +1,5 @@
 import { ACCEPTANCE } from './acceptance.js';
+import { BODY_HASH_IN_URL } from './body-hash-url.js';
 import { CONTRACT_CASES } from './contract.js';
 import { HANDSHAKE_CASES } from './visit-handshake.js';
 import type { CheckCase } from './common.js';
@@ -18,6 +19,7 @@ export const CASES: readonly CheckCase[] = [
   ...REJECTION,
   ...JWT_CASES,
   ...PROVIDER_QUIRKS,
+  BODY_HASH_IN_URL,
   ...LIMITS,
 ];
 
