@@ -17,8 +17,22 @@ import { isJsonText } from './declared-canonical.js';
  *     behind a proxy must sign over the URL Twilio was given, not the one it sees.
  *   - The same file: a body that is not a form (application/json, from Twilio's newer products)
  *     is signed over a URL carrying `bodySHA256=<hex SHA-256 of the body>` with no parameters
- *     (validateRequestWithBody): verify (listen, verify) takes such a body where the hash is its
-     own; hookdrill sends the form-encoded webhooks only (see below).
+ *     (validateRequestWithBody: the URL's signature, then the raw body's hash against bodySHA256);
+ *     twilio.com/docs/api/errors/57012 says so of every application/json webhook. verify (listen,
+ *     verify) takes such a body where the hash is its own, and send and check send one: the
+ *     declared scheme signs a JSON body so (declared-canonical.ts's sign, queryPlaced).
+ *   - Event Streams' webhook sink (twilio.com/docs/events/webhook-quickstart, and Twilio's blog
+ *     "How to Validate Twilio Event Streams Webhooks in Rust", whose example delivery is the body of
+ *     fixtures/twilio/stream.test-event.json): the body is a JSON array of CloudEvents (specversion
+ *     1.0, type com.twilio.…, source, id, dataschema, datacontenttype, time, data), signed as above;
+ *     a sink answers within 5 s, and connection overrides are not supported. The stream.message.*
+ *     fixtures' data are Messaging.MessageStatus/3's fields as Elastic's Twilio integration shows a
+ *     sample event. twilio.com/docs/events/event-delivery-and-duplication: at-least-once, retried
+ *     with backoff and jitter for up to four hours; a receiver dedupes — on each CloudEvent's id
+ *     (the CloudEvents 1.0 spec: source + id identify an event), which deliveryId reads. Not found
+ *     public: a recorded delivery with its headers (hookdrill sends its form webhooks' headers with
+ *     Content-Type application/json), the retry schedule, and how many events batch_events puts in
+ *     one array (hookdrill sends one; the contract's batching stays its form webhooks' `one`).
  *   - twilio.com/docs/messaging/twiml#twilios-request-to-your-application and
  *     twilio.com/docs/voice/twiml#twilios-request-to-your-application: the parameters of an
  *     incoming message (MessageSid, SmsSid, AccountSid, MessagingServiceSid, From, To, Body,
