@@ -31,8 +31,10 @@ import { isJsonText } from './declared-canonical.js';
  *     with backoff and jitter for up to four hours; a receiver dedupes — on each CloudEvent's id
  *     (the CloudEvents 1.0 spec: source + id identify an event), which deliveryId reads. Not found
  *     public: a recorded delivery with its headers (hookdrill sends its form webhooks' headers with
- *     Content-Type application/json), the retry schedule, and how many events batch_events puts in
- *     one array (hookdrill sends one; the contract's batching stays its form webhooks' `one`).
+ *     Content-Type application/json) and the retry schedule. A sink with batch_events true gets
+ *     several CloudEvents an array, up to 64 kB (twilio.com/docs/events/event-streams/sink-resource,
+ *     its earlier text); hookdrill sends one, and the contract's batching stays its form webhooks'
+ *     `one` (a list would batch the form fixtures too), so listen keeps a batch as one row.
  *   - twilio.com/docs/messaging/twiml#twilios-request-to-your-application and
  *     twilio.com/docs/voice/twiml#twilios-request-to-your-application: the parameters of an
  *     incoming message (MessageSid, SmsSid, AccountSid, MessagingServiceSid, From, To, Body,
