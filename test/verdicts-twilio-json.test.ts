@@ -4,6 +4,7 @@ import twilioLib from 'twilio';
 import { run as send } from '../src/delivery/send.js';
 import { reply, startServer } from './helpers/server.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
+import { hookdrill } from './helpers/cli.js';
 
 /**
  * Twilio's JSON webhooks (issue 55's "JSON bodies verified without bodySHA256"): Event Streams posts
@@ -96,4 +97,14 @@ test("Twilio JSON: send's Event Streams deliveries verify with twilio's validate
   } finally {
     await server.close();
   }
+});
+
+test("Twilio JSON: fixtures show writes the bodySHA256 send adds as the query, and no header of hookdrill's own", async () => {
+  const shown = await hookdrill(['fixtures', 'show', 'twilio/stream.message.delivered']);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /^POST <your URL>\?bodySHA256=[0-9a-f]{64} {2}\(added to its query, signed with it\)$/m);
+  assert.match(shown.stdout, /^Content-Type: application\/json$/m);
+  assert.doesNotMatch(shown.stdout, /X-Hookdrill/i);
+  const form = await hookdrill(['fixtures', 'show', 'twilio/message.delivered']);
+  assert.doesNotMatch(form.stdout, /bodySHA256/);
 });
