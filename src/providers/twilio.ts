@@ -24,7 +24,9 @@ import { isJsonText } from './declared-canonical.js';
  *   - Event Streams' webhook sink (twilio.com/docs/events/webhook-quickstart, and Twilio's blog
  *     "How to Validate Twilio Event Streams Webhooks in Rust", whose example delivery is the body of
  *     fixtures/twilio/stream.test-event.json): the body is a JSON array of CloudEvents (specversion
- *     1.0, type com.twilio.…, source, id, dataschema, datacontenttype, time, data), signed as above;
+ *     1.0, type com.twilio.…, source, id, dataschema, datacontenttype, time, data), signed as above
+ *     — Studio's flow events among them (twilio/twilio-php issue 744: a Studio sink's events fail a
+ *     form validator);
  *     a sink answers within 5 s, and connection overrides are not supported. The stream.message.*
  *     fixtures' data are Messaging.MessageStatus/3's fields as Elastic's Twilio integration shows a
  *     sample event. twilio.com/docs/events/event-delivery-and-duplication: at-least-once, retried
