@@ -132,6 +132,8 @@ test('check judges a receiver of a declared scheme: a right one passes, one with
       'probe-401',
       'form-encoded',
       'first-seen-retry',
+      // Twilio's JSON bodies, signed through bodySHA256 in the URL (issue 55).
+      'json-body-hash',
     ],
   );
 

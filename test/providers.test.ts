@@ -14,9 +14,11 @@ const NOW = Date.parse('2026-11-30T12:00:00Z');
 const body = Buffer.from('{"id":"evt_1","type":"invoice.paid","data":{"object":{"amount_paid":2000}}}');
 /** The body a provider signs: with its send time inside where the clock is in the body (Linear's webhookTimestamp). */
 const bodyOf = (p: Provider, nowMs: number) =>
-  p.placeSignature || p.tokenOnly === 'field'
+  p.placeSignature || p.tokenOnly === 'field' || p.queryPlaced
     ? // A signature that is a field of the body (SNS's), or a secret in each of its items (Graph's
-      // clientState), goes into a message of the provider's own shape.
+      // clientState), goes into a message of the provider's own shape; a JSON body signed through a
+      // hash in the URL (Twilio's bodySHA256) goes to another URL than HOOK_URL, so Twilio is held
+      // here on its default (form) fixture — its JSON in verdicts-twilio-json.test.
       compileFixture(p, resolveFixtures([defaultFixtureOf(p.name)], p.name)[0] as Fixture, []).make(nowMs).rawBody
     : p.clockInBody
       ? Buffer.from(JSON.stringify({ ...JSON.parse(body.toString('utf8')), webhookTimestamp: nowMs }))

@@ -11,7 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,16 @@ const RECORDED = `${ROOT}test/wire/recorded/`;
 
 const fileOf = (provider: string) => `${RECORDED}${provider}.json`;
 const recordOf = (provider: string) => JSON.parse(readFileSync(fileOf(provider), 'utf8')) as DeliveryRecord;
+/**
+ * A provider's records of its other kinds of delivery, beside its main one: `<provider>.<kind>.json`
+ * (Twilio's Event Streams, JSON signed through bodySHA256, beside its form webhooks). Each is held
+ * as the main one is; docs/wire.md's header block shows the main one's.
+ */
+const otherRecordsOf = (provider: string) =>
+  readdirSync(RECORDED)
+    .filter((f) => f.startsWith(`${provider}.`) && f.endsWith('.json') && f !== `${provider}.json`)
+    .map((f) => JSON.parse(readFileSync(`${RECORDED}${f}`, 'utf8')) as DeliveryRecord);
+const recordsOf = (provider: string) => [recordOf(provider), ...otherRecordsOf(provider)];
 
 /**
  * Senders of hookdrill's pack (src/providers/pack.ts) whose real delivery has not been found yet:
@@ -97,41 +107,41 @@ test('every provider hookdrill profiles lists has a recorded delivery to hold it
     [],
     `a provider is done only when its requests are held against a recorded delivery (ARCHITECTURE.md, "Where a change goes"): add test/wire/recorded/<provider>.json for ${missing.join(', ')} — one real delivery's headers and body fields, each with its source (test/wire/recorded/hubspot.json is one)`,
   );
-  for (const p of await providers()) {
-    const r = recordOf(p);
-    assert.equal(r.provider, p);
-    const keys = new Set(Object.keys(r.sources));
-    const used = [
-      ...r.headers.list.map(([, , , s]) => s),
-      ...(r.body.layout ? [r.body.layout[1]] : []),
-      r.body.complete[1],
-      ...(r.body.keysSorted ? [r.body.keysSorted[1]] : []),
-    ];
-    for (const s of used) assert.ok(keys.has(s), `${p}: source "${s}" is named in "sources"`);
-    for (const [reason, list] of Object.entries(r.differences))
-      assert.ok(reason.length > 20 && !/TODO/i.test(reason) && list.length > 0, `${p}: every listed difference has its reason`);
-  }
+  for (const p of await providers())
+    for (const r of recordsOf(p)) {
+      assert.equal(r.provider, p);
+      const keys = new Set(Object.keys(r.sources));
+      const used = [
+        ...r.headers.list.map(([, , , s]) => s),
+        ...(r.body.layout ? [r.body.layout[1]] : []),
+        r.body.complete[1],
+        ...(r.body.keysSorted ? [r.body.keysSorted[1]] : []),
+      ];
+      for (const s of used) assert.ok(keys.has(s), `${p}: source "${s}" is named in "sources"`);
+      for (const [reason, list] of Object.entries(r.differences))
+        assert.ok(reason.length > 20 && !/TODO/i.test(reason) && list.length > 0, `${p}: every listed difference has its reason`);
+    }
 });
 
 test("every provider's request goes out as its recorded delivery, header by header and field by field, but for the differences its record lists with their reasons", async () => {
   const server = await capture();
   const failures: string[] = [];
   try {
-    for (const provider of await providers()) {
-      const record = recordOf(provider);
-      const r = await send({
-        provider,
-        secrets: [SECRETS[provider] as string],
-        url: server.url,
-        fixtures: [record.fixture],
-        noRetry: true,
-      });
-      assert.equal(r.ok, true, `${provider}: ${JSON.stringify(r.deliveries)}`);
-      const sent = server.last();
-      assert.ok(sent, `${provider}: the request arrived`);
-      const { unexplained, gone } = againstList(record, differences(record, sent));
-      if (unexplained.length || gone.length) failures.push(report(provider, unexplained, gone, sent));
-    }
+    for (const provider of await providers())
+      for (const record of recordsOf(provider)) {
+        const r = await send({
+          provider,
+          secrets: [SECRETS[provider] as string],
+          url: server.url,
+          fixtures: [record.fixture],
+          noRetry: true,
+        });
+        assert.equal(r.ok, true, `${provider}: ${JSON.stringify(r.deliveries)}`);
+        const sent = server.last();
+        assert.ok(sent, `${provider}: the request arrived`);
+        const { unexplained, gone } = againstList(record, differences(record, sent));
+        if (unexplained.length || gone.length) failures.push(report(provider, unexplained, gone, sent));
+      }
   } finally {
     await server.close();
   }

@@ -20,8 +20,8 @@ for (const name of Object.keys(providers) as ProviderName[]) {
     const rejected: string[] = [];
     const server = await startServer(async (req, res) => {
       try {
-        // URL-bound schemes (Square, HubSpot) are verified over the URL send posted to.
-        await verifyWithOfficialCode(name, req.rawBody, req.headers, secret, server.url);
+        // URL-bound schemes (Square, HubSpot) are verified over the URL send posted to (Twilio's JSON: with its bodySHA256).
+        await verifyWithOfficialCode(name, req.rawBody, req.headers, secret, new URL(req.path, server.url).href);
         reply(res, 200);
       } catch (err) {
         rejected.push((err as Error).message);

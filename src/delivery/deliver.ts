@@ -13,6 +13,7 @@ import { sleep } from '../util/wait.js';
 import type { Interrupt } from '../util/wait.js';
 import { displayUrl } from '../util/options.js';
 import { maskCredentials } from '../util/http-headers.js';
+import { placeQuery } from '../providers/query-placed.js';
 
 export interface AttemptRecord {
   /** 1 for the first attempt. */
@@ -159,15 +160,17 @@ export async function deliver(
       n > 1 && provider.retryHeaders && !event.fixedHeaders ? provider.retryHeaders(n - 1, lastReason, rawBody) : undefined;
     if (retryHeaders) Object.assign(headers, retryHeaders);
     applyExtraHeaders(headers, ctx.extraHeaders);
-    // Where the provider writes its signature into the body (Mailgun), the request leaves with it there.
-    const sent = asSent(provider, rawBody, headers);
+    // Where the provider writes its signature into the body (Mailgun), the request leaves with it there;
+    // where its signing added to the URL (Twilio's bodySHA256), the request goes to that URL.
+    const placed = placeQuery(provider, ctx.url, headers);
+    const sent = asSent(provider, rawBody, placed.headers);
 
     // A tenth of a millisecond is all a timer on a shared machine can tell apart: no 2.6369129999999927.
     const atMs = Math.round((performance.now() - ctx.runStartMs) * 10) / 10;
     let result: AttemptOutcome;
     try {
       result = await attempt({
-        url: ctx.url,
+        url: placed.url,
         headers: sent.headers,
         body: sent.body,
         timeoutMs: timing.timeoutMs,
@@ -203,7 +206,7 @@ export async function deliver(
       ctx.onWire({
         deliveryId: event.deliveryId,
         n,
-        request: { method: 'POST', url: displayUrl(ctx.url), headers: shown, body: sent.body.toString('utf8') },
+        request: { method: 'POST', url: displayUrl(placed.url), headers: shown, body: sent.body.toString('utf8') },
         ...(result.status !== undefined && result.wire
           ? { response: { status: result.status, body: result.wire.body, headers: maskCredentials(result.wire.headers) } }
           : {}),

@@ -4,6 +4,7 @@ import type { CanonicalSignature, CheckedDeclaration } from './declaration.js';
 import { at, declaredDelivery, declaredIdentity, hmacKeys, placeHeaders, withExtras } from './declared-common.js';
 import type { DeclaredExtras } from './declared-common.js';
 import { requestProvider } from './declared-canonical-request.js';
+import { withQuery } from './query-placed.js';
 import type { JsonObject, JsonValue, Provider, ProviderName } from './types.js';
 import { SignatureError } from './types.js';
 import { header, otherStringSecret, randomAlnum, requireHeader, requireSecrets, safeEqual } from './util.js';
@@ -52,6 +53,7 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
     signedHeaders: [sig.header],
     timestamped: false,
     ...(urlBound ? { urlBound: true as const } : {}),
+    ...(sig.bodyHash !== undefined ? { queryPlaced: { carrier: BODY_HASH_CARRIER, param: sig.bodyHash } } : {}),
     rotation: false,
     ...declaredDelivery(d, title),
     verifier: {
@@ -72,14 +74,24 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
     },
 
     sign(rawBody, secrets, ctx) {
-      const signature = mac(secrets[0] ?? '', urlOf(ctx.url ?? ''), paramText(rawBody));
+      // A JSON body where the URL carries its hash (Twilio's bodySHA256): the hash is added to the
+      // URL, the signature covers that URL and no parameters, and the request goes to it
+      // (queryPlaced: the carrier header is the query's, moved into the URL as the request leaves).
+      const hashed = sig.bodyHash !== undefined && isJsonText(rawBody) ? `${sig.bodyHash}=${sha256Hex(rawBody)}` : undefined;
+      const url = urlOf(ctx.url ?? '');
+      const signature = hashed ? mac(secrets[0] ?? '', withQuery(url, hashed), '') : mac(secrets[0] ?? '', url, paramText(rawBody));
       const placed = { signature, id: ctx.deliveryId, event: ctx.eventType };
-      return placeHeaders(d, placed, [
-        ['Content-Type', d.contentType ?? 'application/x-www-form-urlencoded'],
+      const headers = placeHeaders(d, placed, [
+        ['Content-Type', hashed ? 'application/json' : (d.contentType ?? 'application/x-www-form-urlencoded')],
         [sig.header, signature],
         [idHeader, ctx.deliveryId],
         [typeHeader, ctx.eventType],
       ]);
+      if (!hashed) return headers;
+      // The declaration's Content-Type is its form's: a JSON body is sent as JSON.
+      for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') headers[name] = 'application/json';
+      headers[BODY_HASH_CARRIER] = hashed;
+      return headers;
     },
 
     verify(rawBody, headers, secrets, opts = {}) {
@@ -104,7 +116,7 @@ export function canonicalProvider(d: CheckedDeclaration, sig: CanonicalSignature
         const hash = hashInUrl(opts.url ?? '', sig.bodyHash as string);
         if (hash === undefined)
           throw new SignatureError('no_match', `a ${type} body is signed through the URL's ${sig.bodyHash}, and the URL carries none`);
-        if (!safeEqual(hash, createHash('sha256').update(rawBody).digest('hex')))
+        if (!safeEqual(hash, sha256Hex(rawBody)))
           throw new SignatureError('no_match', `the body's SHA-256 is not the URL's ${sig.bodyHash}: the body is not the one signed`);
       }
       const params = isForm ? paramText(rawBody) : '';
@@ -160,6 +172,23 @@ export function canonicalParams(rawBody: Buffer, param = '{name}{value}'): strin
     for (const value of [...(byName.get(name) as Set<string>)].sort()) out += param.replace('{name}', name).replace('{value}', value);
   return out;
 }
+
+/**
+ * The header a signing writes the body's hash into, as `bodySHA256=<hex>`, for the query of the URL
+ * posted to (Provider.queryPlaced): never sent, moved into the URL as the request leaves.
+ */
+export const BODY_HASH_CARRIER = 'X-Hookdrill-Signed-Query';
+
+/** A body that is JSON (an object or a list), not a form: its first byte past white space. */
+export function isJsonText(rawBody: Buffer): boolean {
+  for (const byte of rawBody) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x5b || byte === 0x7b; // [ or {
+  }
+  return false;
+}
+
+const sha256Hex = (rawBody: Buffer) => createHash('sha256').update(rawBody).digest('hex');
 
 /** A query parameter's value in a URL (Twilio's bodySHA256), or undefined. */
 function hashInUrl(url: string, name: string): string | undefined {

@@ -3,6 +3,7 @@ import { checkDeclaration } from './declaration.js';
 import { declaredProvider } from './declared.js';
 import type { FreshField, JsonObject, JsonValue, Provider, TimingProfile } from './types.js';
 import { isObject } from './util.js';
+import { isJsonText } from './declared-canonical.js';
 
 /**
  * Twilio's webhooks (Messaging, Voice and their status callbacks), on the declaration engine's
@@ -16,8 +17,26 @@ import { isObject } from './util.js';
  *     behind a proxy must sign over the URL Twilio was given, not the one it sees.
  *   - The same file: a body that is not a form (application/json, from Twilio's newer products)
  *     is signed over a URL carrying `bodySHA256=<hex SHA-256 of the body>` with no parameters
- *     (validateRequestWithBody): verify (listen, verify) takes such a body where the hash is its
-     own; hookdrill sends the form-encoded webhooks only (see below).
+ *     (validateRequestWithBody: the URL's signature, then the raw body's hash against bodySHA256);
+ *     twilio.com/docs/api/errors/57012 says so of every application/json webhook. verify (listen,
+ *     verify) takes such a body where the hash is its own, and send and check send one: the
+ *     declared scheme signs a JSON body so (declared-canonical.ts's sign, queryPlaced).
+ *   - Event Streams' webhook sink (twilio.com/docs/events/webhook-quickstart, and Twilio's blog
+ *     "How to Validate Twilio Event Streams Webhooks in Rust", whose example delivery is the body of
+ *     fixtures/twilio/stream.test-event.json): the body is a JSON array of CloudEvents (specversion
+ *     1.0, type com.twilio.…, source, id, dataschema, datacontenttype, time, data), signed as above
+ *     — Studio's flow events among them (twilio/twilio-php issue 744: a Studio sink's events fail a
+ *     form validator);
+ *     a sink answers within 5 s, and connection overrides are not supported. The stream.message.*
+ *     fixtures' data are Messaging.MessageStatus/3's fields as Elastic's Twilio integration shows a
+ *     sample event. twilio.com/docs/events/event-delivery-and-duplication: at-least-once, retried
+ *     with backoff and jitter for up to four hours; a receiver dedupes — on each CloudEvent's id
+ *     (the CloudEvents 1.0 spec: source + id identify an event), which deliveryId reads. Not found
+ *     public: a recorded delivery with its headers (hookdrill sends its form webhooks' headers with
+ *     Content-Type application/json) and the retry schedule. A sink with batch_events true gets
+ *     several CloudEvents an array, up to 64 kB (twilio.com/docs/events/event-streams/sink-resource,
+ *     its earlier text); hookdrill sends one, and the contract's batching stays its form webhooks'
+ *     `one` (a list would batch the form fixtures too), so listen keeps a batch as one row.
  *   - twilio.com/docs/messaging/twiml#twilios-request-to-your-application and
  *     twilio.com/docs/voice/twiml#twilios-request-to-your-application: the parameters of an
  *     incoming message (MessageSid, SmsSid, AccountSid, MessagingServiceSid, From, To, Body,
@@ -60,6 +79,30 @@ const profile: TimingProfile = {
 /** A fixture whose body is a form: `{ "hookdrill_form": { fields } }` (fixtures/index.ts). */
 const FORM = 'hookdrill_form';
 
+/**
+ * A fixture of an Event Streams delivery: `{ "hookdrill_cloudevents": [ CloudEvent, … ] }`, sent as
+ * the JSON array alone (serialize). A fixture file holds one JSON object; the array is the body.
+ */
+export const CLOUDEVENTS = 'hookdrill_cloudevents';
+
+/** The CloudEvents of a fixture body (the wrapper) or of a received one (the array), or undefined. */
+function cloudEventsOf(body: JsonValue | undefined): JsonObject[] | undefined {
+  const list = Array.isArray(body) ? body : isObject(body) && Array.isArray(body[CLOUDEVENTS]) ? body[CLOUDEVENTS] : undefined;
+  return list?.every(isObject) ? (list as JsonObject[]) : undefined;
+}
+
+/** The CloudEvents of a request's bytes: a JSON array of objects, or undefined (a form). */
+function cloudEventsIn(rawBody: Buffer): JsonObject[] | undefined {
+  if (!isJsonText(rawBody)) return undefined;
+  try {
+    return cloudEventsOf(JSON.parse(rawBody.toString('utf8')) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+const text = (v: JsonValue | undefined) => (typeof v === 'string' ? v : undefined);
+
 /** The region Twilio says a delivery comes from (X-Home-Region), as the recorded delivery's. */
 export const TWILIO_HOME_REGION = 'us1';
 
@@ -97,7 +140,7 @@ export function twimlProblem(answer: string, contentType: string | undefined): s
   return undefined;
 }
 
-/** A Twilio SID: its two letters and 32 hex digits, the same for one r (MessageSid = SmsSid = SmsMessageSid). */
+/** A Twilio SID: its two letters and 32 hex digits, the same for one r (MessageSid = SmsSid = SmsMessageSid; an event's EZ id). */
 const sid = (prefix: string, r: number) => `${prefix}${createHash('sha256').update(`${prefix}${r}`).digest('hex').slice(0, 32)}`;
 
 const base = declaredProvider(
@@ -159,6 +202,8 @@ const base = declaredProvider(
     },
     newDeliveryId: randomUUID,
     freshFields(body: JsonObject): FreshField[] {
+      const events = cloudEventsOf(body);
+      if (events) return events.flatMap((e, i) => freshCloudEvent(e, i));
       // A new message or call each send: its SIDs made new, the message's three alike.
       const fields = isObject(body[FORM]) ? body[FORM] : {};
       const out: FreshField[] = [];
@@ -174,14 +219,57 @@ const base = declaredProvider(
   },
 );
 
+/**
+ * An Event Streams event made new each send: its id (EZ + 32 hex digits, what a receiver dedupes
+ * on), the message's or call's SID in its data and its source path, and its times (now).
+ */
+function freshCloudEvent(e: JsonObject, i: number): FreshField[] {
+  const out: FreshField[] = [];
+  // The id keeps its SID prefix: EZ for a messaging event, the account's AC for Event Streams' test event.
+  const id = text(e.id);
+  if (id) out.push({ path: [CLOUDEVENTS, i, 'id'], make: (_now: number, r: number) => sid(/^[A-Z]{2}/.exec(id)?.[0] ?? 'EZ', r + i) });
+  const data = isObject(e.data) ? e.data : {};
+  const sidOf = (r: number) => sid(text(data.messageSid) ? 'SM' : 'CA', r + i);
+  for (const k of ['messageSid', 'callSid'])
+    if (typeof data[k] === 'string') out.push({ path: [CLOUDEVENTS, i, 'data', k], make: (_now: number, r: number) => sidOf(r) });
+  const source = text(e.source);
+  const inSource = source ? /(SM|CA)[0-9a-f]{32}/.exec(source) : null;
+  if (source && inSource)
+    out.push({ path: [CLOUDEVENTS, i, 'source'], make: (_now: number, r: number) => source.replace(inSource[0], sidOf(r)) });
+  const when = (now: number) => new Date(now).toISOString();
+  if (typeof e.time === 'string') out.push({ path: [CLOUDEVENTS, i, 'time'], make: when, clock: true });
+  if (typeof data.timestamp === 'string') out.push({ path: [CLOUDEVENTS, i, 'data', 'timestamp'], make: when, clock: true });
+  return out;
+}
+
 export const twilio: Provider = {
   ...base,
+  ...(base.queryPlaced ? { queryPlaced: { ...base.queryPlaced, verifiedBy: "twilio's validateRequestWithBody" } } : {}),
+  // An Event Streams fixture goes out as its array of CloudEvents, compact (Twilio's blog's example delivery).
+  serialize(body) {
+    const events = isObject(body) && Array.isArray(body[CLOUDEVENTS]) ? body[CLOUDEVENTS] : undefined;
+    return JSON.stringify(events ?? body);
+  },
   describe(body, fixtureName) {
+    const [first] = cloudEventsOf(body) ?? [];
+    if (first) return { eventType: text(first.type) ?? fixtureName, ...(text(first.id) ? { deliveryId: text(first.id) as string } : {}) };
     const fields = isObject(body) && isObject(body[FORM]) ? body[FORM] : {};
     return { eventType: typeOf(fields) ?? fixtureName };
   },
   eventTypeOf(_headers, rawBody) {
+    const events = cloudEventsIn(rawBody);
+    if (events) return text(events[0]?.type);
     return typeOf(fieldsOfBody(rawBody));
+  },
+  // Event Streams' dedupe key is each CloudEvent's id (twilio.com/docs/events/event-delivery-and-duplication).
+  deliveryId(headers, rawBody) {
+    const events = cloudEventsIn(rawBody);
+    if (events) return text(events[0]?.id);
+    return base.deliveryId(headers, rawBody);
+  },
+  // A phone number's webhooks and Event Streams' sink are two endpoints: check's other-types sends one kind.
+  subscriptionKind(body) {
+    return cloudEventsOf(body) ? 'event-streams' : 'webhooks';
   },
   judgeAnswer(rawBody, answer, contentType) {
     return needsTwiml(rawBody) ? twimlProblem(answer, contentType) : undefined;

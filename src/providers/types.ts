@@ -328,6 +328,21 @@ export interface Provider {
    * body's field. Without that header, the field is taken out.
    */
   placeSignature?(rawBody: Buffer, headers: Record<string, string>): { body: Buffer; headers: Record<string, string> };
+  /**
+   * What a signing adds to the URL posted to, which the signature covers (Twilio's JSON bodies:
+   * `bodySHA256=<hex SHA-256 of the body>` in the query). sign() writes it as the header `carrier`
+   * (a name no provider sends); just before the request goes out (send's attempts, check's posts)
+   * it is taken out of the headers and appended to the URL's query (providers/query-placed.ts).
+   * So the URL is fixed when the body is signed: a case that changes the body after signing leaves
+   * the URL and its hash as signed, as a body changed in transit would.
+   */
+  queryPlaced?: {
+    carrier: string;
+    /** The query parameter the signing adds (Twilio's `bodySHA256`), for messages. */
+    param: string;
+    /** The official code that checks the body against it (twilio's validateRequestWithBody), for messages. */
+    verifiedBy?: string;
+  };
   /** A host the scheme needs while deliveries go out (SNS's certificate and SubscribeURL): started by send and check. */
   serve?(o?: { share?: boolean }): Promise<ServedHost>;
   /**

@@ -38,6 +38,7 @@ export function renderShow(shown: ShowResult): string {
   const body = safeJson(JSON.stringify(json, null, 2));
   const r = escapeStrings(rest);
   const lines = [chalk.bold(r.name), chalk.dim(`${r.eventType} · ${r.source}`), ''];
+  if (r.query !== undefined) lines.push(`POST <your URL>?${r.query}  (added to its query, signed with it)`);
   for (const [k, v] of Object.entries(r.headers)) lines.push(`${k}: ${v}`);
   lines.push('', body, '', chalk.dim('ids and timestamps are made fresh on every send'));
   return `${lines.join('\n')}\n`;

@@ -224,6 +224,13 @@ export async function verifyWithOfficialCode(
       return;
     }
     case 'twilio': {
+      // A JSON body (Event Streams): twilio's validateRequestWithBody over the URL posted to, which
+      // carries bodySHA256 — the URL's signature, then the raw body's SHA-256 against it.
+      if ((url ?? '').includes('bodySHA256')) {
+        if (!twilio.validateRequestWithBody(secret, h('x-twilio-signature') ?? '', url ?? '', rawBody.toString('utf8')))
+          throw new Error('twilio: validateRequestWithBody refused the signature or the body');
+        return;
+      }
       // twilio's validateRequest, given the form's parameters as express.urlencoded() parses them.
       const params = Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));
       if (!twilio.validateRequest(secret, h('x-twilio-signature') ?? '', url ?? '', params))

@@ -23,7 +23,8 @@
  * answered with its raw challenge as text/plain, as the docs' sample does),
  * twilio's validateRequest (over PUBLIC_URL or the URL the request came to, with the form's
  * parameters as express.urlencoded() parses them; keyed on I-Twilio-Idempotency-Token; an incoming
- * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it),
+ * message or call answered with TwiML's empty <Response/> as text/xml, as MessagingResponse writes it;
+ * a URL carrying bodySHA256, a JSON body: validateRequestWithBody, keyed on each CloudEvent's id),
  * sns-validator's MessageValidator.validate (pinned to HOOKDRILL_SNS_HOST; SubscribeURL visited),
  * and google-auth-library's OAuth2Client.verifyIdToken for Pub/Sub push (its certs fetched from
  * hookdrill's key server, 127.0.0.1:$HOOKDRILL_JWKS_PORT; the audience the URL; keyed on messageId),
@@ -328,8 +329,17 @@ async function verified(req, raw) {
       return { id: h('x-contentful-idempotency-key') };
     }
     case 'twilio': {
+      const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+      const url = process.env.PUBLIC_URL ? `${process.env.PUBLIC_URL}${query}` : `http://${req.headers.host}${req.url}`;
+      if (url.includes('bodySHA256')) {
+        // A JSON body (Event Streams' CloudEvents): validateRequestWithBody, as validateIncomingRequest
+        // picks it when the URL carries bodySHA256 — the URL's signature, then the raw body's hash.
+        if (!twilio.validateRequestWithBody(secret, h('x-twilio-signature'), url, raw.toString('utf8')))
+          throw Object.assign(new Error('Twilio Request Validation Failed.'), { status: 403 });
+        // Event Streams: dedupe on each CloudEvent's id (twilio.com/docs/events/event-delivery-and-duplication).
+        return { ids: JSON.parse(raw.toString('utf8')).map((e) => e.id) };
+      }
       const params = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
-      const url = process.env.PUBLIC_URL || `http://${req.headers.host}${req.url}`;
       if (!twilio.validateRequest(secret, h('x-twilio-signature'), url, params))
         throw Object.assign(new Error('Twilio Request Validation Failed.'), { status: 403 });
       const incoming = params.SmsStatus === 'received' || params.CallStatus === 'ringing';

@@ -133,6 +133,8 @@ Flaws, one at a time (or several, comma-separated):
   chunked-challenge     Twitch: echoes the raw challenge as text/plain, but chunked (no Content-Length)
   json-challenge        Twitch, beacon: echoes the handshake's challenge as JSON, not the raw value
   twilio-unsorted       Twilio: signs the form's parameters in the order they came, not sorted by name
+  json-no-bodysha       Twilio: a JSON body (Event Streams) verified over the URL, bodySHA256 included, but the
+                        body never hashed and compared with bodySHA256
   any-token             relay, postbox, postmark: takes any Bearer token (any Basic credentials) as long as the scheme is right
   postmark-no-auth      Postmark: checks no credentials at all ("basic auth is handled by the web server or proxy"),
                         so anyone who finds the URL can post records: a missing or wrong Authorization is taken
@@ -390,7 +392,11 @@ def verify(args, h, body):
         # A team's own platform declaring Twitch's kind of scheme (test/declared-handshake.test.ts).
         return twitch_scheme.verify(h, body, secret, check_time, prefix='Beacon-')
     if args.provider == 'twilio':
-        return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw)
+        url = notification_url(args, h, flaw)
+        # Behind a proxy the public URL is configured; the query Twilio added (bodySHA256) comes with the request.
+        if args.public_url and flaw != 'url-from-host':
+            url = twilio_scheme.posted_url(url, h.path)
+        return twilio_scheme.verify(secret, h, body, url, flaw)
     if args.provider == 'ringer':
         # A team's own canonical scheme (test/declared-canonical.test.ts): Twilio's string, HMAC-SHA256 in hex.
         return twilio_scheme.verify(secret, h, body, notification_url(args, h, flaw), flaw, 'Ringer-Signature', hashlib.sha256, 'hex')
@@ -554,7 +560,7 @@ def identify(provider, h, event, flaw=''):
     if provider == 'beacon':
         return h.get('Beacon-Message-Id'), event.get('type')
     if provider == 'twilio':
-        return h.get('I-Twilio-Idempotency-Token'), twilio_scheme.type_of(event)
+        return twilio_scheme.identify(h, event)
     if provider == 'ringer':
         return h.get('Ringer-Delivery'), event.get('Kind')
     if provider == 'folio':
@@ -765,7 +771,9 @@ def serve(args):
                 event = {}
             if not isinstance(event, dict) and not (args.provider in ('hubspot', 'sendgrid') and isinstance(event, list)):
                 event = {}
-            if args.provider in ('twilio', 'ringer'):
+            if args.provider == 'twilio':
+                event = twilio_scheme.event_of(self.headers, body)
+            if args.provider == 'ringer':
                 event = dict(twilio_scheme.fields(body))
             if args.provider == 'slack' and event.get('type') == 'url_verification':
                 if args.flaw == 'no-challenge':

@@ -15,6 +15,7 @@ import type { Interrupt } from '../../util/wait.js';
 import type { SentDelivery } from '../stored-key.js';
 import { forwardMarksFor, resignedAsListen, routeTakes } from '../forwarded.js';
 import type { ForwardedRoute } from '../forwarded.js';
+import { placeQuery } from '../../providers/query-placed.js';
 
 export type CaseStatus = 'pass' | 'fail' | 'warn' | 'skipped';
 
@@ -313,7 +314,9 @@ export async function post(
   // A signature that is a field of the body goes into it now, as send puts it there: SNS's by its
   // placeSignature, Mailgun's by asSent (a provider has one or neither, so the order does not matter).
   const placed = ctx.provider.placeSignature && !o.placed ? ctx.provider.placeSignature(body, headers) : { body, headers };
-  const sent = o.placed ? placed : asSent(ctx.provider, placed.body, placed.headers);
+  // What the signing added to the URL (Twilio's bodySHA256) goes into it now, as send puts it there.
+  const to = placeQuery(ctx.provider, o.url ?? ctx.url, placed.headers);
+  const sent = o.placed ? { body: placed.body, headers: to.headers } : asSent(ctx.provider, placed.body, to.headers);
   // Outside the signature, as a proxy's header would be: no verifier reads it, and a store keeps it.
   const marked = {
     ...forwardedHeaders(ctx),
@@ -328,7 +331,7 @@ export async function post(
         ? recutAt(sent.body, o.pieces)
         : recut(o.pieces, body, sent.body);
   const res = await attempt({
-    url: o.url ?? ctx.url,
+    url: to.url,
     headers: marked,
     body: sent.body,
     timeoutMs: o.deadlineMs ?? (o.refusal ? ctx.refusalTimeoutMs : ctx.timeoutMs),

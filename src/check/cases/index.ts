@@ -1,4 +1,5 @@
 import { ACCEPTANCE } from './acceptance.js';
+import { BODY_HASH_IN_URL } from './body-hash-url.js';
 import { CONTRACT_CASES } from './contract.js';
 import { FIELD_ITEM_CASES } from './field-items.js';
 import { HANDSHAKE_CASES } from './visit-handshake.js';
@@ -20,6 +21,7 @@ export const CASES: readonly CheckCase[] = [
   ...FIELD_ITEM_CASES,
   ...JWT_CASES,
   ...PROVIDER_QUIRKS,
+  BODY_HASH_IN_URL,
   ...LIMITS,
 ];
 
