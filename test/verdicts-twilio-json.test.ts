@@ -4,7 +4,14 @@ import twilioLib from 'twilio';
 import { run as send } from '../src/delivery/send.js';
 import { reply, startServer } from './helpers/server.js';
 import { checkReceiver, explain, named, official, python, SECRET } from './helpers/verdicts.js';
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { hookdrill } from './helpers/cli.js';
+import { startListenFor, stopAll } from './helpers/listen.js';
+import { freePort } from './helpers/ports.js';
+import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
 
 /**
  * Twilio's JSON webhooks (issue 55's "JSON bodies verified without bodySHA256"): Event Streams posts
@@ -107,4 +114,40 @@ test("Twilio JSON: fixtures show writes the bodySHA256 send adds as the query, a
   assert.doesNotMatch(shown.stdout, /X-Hookdrill/i);
   const form = await hookdrill(['fixtures', 'show', 'twilio/message.delivered']);
   assert.doesNotMatch(form.stdout, /bodySHA256/);
+});
+
+test("Twilio JSON through listen: behind --public-url an Event Streams delivery is taken (Twilio adds bodySHA256 to the URL it was given), and its forward carries the target's own bodySHA256, so a Python app verifying as twilio does stores it", async () => {
+  const secret = SECRET.twilio as string;
+  const appPort = await freePort();
+  const app = python('twilio');
+  const child = spawn('sh', ['-c', app.command], { env: { ...process.env, PORT: String(appPort) }, stdio: 'ignore' });
+  const stored = () => execFileSync('sh', ['-c', app.stored], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  const { p, url } = await startListenFor(
+    'twilio',
+    join(tempDir(), 'inbox.db'),
+    secret,
+    '--public-url',
+    PUBLIC,
+    '--forward-to',
+    `http://127.0.0.1:${appPort}/app`,
+  );
+  try {
+    const sent = await send({
+      url,
+      publicUrl: PUBLIC,
+      provider: 'twilio',
+      secrets: [secret],
+      fixtures: ['twilio/stream.message.delivered'],
+      noRetry: true,
+    });
+    // Refused (401) before: listen verified over --public-url without the bodySHA256 Twilio added.
+    assert.equal(sent.ok, true, JSON.stringify(sent.deliveries));
+    const id = sent.deliveries[0]?.deliveryId;
+    // Forwarded to /app without a bodySHA256 before: the app refused every attempt.
+    await until(() => stored().length === 1, 'the forward stored at the app', 30_000);
+    assert.deepEqual(stored(), [id]);
+  } finally {
+    await stopAll(p);
+    child.kill('SIGKILL');
+  }
 });

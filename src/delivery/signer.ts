@@ -106,6 +106,9 @@ export function resignStored(
   // the provider keeps it: the stored body still carries it, and no header holds one to renew.
   if (provider.bodySignature || provider.placeSignature) return { ...stored };
   const replaced = new Set(provider.signedHeaders.map((h) => h.toLowerCase()));
+  // What the signing adds to the URL (Twilio's bodySHA256 for a JSON body) is carried out as a
+  // header, for the caller to place in the URL it posts to (placeQuery): the target verifies it.
+  if (provider.queryPlaced) replaced.add(provider.queryPlaced.carrier.toLowerCase());
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(stored)) if (!replaced.has(name.toLowerCase())) out[name] = value;
   // A URL-bound scheme (Twilio, Square, HubSpot, Pub/Sub's aud) signs where the request goes now:

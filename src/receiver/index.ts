@@ -12,6 +12,7 @@ import { serialized, splitBatch } from '../providers/contract.js';
 import { queryChallengeOf } from '../providers/handshake.js';
 import type { BatchPart } from '../providers/contract.js';
 import { withoutSecret } from '../providers/kept-body.js';
+import { withQuery } from '../providers/query-placed.js';
 import { UsageError } from '../util/errors.js';
 
 export interface ReceiverOptions {
@@ -135,7 +136,13 @@ export function createReceiver(options: ReceiverOptions): ReceiverHandler {
   // Only a URL-bound scheme reads the URL: the rest verify with the options as they are, per request.
   const verifyOptionsOf = (req: IncomingMessage) =>
     provider.urlBound
-      ? { ...baseVerify, url: options.publicUrl ?? requestUrl(req, { trustProxy: options.trustProxy === true }) }
+      ? {
+          ...baseVerify,
+          url:
+            options.publicUrl !== undefined
+              ? withSignedQuery(provider, options.publicUrl, req.url ?? '/')
+              : requestUrl(req, { trustProxy: options.trustProxy === true }),
+        }
       : baseVerify;
 
   const arrived = new WeakMap<ServerResponse, number>();
@@ -584,4 +591,19 @@ export function requestUrl(
   const proto = last('x-forwarded-proto') ?? (encrypted ? 'https' : 'http');
   const host = last('x-forwarded-host') ?? req.headers.host ?? 'localhost';
   return `${proto}://${host}${req.url ?? '/'}`;
+}
+
+/**
+ * The public URL as the sender signed it: where the sender adds a parameter of its own to the URL
+ * it was given (Twilio's bodySHA256, for a JSON body), that parameter as this request carries it,
+ * added to the public URL as the sender adds it. Only that parameter: the rest of the URL stays the
+ * one configured, so a delivery signed for another endpoint still does not verify here.
+ */
+export function withSignedQuery(provider: Provider, publicUrl: string, path: string): string {
+  const param = provider.queryPlaced?.param;
+  if (param === undefined) return publicUrl;
+  const query = path.includes('?') ? (path.slice(path.indexOf('?') + 1).split('#')[0] ?? '') : '';
+  const given = query.split('&').find((pair) => pair.startsWith(`${param}=`));
+  const configured = new URL(publicUrl).searchParams.has(param);
+  return given === undefined || configured ? publicUrl : withQuery(publicUrl, given);
 }

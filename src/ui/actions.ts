@@ -2,6 +2,7 @@ import { Agent } from 'undici';
 import { attempt } from '../delivery/attempt.js';
 import { resignStored } from '../delivery/signer.js';
 import { withSecret } from '../providers/kept-body.js';
+import { placeQuery } from '../providers/query-placed.js';
 import { openInboxForCommand } from '../inbox/open.js';
 import type { StoredDelivery } from '../inbox/index.js';
 import type { Provider } from '../providers/index.js';
@@ -39,7 +40,7 @@ async function signed(
   source: string | undefined,
   edited: string | undefined,
   to: URL,
-): Promise<{ body: Buffer; headers: Record<string, string> }> {
+): Promise<{ body: Buffer; headers: Record<string, string>; url: URL }> {
   const row = await stored(inbox, id, source);
   const kept = edited !== undefined ? Buffer.from(edited, 'utf8') : (row.body ?? Buffer.alloc(0));
   // A secret the scheme carries in the body (Graph's clientState) is not kept in the inbox, nor
@@ -50,7 +51,9 @@ async function signed(
     eventType: row.eventType,
     url: to.href,
   });
-  return { body, headers };
+  // A hash the signature covers in the URL (Twilio's bodySHA256) goes into its query.
+  const placed = placeQuery(signer.provider, to, headers);
+  return { body, headers: placed.headers, url: placed.url };
 }
 
 export interface ReplayAnswer {
@@ -69,8 +72,7 @@ export async function replayOne(
   signer: UiSigner,
   o: { id: string; source?: string; to: string; body?: string },
 ): Promise<ReplayAnswer> {
-  const url = parseUrl(o.to, 'to');
-  const { body, headers } = await signed(inbox, signer, o.id, o.source, o.body, url);
+  const { body, headers, url } = await signed(inbox, signer, o.id, o.source, o.body, parseUrl(o.to, 'to'));
   const dispatcher = new Agent();
   try {
     const r = await attempt({ url, headers, body, timeoutMs: 10_000, maxRedirects: 0, dispatcher });
@@ -94,8 +96,14 @@ export async function replayOne(
  * signature is in it; the secret is not.
  */
 export async function signedCurl(inbox: string, signer: UiSigner, o: { id: string; source?: string; to: string }): Promise<string> {
-  const url = parseUrl(o.to, 'to');
-  const { body, headers } = await signed(inbox, signer, o.id, o.source, undefined, url);
+  const provider = signer.provider;
+  // A request that carries the secret itself (a token, credentials, Graph's clientState) signs
+  // nothing: its curl command would print the secret to the page and the shell's history.
+  if (provider.tokenOnly)
+    throw new UsageError(
+      `${provider.title} sends the secret itself (${provider.signatureHeader}), not a signature: no curl command is shown, as it would print the secret — replay from this page instead`,
+    );
+  const { body, headers, url } = await signed(inbox, signer, o.id, o.source, undefined, parseUrl(o.to, 'to'));
   const parts = ['curl', '-sS', '-X', 'POST', shellQuote(url.href)];
   for (const [k, v] of Object.entries(headers)) parts.push('-H', shellQuote(`${k}: ${v}`));
   parts.push('--data-binary', shellQuote(body.toString('utf8')));

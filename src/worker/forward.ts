@@ -5,6 +5,7 @@ import { basicAuth } from '../util/options.js';
 import type { Provider } from '../providers/index.js';
 import { resignStored } from '../delivery/signer.js';
 import { withSecret } from '../providers/kept-body.js';
+import { placeQuery } from '../providers/query-placed.js';
 import type { Handler } from './index.js';
 import { PermanentError } from './index.js';
 
@@ -29,6 +30,9 @@ export interface ForwardOptions {
    */
   provider?: Provider;
 }
+
+/** What a proxy in front of listen says of the URL it was asked for: that hop's, not the forward's. */
+const PROXY_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded']);
 
 /** The header that marks a forward hookdrill does not vouch for, and why. */
 export const UNVERIFIED_HEADER = 'x-hookdrill-unverified';
@@ -71,9 +75,16 @@ export function forwardHandler(target: URL, options: ForwardOptions): Handler {
     Object.assign(headers, forwardMarks(item));
     const auth = basicAuth(target);
     if (auth) headers.authorization = auth;
-    const res = await request(target, {
+    // Signed anew for the target's URL, a URL-bound delivery (Twilio's, Square's) must not carry the
+    // proxy's X-Forwarded-Proto and -Host from the hop before listen: an app that trusts its proxy
+    // would rebuild the public URL from them, not the one this signature covers.
+    if (signer?.provider.urlBound && vouched)
+      for (const name of Object.keys(headers)) if (PROXY_HEADERS.has(name.toLowerCase())) delete headers[name];
+    // A hash the signature covers in the URL (Twilio's bodySHA256) goes into the target's query.
+    const to = signer ? placeQuery(signer.provider, target, headers) : { url: target, headers };
+    const res = await request(to.url, {
       method: 'POST',
-      headers,
+      headers: to.headers,
       body: sent,
       // One deadline for the whole exchange: undici's own timeouts reset with every chunk, so an
       // app that dribbles its answer could otherwise hold the row past its lease.
