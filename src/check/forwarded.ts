@@ -39,10 +39,10 @@ const TAKEN_BY_LISTEN: Readonly<Record<string, string>> = {
   'forged-confirmation': "listen verifies SNS's subscription confirmation itself: a target never gets one",
   answer: "listen answers the provider itself: a target's answer body is never passed back to it",
   'slow-client': "listen's forwarder sends each request whole: a client dribbling its headers is listen's to face, not a target's",
-  // listen's forwarder re-signs over the target's URL and posts to it as it is: the bodySHA256 the
-  // signature then covers is not in the URL, so no target could verify the forward (worker/forward.ts).
+  // listen's forwarder posts such a body to the target's URL with its own hash added (worker/
+  // forward.ts); a route's case is not yet made of it.
   'json-body-hash':
-    "listen forwards a JSON body signed through the URL's hash re-signed over the target's URL, but posts it without the hash: a target cannot verify it yet",
+    "not yet judged through a route: listen forwards a JSON body signed through the URL's hash to the target's URL with the target's own hash, which check --route does not yet send",
 };
 
 /** Why a case is not judged through a route, or undefined: it is. */
