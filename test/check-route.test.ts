@@ -219,3 +219,44 @@ test('a route to drop or hold, an unknown route, no project file, or --url besid
     assert.doesNotMatch(run.stderr, /ci-route-github-secret/);
   }
 });
+
+test("check --route judges a Twilio service on listen's forwards of Event Streams JSON: posted with the target's own bodySHA256, so a right one passes json-body-hash and one that never hashes the body fails it", async () => {
+  const dir = tempDir('hookdrill-check-route-twilio-');
+  const port = await freePort();
+  const secret = 'twilio-route-auth-token-0123456789';
+  writeFileSync(
+    join(dir, 'hookdrill.config.json'),
+    JSON.stringify({
+      receive: { twilio: { path: '/twilio', secretEnv: 'TWILIO_AUTH_TOKEN', publicUrl: 'https://hooks.example.com/twilio' } },
+      routes: [{ name: 'messaging', provider: 'twilio', events: '*', to: `http://127.0.0.1:${port}/messaging` }],
+    }),
+  );
+  const env = { TWILIO_AUTH_TOKEN: secret };
+  const run = async (flaw: string) => {
+    const store = join(dir, `twilio${flaw}.txt`);
+    const r = await hookdrill(
+      [
+        'check',
+        '--route',
+        'messaging',
+        '--only',
+        'valid,json-body-hash',
+        '--receiver',
+        `${PYTHON} ${PY} serve --provider twilio --secret "$TWILIO_AUTH_TOKEN" --port "$PORT" --store ${store}${flaw ? ` --flaw ${flaw}` : ''}`,
+        '--stored',
+        `${PYTHON} ${PY} ids --store ${store}`,
+        '--json',
+      ],
+      env,
+      [],
+      dir,
+      GUARD_MS,
+    );
+    return { r, c: byName(parsed(r.stdout), 'json-body-hash') };
+  };
+  const right = await run('');
+  assert.equal(right.c?.status, 'pass', right.r.stdout.slice(0, 3000) + right.r.stderr);
+  const wrong = await run('json-no-bodysha');
+  assert.equal(wrong.c?.status, 'fail', wrong.r.stdout.slice(0, 3000));
+  assert.match(wrong.c?.diagnosis ?? '', /never hashes the body/);
+});

@@ -39,10 +39,6 @@ const TAKEN_BY_LISTEN: Readonly<Record<string, string>> = {
   'forged-confirmation': "listen verifies SNS's subscription confirmation itself: a target never gets one",
   answer: "listen answers the provider itself: a target's answer body is never passed back to it",
   'slow-client': "listen's forwarder sends each request whole: a client dribbling its headers is listen's to face, not a target's",
-  // listen's forwarder posts such a body to the target's URL with its own hash added (worker/
-  // forward.ts); a route's case is not yet made of it.
-  'json-body-hash':
-    "not yet judged through a route: listen forwards a JSON body signed through the URL's hash to the target's URL with the target's own hash, which check --route does not yet send",
 };
 
 /** Why a case is not judged through a route, or undefined: it is. */
