@@ -9,6 +9,7 @@ import { BIN, hookdrill } from './helpers/cli.js';
 import { freePort } from './helpers/ports.js';
 import { stripeRow } from './helpers/rows.js';
 import { tempDir } from './helpers/tmp.js';
+import { until } from './helpers/until.js';
 import { SECRET, checkReceiver, explain, python } from './helpers/verdicts.js';
 
 /** A new user's first day with check and inspect (issue 53, 13): what they read must be right and readable. */
@@ -154,6 +155,24 @@ test('Ctrl-C while the --stored probe runs (sqlite3 gets the signal too): exit 1
     const done = await Promise.race([exit.then(() => true), new Promise((res) => setTimeout(() => res(false), 50))]);
     assert.equal(done, false, `check ended before the probe: ${out}${err}`);
   }
+  // The marker is touched just before the sleep starts: a Ctrl-C in between once reached the
+  // shell alone, the sleep ran on to exec's 30 s timeout, and the probe "failed" (CI, 2026-12-07).
+  // Sent once the sleep itself is in the group, as a person's Ctrl-C at a hung query would be.
+  const { readdirSync } = await import('node:fs');
+  // /proc/PID/stat: "pid (comm) state ppid pgrp …".
+  const sleeping = () =>
+    readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .some((d) => {
+        try {
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+          const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return stat.includes('(sleep)') && rest[2] === String(child.pid);
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+  await until(sleeping, 'the probe sleeping', 10_000);
   process.kill(-(child.pid as number), 'SIGINT');
   assert.equal(await exit, 130, out + err);
   assert.doesNotMatch(err, /--stored command failed/);
