@@ -24,9 +24,11 @@ import { until } from './helpers/until.js';
 
 const status = (r: Awaited<ReturnType<typeof checkReceiver>>, name: string) => r.cases.find((c) => c.name === name);
 const PUBLIC = 'https://events.example.com/twilio/sink';
+// The cases a JSON delivery meets (verdicts-right runs each receiver's whole battery already).
+const JSON_CASES = 'valid,duplicate,wrong-secret,missing-signature,malformed-signature,flipped-byte,reserialized,json-body-hash';
 
-test('Twilio JSON: a right Python receiver (bodySHA256 compared with the body) passes json-body-hash and the whole battery', async () => {
-  const r = await checkReceiver('twilio', python('twilio'));
+test('Twilio JSON: a right Python receiver (bodySHA256 compared with the body) passes json-body-hash and the cases a JSON delivery meets', async () => {
+  const r = await checkReceiver('twilio', python('twilio'), { only: JSON_CASES });
   assert.deepEqual(named(r, 'fail'), [], explain(r));
   assert.deepEqual(named(r, 'warn'), [], explain(r));
   const c = status(r, 'json-body-hash');
@@ -35,10 +37,10 @@ test('Twilio JSON: a right Python receiver (bodySHA256 compared with the body) p
 });
 
 test("Twilio JSON: a receiver on twilio's own validateRequestWithBody passes, behind a proxy too (--public-url)", async () => {
-  const direct = await checkReceiver('twilio', official('twilio'));
+  const direct = await checkReceiver('twilio', official('twilio'), { only: JSON_CASES });
   assert.deepEqual(named(direct, 'fail'), [], explain(direct));
   assert.equal(status(direct, 'json-body-hash')?.status, 'pass', explain(direct));
-  const proxied = await checkReceiver('twilio', official('twilio', { PUBLIC_URL: PUBLIC }), { publicUrl: PUBLIC });
+  const proxied = await checkReceiver('twilio', official('twilio', { PUBLIC_URL: PUBLIC }), { publicUrl: PUBLIC, only: JSON_CASES });
   assert.deepEqual(named(proxied, 'fail'), [], explain(proxied));
   assert.equal(status(proxied, 'json-body-hash')?.status, 'pass', explain(proxied));
   // The Python receiver rebuilds its URL from X-Forwarded-Proto and -Host and the path it was posted at, query included.
@@ -50,7 +52,7 @@ test("Twilio JSON: a receiver on twilio's own validateRequestWithBody passes, be
 });
 
 test('Twilio JSON: a receiver that checks the signature over the URL but never hashes the body fails json-body-hash, told of bodySHA256 and validateRequestWithBody', async () => {
-  const r = await checkReceiver('twilio', python('twilio', 'json-no-bodysha'));
+  const r = await checkReceiver('twilio', python('twilio', 'json-no-bodysha'), { only: JSON_CASES });
   assert.deepEqual(named(r, 'fail'), ['json-body-hash'], explain(r));
   const c = status(r, 'json-body-hash');
   assert.match(c?.observed ?? '', /valid: 2\d\d.*changed after signing.*: 2\d\d/, explain(r));
